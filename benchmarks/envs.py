@@ -1,0 +1,102 @@
+"""Environment throughput on the machine at hand.
+
+Measures
+--------
+* single-env steps/second through ``gym.make`` (with Gymnasium's wrappers) and on the
+  unwrapped environment (target: >= 200k steps/s unwrapped);
+* vector-env duels/second for ``num_envs`` in {1, 64, 1024, 8192}
+  (target: >= 50M duels/s at 8192 on one core).
+
+Run: ``python benchmarks/envs.py [--quick] [--json results.json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+
+import gymnasium as gym
+import numpy as np
+
+import dueling_gym  # noqa: F401  (registers the environments)
+from dueling_gym.problems import ProblemSampler
+
+
+def _best_of(repeats: int, function) -> float:
+    return min(function() for _ in range(repeats))
+
+
+def single_env_rate(env_id: str, unwrapped: bool, steps: int, **kwargs) -> float:
+    env = gym.make(env_id, max_episode_steps=10 * steps, **kwargs)
+    target = env.unwrapped if unwrapped else env
+    n_arms = env.unwrapped.n_arms
+    actions = [np.array(a) for a in np.random.default_rng(0).integers(0, n_arms, size=(steps, 2))]
+
+    def run() -> float:
+        target.reset(seed=0)
+        start = time.perf_counter()
+        for action in actions:
+            target.step(action)
+        return time.perf_counter() - start
+
+    return steps / _best_of(3, run)
+
+
+def vector_env_rate(env_id: str, num_envs: int, duels: int, **kwargs) -> float:
+    env = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
+    n_arms = env.unwrapped.n_arms
+    actions = np.random.default_rng(0).integers(0, n_arms, size=(num_envs, 2))
+    steps = max(20, duels // num_envs)
+
+    def run() -> float:
+        env.reset(seed=0)
+        start = time.perf_counter()
+        for _ in range(steps):
+            env.step(actions)
+        return time.perf_counter() - start
+
+    return steps * num_envs / _best_of(3, run)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer steps (smoke run)")
+    parser.add_argument("--json", help="also write the figures to this JSON file")
+    args = parser.parse_args()
+    steps = 20_000 if args.quick else 200_000
+    duels = 2_000_000 if args.quick else 20_000_000
+
+    results: dict = {"machine": platform.processor() or platform.machine(), "python": platform.python_version(),
+                     "single": {}, "vector": {}}
+    print(f"{'environment':<48} {'steps/s':>14}")
+    for env_id, kwargs, label in [
+        ("CopelandDuel-v0", {"preferences": "sushi"}, "CopelandDuel-v0 sushi (K=16)"),
+        ("CopelandDuel-v0", {}, "CopelandDuel-v0 multisol (K=5)"),
+        ("DuelingBandit-v0", {}, "DuelingBandit-v0 sampled utility-based (K=8)"),
+    ]:
+        for unwrapped in (True, False):
+            rate = single_env_rate(env_id, unwrapped, steps, **kwargs)
+            name = f"{label} {'unwrapped' if unwrapped else 'gym.make'}"
+            results["single"][name] = rate
+            print(f"{name:<48} {rate:>14,.0f}")
+
+    print(f"\n{'vector environment':<48} {'num_envs':>8} {'duels/s':>16}")
+    for env_id, kwargs, label in [
+        ("CopelandDuel-v0", {"preferences": "sushi"}, "CopelandDuel-v0 sushi (fixed problem)"),
+        ("CopelandDuel-v0", {"problem_sampler": ProblemSampler("no_condorcet_winner", n_arms=8)},
+         "CopelandDuel-v0 sampled K=8 (per-env problems)"),
+    ]:
+        for num_envs in (1, 64, 1024, 8192):
+            rate = vector_env_rate(env_id, num_envs, duels, **kwargs)
+            results["vector"][f"{label} num_envs={num_envs}"] = rate
+            print(f"{label:<48} {num_envs:>8} {rate:>16,.0f}")
+
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(results, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""dueling-gym: dueling bandits as first-class citizens of the RL ecosystem.
+
+Importing the package registers the Gymnasium environments ``DuelingBandit-v0``,
+``CopelandDuel-v0`` and ``CombinatorialDuel-v0``::
+
+    import gymnasium as gym
+    import dueling_gym  # noqa: F401  (or: gym.register_envs(dueling_gym))
+
+    env = gym.make("CopelandDuel-v0", preferences="sushi")
+
+``gym.make("dueling_gym:CopelandDuel-v0")`` imports the package itself.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+import gymnasium as gym
+
+from dueling_gym.problems import PreferenceMatrix, ProblemSampler, list_problems, load_problem
+
+try:
+    __version__ = version("dueling-gym")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    __version__ = "0.0.0+unknown"
+
+__all__ = ["PreferenceMatrix", "ProblemSampler", "load_problem", "list_problems", "register_envs", "ENV_IDS"]
+
+#: The environments registered by ``import dueling_gym``.
+ENV_IDS = ("DuelingBandit-v0", "CopelandDuel-v0", "CombinatorialDuel-v0")
+DEFAULT_HORIZON = 10_000
+
+
+def register_envs() -> None:
+    """Register the environments with Gymnasium (idempotent; called on import)."""
+    registry = gym.envs.registration.registry
+    specs = {
+        "DuelingBandit-v0": dict(
+            entry_point="dueling_gym.envs.dueling_bandit:DuelingBanditEnv",
+            vector_entry_point="dueling_gym.envs.vector:DuelingBanditVectorEnv",
+            max_episode_steps=DEFAULT_HORIZON,
+        ),
+        "CopelandDuel-v0": dict(
+            entry_point="dueling_gym.envs.copeland_duel:CopelandDuelEnv",
+            vector_entry_point="dueling_gym.envs.vector:CopelandDuelVectorEnv",
+            max_episode_steps=DEFAULT_HORIZON,
+        ),
+        "CombinatorialDuel-v0": dict(
+            entry_point="dueling_gym.envs.combinatorial_duel:CombinatorialDuelEnv",
+            max_episode_steps=DEFAULT_HORIZON,
+        ),
+    }
+    for env_id, spec in specs.items():
+        if env_id not in registry:
+            gym.register(id=env_id, **spec)
+
+
+register_envs()

@@ -1,0 +1,258 @@
+"""The K-armed dueling bandit as a Gymnasium environment (``DuelingBandit-v0``)."""
+
+from __future__ import annotations
+
+from operator import index
+from typing import Any, Callable, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from numpy.typing import ArrayLike
+
+from dueling_gym.problems.generators import ProblemSampler
+from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix
+
+__all__ = ["DuelingBanditEnv", "ProblemSpec"]
+
+ProblemSpec = PreferenceMatrix | ArrayLike | str
+_OBSERVATIONS = (np.int64(0), np.int64(1))
+# Uniforms are drawn from ``np_random`` in blocks: one Generator call per block instead of one
+# per step.  The stream is the same as drawing them one at a time, so trajectories do not
+# depend on the block size.
+_UNIFORM_BLOCK = 4096
+
+
+class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
+    """A K-armed dueling bandit: each step duels two arms and reveals which one won.
+
+    ## Description
+
+    A dueling bandit (Yue et al. 2012) has ``K`` arms and an unknown preference matrix
+    ``P``: when arm ``i`` duels arm ``j``, ``i`` wins with probability ``P[i, j]``.  The
+    learner never sees rewards in the usual sense, only the winner of each duel.  One episode
+    is one bandit run; its length (the horizon) is ``max_episode_steps``.
+
+    The problem is either fixed (``preferences=``: a :class:`PreferenceMatrix`, a K×K array
+    or the name of a shipped matrix such as ``"sushi"``) or drawn anew from
+    ``problem_sampler`` at every reset, which is how policies are trained across problems.
+    By default a fresh utility-based (Bradley-Terry) problem with 8 arms is drawn at every
+    reset; its best arm is a Condorcet winner.
+
+    ## Action Space
+
+    ``MultiDiscrete([K, K])``: the pair ``(first, second)`` of arms to duel.  ``first ==
+    second`` is allowed: a self-duel is pure exploitation and its outcome a fair coin.
+
+    ## Observation Space
+
+    ``Discrete(2)``: ``1`` if the first arm won the last duel, ``0`` otherwise (``0`` after
+    reset).
+
+    ## Rewards
+
+    Minus the instantaneous regret of the duel under ``reward_regret`` (default
+    ``"condorcet_strong"``: ``(Delta_i + Delta_j) / 2`` with ``Delta_i = P[i*, i] - 1/2``).
+    The regret is ground truth that dueling-bandit algorithms never see; it is what makes
+    reinforcement-learning training possible.  ``info`` reports, for every regret notion
+    defined on the problem (Copeland in both named scales always, Borda always, Condorcet
+    notions when a Condorcet winner exists):
+
+    * ``info["regret"][notion]``: the regret of this step,
+    * ``info["cumulative_regret"][notion]``: its running total over the episode,
+    * ``info["t"]``: the number of duels so far in the episode.
+
+    ## Episode End
+
+    The environment never terminates on its own; ``gymnasium.make`` adds a ``TimeLimit``
+    that truncates the episode after ``max_episode_steps`` duels (default 10 000).
+
+    ## Arguments
+
+    ```python
+    import gymnasium as gym
+    import dueling_gym
+
+    env = gym.make("DuelingBandit-v0", preferences="sushi", max_episode_steps=100_000)
+    ```
+
+    * ``preferences``: a fixed problem (``PreferenceMatrix``, array or shipped name).
+    * ``problem_sampler``: a callable ``rng -> PreferenceMatrix`` drawn at each reset (e.g.
+      :class:`~dueling_gym.problems.ProblemSampler`); exclusive with ``preferences``.
+    * ``n_arms``: number of arms of a custom sampler without an ``n_arms`` attribute.
+    * ``reward_regret``: the regret notion of the reward (one of
+      :data:`~dueling_gym.problems.REGRET_NOTIONS`).
+    * ``render_mode``: ``"ansi"`` renders the win counts of every ordered pair.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    #: Default problem when neither ``preferences`` nor ``problem_sampler`` is given.
+    default_sampler = ProblemSampler("utility_based", n_arms=8)
+    default_reward_regret = "condorcet_strong"
+
+    def __init__(
+        self,
+        preferences: ProblemSpec | None = None,
+        *,
+        problem_sampler: Callable[[np.random.Generator], ProblemSpec] | None = None,
+        n_arms: int | None = None,
+        reward_regret: str | None = None,
+        render_mode: str | None = None,
+    ):
+        if preferences is not None and problem_sampler is not None:
+            raise ValueError("give either preferences= (a fixed problem) or problem_sampler=, not both")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        if preferences is None and problem_sampler is None:
+            preferences, problem_sampler = self.default_preferences(), self.default_sampler
+            if preferences is not None:
+                problem_sampler = None
+
+        self._fixed_problem: PreferenceMatrix | None = None
+        self.problem_sampler = problem_sampler
+        if problem_sampler is None:
+            self._fixed_problem = as_preference_matrix(preferences)
+            self.n_arms = self._fixed_problem.n_arms
+            self.regret_notions = self._fixed_problem.defined_regret_notions
+        else:
+            if not callable(problem_sampler):
+                raise TypeError(f"problem_sampler must be callable (rng -> PreferenceMatrix), got {problem_sampler!r}")
+            sampler_arms = getattr(problem_sampler, "n_arms", None)
+            if n_arms is None and sampler_arms is None:
+                raise ValueError("a problem_sampler without an n_arms attribute needs n_arms=")
+            if n_arms is not None and sampler_arms is not None and n_arms != sampler_arms:
+                raise ValueError(f"n_arms={n_arms} disagrees with the sampler's n_arms={sampler_arms}")
+            self.n_arms = int(n_arms if n_arms is not None else sampler_arms)
+            condorcet = bool(getattr(problem_sampler, "always_has_condorcet_winner", False))
+            self.regret_notions = (
+                ("copeland_komiyama", "copeland_zoghi", "condorcet_strong", "condorcet_weak", "borda")
+                if condorcet else ("copeland_komiyama", "copeland_zoghi", "borda")
+            )
+        if self.n_arms < 2:
+            raise ValueError(f"a dueling bandit needs at least 2 arms, got {self.n_arms}")
+
+        reward_regret = self.default_reward_regret if reward_regret is None else reward_regret
+        if reward_regret not in REGRET_NOTIONS:
+            raise ValueError(f"unknown reward_regret {reward_regret!r}; choose one of {sorted(REGRET_NOTIONS)}")
+        if reward_regret not in self.regret_notions:
+            raise ValueError(
+                f"reward_regret={reward_regret!r} is not defined on this problem (no Condorcet winner "
+                f"guaranteed); defined notions: {list(self.regret_notions)}"
+            )
+        self.reward_regret = reward_regret
+        self._reward_column = self.regret_notions.index(reward_regret)
+
+        self.action_space = spaces.MultiDiscrete([self.n_arms, self.n_arms])
+        self.observation_space = spaces.Discrete(2)
+
+        self.problem: PreferenceMatrix | None = None
+        self._duel_rows: list[tuple[float, ...]] = []
+        self._uniforms: list[float] = []
+        self._cursor = 0
+        self._win_counts: list[int] = []
+        self._cumulative: list[float] = []
+        self._t = 0
+        if self._fixed_problem is not None:
+            self._install_problem(self._fixed_problem)
+
+    @classmethod
+    def default_preferences(cls) -> ProblemSpec | None:
+        """The fixed default problem, or ``None`` to use :attr:`default_sampler` instead."""
+        return None
+
+    # ------------------------------------------------------------------ problem handling
+    def _install_problem(self, problem: PreferenceMatrix) -> None:
+        self.problem = problem
+        table = problem.duel_table(self.regret_notions)
+        self._duel_rows = [tuple(row) for row in table.tolist()]
+
+    def _validated(self, drawn: ProblemSpec) -> PreferenceMatrix:
+        """Check that a sampled problem fits this environment's spaces and regret notions."""
+        problem = as_preference_matrix(drawn)
+        if problem.n_arms != self.n_arms:
+            raise ValueError(f"problem_sampler returned a problem with {problem.n_arms} arms; the env has {self.n_arms}")
+        missing = set(self.regret_notions) - set(problem.defined_regret_notions)
+        if missing:
+            raise ValueError(f"problem_sampler returned a problem on which {sorted(missing)} regret is undefined")
+        return problem
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.int64, dict[str, Any]]:
+        super().reset(seed=seed)
+        if self.problem_sampler is not None:
+            self._install_problem(self._validated(self.problem_sampler(self.np_random)))
+        self._uniforms = []
+        self._cursor = 0
+        self._win_counts = [0] * (self.n_arms * self.n_arms)
+        self._cumulative = [0.0] * len(self.regret_notions)
+        self._t = 0
+        zeros = dict.fromkeys(self.regret_notions, 0.0)
+        return _OBSERVATIONS[0], {"regret": zeros, "cumulative_regret": dict(zeros), "t": 0}
+
+    def _duel_index(self, action: Any) -> int:
+        try:
+            first, second = action
+            first, second = index(first), index(second)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"action must be a pair of integer arms (first, second), e.g. np.array([0, 1]); got {action!r}"
+            ) from None
+        n_arms = self.n_arms
+        if not (0 <= first < n_arms and 0 <= second < n_arms):
+            raise ValueError(f"action {action!r} is out of range: arms must lie in [0, {n_arms - 1}]")
+        return first * n_arms + second
+
+    def step(self, action: Any) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
+        if self.problem is None or not self._win_counts:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        duel = self._duel_index(action)
+        if self._cursor == len(self._uniforms):
+            self._uniforms = self.np_random.random(_UNIFORM_BLOCK).tolist()
+            self._cursor = 0
+        uniform = self._uniforms[self._cursor]
+        self._cursor += 1
+        row = self._duel_rows[duel]
+        first_won = uniform < row[0]
+        if first_won:
+            self._win_counts[duel] += 1
+        else:
+            n_arms = self.n_arms
+            self._win_counts[(duel % n_arms) * n_arms + duel // n_arms] += 1
+        regrets = row[1:]
+        self._cumulative = cumulative = [total + r for total, r in zip(self._cumulative, regrets)]
+        self._t += 1
+        notions = self.regret_notions
+        info = {
+            "regret": dict(zip(notions, regrets)),
+            "cumulative_regret": dict(zip(notions, cumulative)),
+            "t": self._t,
+        }
+        return _OBSERVATIONS[first_won], -regrets[self._reward_column], False, False, info
+
+    # ------------------------------------------------------------------ inspection
+    @property
+    def win_counts(self) -> np.ndarray:
+        """``W[i, j]``: how often ``i`` beat ``j`` this episode (self-duels on the diagonal)."""
+        return np.array(self._win_counts, dtype=np.int64).reshape(self.n_arms, self.n_arms)
+
+    @property
+    def cumulative_regret(self) -> dict[str, float]:
+        """Regret accumulated this episode, per notion."""
+        return dict(zip(self.regret_notions, self._cumulative))
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to the constructor")
+            return None
+        if self.problem is None:
+            return "(not reset)"
+        wins = self.win_counts
+        width = max(4, len(str(int(wins.max()))) + 1)
+        header = "W[i,j]".rjust(7) + "".join(str(j).rjust(width) for j in range(self.n_arms))
+        lines = [f"t={self._t}  problem={self.problem.name or 'custom'}  "
+                 + "  ".join(f"{k}={v:.3f}" for k, v in self.cumulative_regret.items()), header]
+        for i in range(self.n_arms):
+            lines.append(str(i).rjust(7) + "".join(str(int(w)).rjust(width) for w in wins[i]))
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""Experiments: running agents on problems at scale and reporting the results."""

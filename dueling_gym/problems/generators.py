@@ -1,0 +1,218 @@
+"""Random problem generators, all driven by a :class:`numpy.random.Generator`.
+
+Each generator is a plain function ``generator(n_arms, rng, **options) -> PreferenceMatrix``.
+:class:`ProblemSampler` binds one to its options so that an environment can draw a fresh
+problem at every reset (``problem_sampler=ProblemSampler("utility_based", n_arms=8)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dueling_gym.problems.preference import PreferenceMatrix
+
+__all__ = [
+    "utility_based",
+    "no_condorcet_winner",
+    "cyclic_copeland_winners",
+    "unique_copeland_winner",
+    "ProblemSampler",
+    "GENERATORS",
+]
+
+_MAX_REJECTIONS = 10_000
+
+
+def _check_n_arms(n_arms: int, minimum: int = 2) -> int:
+    if isinstance(n_arms, bool) or not isinstance(n_arms, (int, np.integer)):
+        raise TypeError(f"n_arms must be an integer, got {type(n_arms).__name__}")
+    if n_arms < minimum:
+        raise ValueError(f"n_arms must be at least {minimum} for this generator, got {n_arms}")
+    return int(n_arms)
+
+
+def _check_rng(rng: Any) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator (use np.random.default_rng(seed)), got {type(rng).__name__}")
+    return rng
+
+
+def _check_gap(min_gap: float) -> float:
+    if not (0.0 <= min_gap < 0.5):
+        raise ValueError(f"min_gap must lie in [0, 0.5), got {min_gap}")
+    return float(min_gap)
+
+
+def _random_upper(n_arms: int, rng: np.random.Generator, min_gap: float) -> NDArray[np.float64]:
+    """Independent entries uniform on ``[0, 1/2 - min_gap] ∪ [1/2 + min_gap, 1]`` above the diagonal."""
+    size = n_arms * (n_arms - 1) // 2
+    magnitude = rng.uniform(min_gap, 0.5, size=size)
+    sign = np.where(rng.random(size) < 0.5, -1.0, 1.0)
+    matrix = np.full((n_arms, n_arms), 0.5)
+    rows, cols = np.triu_indices(n_arms, 1)
+    matrix[rows, cols] = 0.5 + sign * magnitude
+    matrix[cols, rows] = 1.0 - matrix[rows, cols]
+    return matrix
+
+
+def utility_based(
+    n_arms: int,
+    rng: np.random.Generator,
+    *,
+    model: str = "bradley_terry",
+    spread: float = 3.0,
+) -> PreferenceMatrix:
+    """A utility-based (totally ordered) problem; its best arm is a Condorcet winner.
+
+    Utilities ``theta_i ~ Uniform(0, spread)``; Bradley-Terry gives
+    ``P[i, j] = 1 / (1 + exp(-(theta_i - theta_j)))``, ``model="thurstone"`` gives
+    ``Phi((theta_i - theta_j) / sqrt(2))``.  Utilities are drawn until they are pairwise
+    distinct, so every pair has a strict winner.
+    """
+    n_arms = _check_n_arms(n_arms)
+    rng = _check_rng(rng)
+    if not (np.isfinite(spread) and spread > 0):
+        raise ValueError(f"spread must be positive and finite, got {spread}")
+    if model not in ("bradley_terry", "thurstone"):
+        raise ValueError(f"model must be 'bradley_terry' or 'thurstone', got {model!r}")
+    for _ in range(_MAX_REJECTIONS):
+        utilities = rng.uniform(0.0, spread, size=n_arms)
+        difference = utilities[:, None] - utilities[None, :]
+        if model == "bradley_terry":
+            matrix = 1.0 / (1.0 + np.exp(-difference))
+        else:
+            from scipy.special import ndtr
+
+            matrix = ndtr(difference / np.sqrt(2.0))
+        np.fill_diagonal(matrix, 0.5)
+        off_diagonal = ~np.eye(n_arms, dtype=bool)
+        if np.all(matrix[off_diagonal] != 0.5):
+            return PreferenceMatrix.from_upper_triangle(matrix, name=f"utility_based_{model}_K{n_arms}",
+                                                       source="generated: utility-based")
+    raise RuntimeError("could not draw distinct utilities")  # pragma: no cover
+
+
+def no_condorcet_winner(n_arms: int, rng: np.random.Generator, *, min_gap: float = 0.05) -> PreferenceMatrix:
+    """A random problem without a Condorcet winner (entries at least ``min_gap`` from 1/2).
+
+    Off-diagonal entries are drawn independently (uniform away from 1/2) and the matrix is
+    redrawn until no arm beats all others.  Needs ``n_arms >= 3``.
+    """
+    n_arms = _check_n_arms(n_arms, minimum=3)
+    rng = _check_rng(rng)
+    min_gap = _check_gap(min_gap)
+    for _ in range(_MAX_REJECTIONS):
+        matrix = _random_upper(n_arms, rng, min_gap)
+        if not np.any((matrix > 0.5).sum(axis=1) == n_arms - 1):
+            return PreferenceMatrix(matrix, name=f"no_condorcet_K{n_arms}", source="generated: no Condorcet winner")
+    raise RuntimeError("rejection sampling failed to avoid a Condorcet winner")  # pragma: no cover
+
+
+def cyclic_copeland_winners(
+    n_arms: int,
+    rng: np.random.Generator,
+    *,
+    low: float = 0.6,
+    high: float = 0.9,
+    shuffle: bool = True,
+) -> PreferenceMatrix:
+    """The large synthetic problem of Zoghi et al. (2015, §6): three Copeland winners in a cycle.
+
+    Arms ``a, b, c`` beat each other in a cycle and beat every other arm, so each has Copeland
+    score ``K - 2``; the remaining ``K - 3`` arms form a total order with scores
+    ``K - 4, ..., 0`` (with ``K = 500``: 498 for the winners, 0..496 for the rest, as in the
+    paper).  The winning probability of every pair is drawn uniformly from ``[low, high]``
+    (the paper does not print its values).  With ``shuffle`` the arm labels are permuted at
+    random, so index-based tie-breaking cannot favour the winners.  Needs ``n_arms >= 4``.
+    """
+    n_arms = _check_n_arms(n_arms, minimum=4)
+    rng = _check_rng(rng)
+    if not (0.5 < low <= high <= 1.0):
+        raise ValueError(f"need 0.5 < low <= high <= 1, got low={low}, high={high}")
+    strength = rng.uniform(low, high, size=(n_arms, n_arms))
+    # Default orientation: lower index wins (a total order), then the 3-cycle among 0, 1, 2.
+    beats = np.triu(np.ones((n_arms, n_arms), dtype=bool), 1)
+    beats[0, 2], beats[2, 0] = False, True
+    matrix = np.where(beats, strength, 1.0 - strength.T)
+    matrix = np.triu(matrix, 1) + np.triu(1.0 - matrix, 1).T
+    np.fill_diagonal(matrix, 0.5)
+    if shuffle:
+        order = rng.permutation(n_arms)
+        matrix = matrix[np.ix_(order, order)]
+    return PreferenceMatrix(matrix, name=f"cyclic_copeland_K{n_arms}",
+                            source="generated: Zoghi et al. (2015) large synthetic (three cyclic Copeland winners)")
+
+
+def unique_copeland_winner(n_arms: int, rng: np.random.Generator, *, min_gap: float = 0.0) -> PreferenceMatrix:
+    """A random matrix with a unique Copeland winner (Agrawal and Chaporkar 2019, §5).
+
+    Off-diagonal entries are drawn independently (uniform, at least ``min_gap`` from 1/2)
+    and redrawn until exactly one arm has the maximal Copeland score.
+    """
+    n_arms = _check_n_arms(n_arms)
+    rng = _check_rng(rng)
+    min_gap = _check_gap(min_gap)
+    for _ in range(_MAX_REJECTIONS):
+        matrix = _random_upper(n_arms, rng, min_gap)
+        wins = (matrix > 0.5).sum(axis=1)
+        if np.count_nonzero(wins == wins.max()) == 1:
+            return PreferenceMatrix(matrix, name=f"unique_copeland_K{n_arms}",
+                                    source="generated: random with a unique Copeland winner")
+    raise RuntimeError("rejection sampling failed to find a unique Copeland winner")  # pragma: no cover
+
+
+#: Generators by name, for samplers, the CLI and sweeps.
+GENERATORS: dict[str, Callable[..., PreferenceMatrix]] = {
+    "utility_based": utility_based,
+    "no_condorcet_winner": no_condorcet_winner,
+    "cyclic_copeland_winners": cyclic_copeland_winners,
+    "unique_copeland_winner": unique_copeland_winner,
+}
+
+#: Whether every problem a generator draws has a Condorcet winner.
+_ALWAYS_CONDORCET = {"utility_based": True, "no_condorcet_winner": False,
+                     "cyclic_copeland_winners": False, "unique_copeland_winner": False}
+
+
+class ProblemSampler:
+    """A picklable ``rng -> PreferenceMatrix`` callable: a named generator bound to its options.
+
+    Parameters
+    ----------
+    generator : str
+        A key of :data:`GENERATORS`.
+    n_arms : int
+        Number of arms of every drawn problem.
+    **options
+        Keyword options of the generator.
+
+    Examples
+    --------
+    >>> sampler = ProblemSampler("utility_based", n_arms=5)
+    >>> sampler(np.random.default_rng(0)).n_arms
+    5
+    """
+
+    def __init__(self, generator: str, n_arms: int, **options: Any):
+        if generator not in GENERATORS:
+            raise ValueError(f"unknown generator {generator!r}; choose one of {sorted(GENERATORS)}")
+        self.generator = generator
+        self.n_arms = _check_n_arms(n_arms)
+        self.options = dict(options)
+        # Validate the options once, eagerly, with a throwaway generator.
+        GENERATORS[generator](self.n_arms, np.random.default_rng(0), **self.options)
+
+    @property
+    def always_has_condorcet_winner(self) -> bool:
+        """True when every drawn problem has a Condorcet winner (Condorcet regret is defined)."""
+        return _ALWAYS_CONDORCET[self.generator]
+
+    def __call__(self, rng: np.random.Generator) -> PreferenceMatrix:
+        return GENERATORS[self.generator](self.n_arms, rng, **self.options)
+
+    def __repr__(self) -> str:
+        options = "".join(f", {key}={value!r}" for key, value in self.options.items())
+        return f"ProblemSampler({self.generator!r}, n_arms={self.n_arms}{options})"

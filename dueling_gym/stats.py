@@ -1,0 +1,178 @@
+"""Shared statistical routines: Bernoulli KL divergence and KL confidence bounds.
+
+Every algorithm, the lower-bound machinery and the reduction wrappers use these functions;
+nothing in the project re-implements them.  Each routine exists as a Numba-compiled scalar
+kernel (``*_scalar``, callable from other compiled kernels) and as a NumPy-friendly public
+function that accepts scalars or arrays.
+
+Conventions (spec §1.5): natural logarithms; ``0 ln 0 = 0``; the second argument of the
+divergence is clipped into ``[1e-15, 1 - 1e-15]``; bounds are found by bisection on the
+monotone branch until the bracket is narrower than ``1e-12`` (at most 64 halvings).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "kl_bernoulli",
+    "kl_upper_bound",
+    "kl_lower_bound",
+    "kl_bernoulli_scalar",
+    "kl_upper_bound_scalar",
+    "kl_lower_bound_scalar",
+]
+
+_CLIP = 1e-15
+_BISECTION_STEPS = 64
+_BISECTION_WIDTH = 1e-12
+
+
+@numba.njit(cache=True, nogil=True)
+def kl_bernoulli_scalar(p: float, q: float) -> float:
+    """``d(p, q)``, the KL divergence between Bernoulli(p) and Bernoulli(q)."""
+    if q < _CLIP:
+        q = _CLIP
+    elif q > 1.0 - _CLIP:
+        q = 1.0 - _CLIP
+    result = 0.0
+    if p > 0.0:
+        result += p * math.log(p / q)
+    if p < 1.0:
+        result += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+    return result
+
+
+@numba.njit(cache=True, nogil=True)
+def kl_upper_bound_scalar(mean: float, count: float, level: float) -> float:
+    """``max{q in [mean, 1] : count * d(mean, q) <= level}`` (the KL-UCB index)."""
+    if count <= 0.0:
+        return 1.0
+    if level <= 0.0 or mean >= 1.0:
+        return mean if mean < 1.0 else 1.0
+    threshold = level / count
+    if mean <= 0.0:
+        # closed form of d(0, q) = -ln(1 - q) <= threshold
+        return 1.0 - math.exp(-threshold)
+    low = mean
+    high = 1.0
+    for _ in range(_BISECTION_STEPS):
+        if high - low < _BISECTION_WIDTH:
+            break
+        middle = 0.5 * (low + high)
+        if kl_bernoulli_scalar(mean, middle) > threshold:
+            high = middle
+        else:
+            low = middle
+    return low
+
+
+@numba.njit(cache=True, nogil=True)
+def kl_lower_bound_scalar(mean: float, count: float, level: float) -> float:
+    """``min{q in [0, mean] : count * d(mean, q) <= level}`` (the KL lower confidence bound)."""
+    if count <= 0.0:
+        return 0.0
+    if level <= 0.0 or mean <= 0.0:
+        return mean if mean > 0.0 else 0.0
+    threshold = level / count
+    if mean >= 1.0:
+        return math.exp(-threshold)
+    low = 0.0
+    high = mean
+    for _ in range(_BISECTION_STEPS):
+        if high - low < _BISECTION_WIDTH:
+            break
+        middle = 0.5 * (low + high)
+        if kl_bernoulli_scalar(mean, middle) > threshold:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+@numba.vectorize(["float64(float64, float64)"], cache=True)
+def _kl_bernoulli_ufunc(p, q):  # pragma: no cover - compiled
+    return kl_bernoulli_scalar(p, q)
+
+
+@numba.vectorize(["float64(float64, float64, float64)"], cache=True)
+def _kl_upper_ufunc(mean, count, level):  # pragma: no cover - compiled
+    return kl_upper_bound_scalar(mean, count, level)
+
+
+@numba.vectorize(["float64(float64, float64, float64)"], cache=True)
+def _kl_lower_ufunc(mean, count, level):  # pragma: no cover - compiled
+    return kl_lower_bound_scalar(mean, count, level)
+
+
+def _check_probabilities(name: str, values: NDArray[np.float64]) -> None:
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} must be finite, got {values!r}")
+    if np.any((values < 0.0) | (values > 1.0)):
+        raise ValueError(f"{name} must lie in [0, 1], got {values!r}")
+
+
+def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> NDArray[np.float64] | float:
+    """Bernoulli KL divergence ``d(p, q) = p ln(p/q) + (1-p) ln((1-p)/(1-q))``.
+
+    Parameters
+    ----------
+    p, q : float or array_like
+        Means in ``[0, 1]`` (broadcast against each other). ``q`` is clipped into
+        ``[1e-15, 1 - 1e-15]`` so that the divergence stays finite.
+
+    Returns
+    -------
+    float or ndarray
+        The divergence, elementwise.
+    """
+    p_array = np.asarray(p, dtype=np.float64)
+    q_array = np.asarray(q, dtype=np.float64)
+    _check_probabilities("p", p_array)
+    _check_probabilities("q", q_array)
+    result = _kl_bernoulli_ufunc(p_array, q_array)
+    return float(result) if np.ndim(result) == 0 else result
+
+
+def kl_upper_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArray[np.float64] | float:
+    """KL upper confidence bound ``max{q >= mean : count * d(mean, q) <= level}``.
+
+    Parameters
+    ----------
+    mean : float or array_like
+        Empirical means in ``[0, 1]``.
+    count : float or array_like
+        Sample counts (``0`` gives the bound ``1``).
+    level : float or array_like
+        Exploration level, e.g. ``ln t`` for KL-UCB. ``level <= 0`` gives ``mean``.
+
+    Returns
+    -------
+    float or ndarray
+        The bound, elementwise, accurate to ``1e-12``.
+    """
+    mean_array = np.asarray(mean, dtype=np.float64)
+    _check_probabilities("mean", mean_array)
+    count_array = np.asarray(count, dtype=np.float64)
+    if np.any(count_array < 0) or not np.all(np.isfinite(count_array)):
+        raise ValueError(f"count must be finite and non-negative, got {count!r}")
+    result = _kl_upper_ufunc(mean_array, count_array, np.asarray(level, dtype=np.float64))
+    return float(result) if np.ndim(result) == 0 else result
+
+
+def kl_lower_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArray[np.float64] | float:
+    """KL lower confidence bound ``min{q <= mean : count * d(mean, q) <= level}``.
+
+    Parameters are as for :func:`kl_upper_bound`; ``count = 0`` gives the bound ``0``.
+    """
+    mean_array = np.asarray(mean, dtype=np.float64)
+    _check_probabilities("mean", mean_array)
+    count_array = np.asarray(count, dtype=np.float64)
+    if np.any(count_array < 0) or not np.all(np.isfinite(count_array)):
+        raise ValueError(f"count must be finite and non-negative, got {count!r}")
+    result = _kl_lower_ufunc(mean_array, count_array, np.asarray(level, dtype=np.float64))
+    return float(result) if np.ndim(result) == 0 else result

@@ -1,0 +1,47 @@
+"""The dueling-gym command line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from dueling_gym.cli import main
+
+
+def test_problems_table(capsys):
+    assert main(["problems"]) == 0
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.startswith("| ")]
+    assert len(lines) == 8  # header + 7 problems
+    multisol = next(line for line in lines if line.startswith("| multisol"))
+    cells = [c.strip() for c in multisol.strip("|").split("|")]
+    assert cells[1:6] == ["5", "none", "0,1,2", "3", "1"]
+    sushi = next(line for line in lines if line.startswith("| sushi"))
+    assert "142.61" in sushi and "143.37" in sushi  # LB and ECWB constants
+
+
+def test_demo_prints_linear_random_regret(capsys):
+    assert main(["demo", "--horizon", "2000", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    final = [line for line in out.splitlines() if line.strip().startswith("2000")][0]
+    regret = float(final.split()[1])
+    assert 400 < regret < 600  # 0.25 per duel on MultiSol
+
+
+def test_bad_arguments_give_one_line_errors(capsys):
+    with pytest.raises(SystemExit) as excinfo:
+        main(["demo", "--problem", "nope"])
+    assert excinfo.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice" in err and "sushi" in err
+    with pytest.raises(SystemExit):
+        main(["demo", "--horizon", "-3"])
+    assert "positive integer" in capsys.readouterr().err
+
+
+def test_console_script_is_installed():
+    result = subprocess.run([sys.executable, "-m", "dueling_gym.cli", "problems", "--no-bounds"],
+                            capture_output=True, text=True, check=True)
+    assert "mslr5-noncondorcet" in result.stdout

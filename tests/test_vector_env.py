@@ -1,0 +1,141 @@
+"""The native vector environments: equivalence with the single env, autoreset, errors."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import dueling_gym  # noqa: F401
+from dueling_gym.envs.vector import CopelandDuelVectorEnv, DuelingBanditVectorEnv
+from dueling_gym.problems import ProblemSampler, load_problem
+
+
+def make_vec(env_id, num_envs, **kwargs):
+    return gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
+
+
+@pytest.mark.parametrize("env_id", ["DuelingBandit-v0", "CopelandDuel-v0"])
+@pytest.mark.parametrize("kwargs", [{}, {"preferences": "cyclic4"}])
+def test_one_sub_env_reproduces_the_single_env_exactly(env_id, kwargs):
+    single = gym.make(env_id, **kwargs)
+    vector = make_vec(env_id, 1, **kwargs)
+    single.reset(seed=5)
+    vector.reset(seed=5)
+    n_arms = single.unwrapped.n_arms
+    rng = np.random.default_rng(0)
+    for _ in range(600):
+        action = rng.integers(0, n_arms, size=2)
+        obs, reward, _, _, info = single.step(action)
+        vobs, vreward, _, _, vinfo = vector.step(action[None, :])
+        assert vobs[0] == obs and vreward[0] == reward
+        for notion, value in info["cumulative_regret"].items():
+            assert vinfo["cumulative_regret"][notion][0] == pytest.approx(value, abs=1e-9)
+    assert vector.unwrapped.problems[0] == single.unwrapped.problem
+
+
+def test_statistically_identical_to_single_env():
+    n_envs, steps = 4096, 20
+    vector = make_vec("CopelandDuel-v0", n_envs, preferences="sushi")
+    vector.reset(seed=1)
+    problem = load_problem("sushi")
+    actions = np.random.default_rng(2).integers(0, 16, size=(n_envs, 2))
+    wins = np.zeros(n_envs)
+    for _ in range(steps):
+        obs, reward, terminated, truncated, info = vector.step(actions)
+        wins += obs
+        np.testing.assert_allclose(reward, -problem.regret("copeland_komiyama", actions[:, 0], actions[:, 1]))
+    p = problem.matrix[actions[:, 0], actions[:, 1]]
+    # Aggregate z-score of the outcome counts across all sub-envs.
+    z = (wins.sum() - steps * p.sum()) / np.sqrt(steps * (p * (1 - p)).sum())
+    assert abs(z) < 5
+    np.testing.assert_allclose(
+        info["cumulative_regret"]["copeland_zoghi"],
+        steps * problem.regret("copeland_zoghi", actions[:, 0], actions[:, 1]),
+    )
+    assert info["t"].tolist() == [steps] * n_envs
+
+
+def test_next_step_autoreset_with_samplers():
+    vector = make_vec("CopelandDuel-v0", 3, problem_sampler=ProblemSampler("no_condorcet_winner", n_arms=4),
+                      max_episode_steps=2)
+    obs, info = vector.reset(seed=0)
+    problems = list(vector.unwrapped.problems)
+    actions = np.array([[0, 1], [1, 2], [3, 3]])
+    _, _, _, truncated, info = vector.step(actions)
+    assert not truncated.any() and info["t"].tolist() == [1, 1, 1]
+    _, _, terminated, truncated, info = vector.step(actions)
+    assert truncated.all() and not terminated.any()
+    obs, reward, _, truncated, info = vector.step(actions)  # the autoreset step
+    assert obs.tolist() == [0, 0, 0] and reward.tolist() == [0, 0, 0] and not truncated.any()
+    assert info["t"].tolist() == [0, 0, 0]
+    assert all(info["cumulative_regret"][n].tolist() == [0, 0, 0] for n in info["cumulative_regret"])
+    assert all(new != old for new, old in zip(vector.unwrapped.problems, problems))
+
+
+def test_same_seed_same_trajectory_and_info_shapes():
+    def run(seed):
+        vector = make_vec("DuelingBandit-v0", 16)
+        vector.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        out = []
+        for _ in range(50):
+            obs, reward, _, _, info = vector.step(rng.integers(0, 8, size=(16, 2)))
+            out.append((obs.copy(), reward.copy()))
+        assert set(info["regret"]) == {"copeland_komiyama", "copeland_zoghi", "condorcet_strong",
+                                       "condorcet_weak", "borda"}
+        assert all(v.shape == (16,) for v in info["cumulative_regret"].values())
+        return out
+
+    a, b, c = run(3), run(3), run(4)
+    assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b))
+    assert any(not np.array_equal(x[0], y[0]) for x, y in zip(a, c))
+
+
+def test_spaces():
+    vector = CopelandDuelVectorEnv(num_envs=7, preferences="sushi")
+    assert vector.single_action_space == gym.spaces.MultiDiscrete([16, 16])
+    assert vector.action_space.shape == (7, 2)
+    assert vector.observation_space.shape == (7,)
+    assert vector.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    vector.reset(seed=0)
+    vector.step(vector.action_space.sample())
+
+
+@pytest.mark.parametrize(
+    "actions,error",
+    [
+        (np.zeros((3, 2), dtype=int), ValueError),
+        (np.zeros((4, 3), dtype=int), ValueError),
+        (np.zeros((4, 2)), TypeError),
+        (np.full((4, 2), 5), ValueError),
+        (np.full((4, 2), -1), ValueError),
+    ],
+)
+def test_bad_actions(actions, error):
+    vector = DuelingBanditVectorEnv(num_envs=4, preferences="multisol", reward_regret="copeland_komiyama")
+    vector.reset(seed=0)
+    with pytest.raises(error, match="actions"):
+        vector.step(actions)
+
+
+def test_bad_construction_and_unreset_step():
+    with pytest.raises(ValueError, match="num_envs"):
+        DuelingBanditVectorEnv(num_envs=0)
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        DuelingBanditVectorEnv(num_envs=2, max_episode_steps=0)
+    with pytest.raises(ValueError, match="not defined"):
+        DuelingBanditVectorEnv(num_envs=2, preferences="gap")
+    with pytest.raises(gym.error.ResetNeeded):
+        CopelandDuelVectorEnv(num_envs=2).step(np.zeros((2, 2), dtype=int))
+
+
+def test_render_ansi():
+    vector = CopelandDuelVectorEnv(num_envs=2, render_mode="ansi")
+    vector.reset(seed=0)
+    for _ in range(5):
+        vector.step(np.array([[0, 1], [2, 3]]))
+    text = vector.render()
+    assert "t=5" in text
+    counts = vector._win_counts[0].reshape(5, 5)
+    assert counts[0, 1] + counts[1, 0] == 5
