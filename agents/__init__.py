@@ -2,5 +2,35 @@
 
 Every algorithm lives in its own module, named after the paper's algorithm, behind one API:
 ``act() -> (i, j)``, ``observe(action, first_won)``, ``recommend()``, ``reset(seed=)``.
-Agents never see rewards, ``info`` or the true preference matrix.
+Agents never see rewards, ``info`` or the true preference matrix.  Build them by class or by
+name::
+
+    from dueling_gym.agents import RUCB, make_agent
+    agent = make_agent("rucb", n_arms=5, seed=0)
+
+See :mod:`dueling_gym.agents.base` for how to add an algorithm.
 """
+
+from dueling_gym.agents.base import (
+    AGENT_REGISTRY,
+    BanditAgent,
+    DuelingAgent,
+    KernelBanditAgent,
+    KernelDuelingAgent,
+    list_agents,
+    make_agent,
+    register_agent,
+)
+from dueling_gym.agents.rucb import RUCB
+
+__all__ = [
+    "DuelingAgent",
+    "KernelDuelingAgent",
+    "BanditAgent",
+    "KernelBanditAgent",
+    "make_agent",
+    "list_agents",
+    "register_agent",
+    "AGENT_REGISTRY",
+    "RUCB",
+]

@@ -176,3 +176,76 @@ def kl_lower_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArr
         raise ValueError(f"count must be finite and non-negative, got {count!r}")
     result = _kl_lower_ufunc(mean_array, count_array, np.asarray(level, dtype=np.float64))
     return float(result) if np.ndim(result) == 0 else result
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairwise statistics used by the dueling agents (Numba kernels; spec §1.2, §1.5)
+# ---------------------------------------------------------------------------------------------
+@numba.njit(cache=True, nogil=True)
+def empirical_preference(wins: np.ndarray, first: int, second: int) -> float:
+    """``mu_hat[first, second] = W[first, second] / N`` with ``1/2`` for an unplayed pair."""
+    first_wins = wins[first, second]
+    total = first_wins + wins[second, first]
+    if total == 0:
+        return 0.5
+    return first_wins / total
+
+
+@numba.njit(cache=True, nogil=True)
+def rucb_upper_bound(wins: np.ndarray, first: int, second: int, alpha: float, log_t: float) -> float:
+    """RUCB-type upper bound ``u = mu_hat + sqrt(alpha ln t / N)``; ``1`` for an unplayed pair and ``1/2`` on the diagonal.
+
+    The ``N = 0`` convention follows spec §1.5 (``u = 1``, ``l = 0``): it agrees with the
+    papers' "x/0 := 1" on every comparison with 1/2.
+    """
+    if first == second:
+        return 0.5
+    first_wins = wins[first, second]
+    total = first_wins + wins[second, first]
+    if total == 0:
+        return 1.0
+    return first_wins / total + math.sqrt(alpha * log_t / total)
+
+
+@numba.njit(cache=True, nogil=True)
+def rucb_lower_bound(wins: np.ndarray, first: int, second: int, alpha: float, log_t: float) -> float:
+    """RUCB-type lower bound ``l = mu_hat - sqrt(alpha ln t / N) = 1 - u[second, first]``; ``0`` if unplayed."""
+    if first == second:
+        return 0.5
+    first_wins = wins[first, second]
+    total = first_wins + wins[second, first]
+    if total == 0:
+        return 0.0
+    return first_wins / total - math.sqrt(alpha * log_t / total)
+
+
+@numba.njit(cache=True, nogil=True)
+def empirical_copeland_counts(wins: np.ndarray) -> np.ndarray:
+    """``#{j != i : mu_hat[i, j] > 1/2}`` for every arm (ties count for neither side)."""
+    n_arms = wins.shape[0]
+    counts = np.zeros(n_arms, dtype=np.int64)
+    for i in range(n_arms):
+        for j in range(i + 1, n_arms):
+            if wins[i, j] > wins[j, i]:
+                counts[i] += 1
+            elif wins[j, i] > wins[i, j]:
+                counts[j] += 1
+    return counts
+
+
+@numba.njit(cache=True, nogil=True)
+def empirical_copeland_winner(wins: np.ndarray) -> int:
+    """The arm beating the most others empirically (lowest index on ties)."""
+    return int(np.argmax(empirical_copeland_counts(wins)))
+
+
+@numba.njit(cache=True, nogil=True)
+def uniform_choice(mask: np.ndarray, count: int, rng: np.random.Generator) -> int:
+    """A uniformly random index ``i`` with ``mask[i]`` true, given ``count = mask.sum() > 0``."""
+    target = rng.integers(0, count)
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            if target == 0:
+                return i
+            target -= 1
+    return -1

@@ -1,1 +1,5 @@
 """Experiments: running agents on problems at scale and reporting the results."""
+
+from dueling_gym.experiments.simulate import SimulationResult, derive_seeds, log_checkpoints, simulate
+
+__all__ = ["simulate", "SimulationResult", "log_checkpoints", "derive_seeds"]

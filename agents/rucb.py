@@ -1,0 +1,163 @@
+"""RUCB: Relative Upper Confidence Bound.
+
+Zoghi, Whiteson, Munos, de Rijke. *Relative Upper Confidence Bound for the K-Armed Dueling
+Bandit Problem.* ICML 2014 (Algorithm 1).  Spec §2.2.
+
+RUCB assumes a Condorcet winner.  On problems without one (e.g. MultiSol) it keeps paying
+linear Copeland regret, which is why the Copeland algorithms exist.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numba.core import types
+from numba.experimental import structref
+
+from dueling_gym.agents.base import KernelDuelingAgent, check_number, register_agent
+from dueling_gym.stats import empirical_copeland_winner, rucb_upper_bound, uniform_choice
+
+__all__ = ["RUCB"]
+
+
+@structref.register
+class RUCBStateType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class RUCBState(structref.StructRefProxy):
+    """Numba-side state of :class:`RUCB`."""
+
+
+structref.define_proxy(
+    RUCBState, RUCBStateType,
+    ["rng", "wins", "evidence", "max_evidence", "candidates", "scratch", "alpha", "use_hypothesis", "hypothesis", "t"],
+)
+
+
+@numba.njit(cache=True, nogil=True)
+def _refresh_evidence(state, first, second):
+    # evidence[i, j] = N (1/2 - mu_hat)^2 / alpha when i trails j, else -1: then
+    # u[i, j] < 1/2  <=>  evidence[i, j] > ln t, so the candidate test needs no square roots.
+    total = state.wins[first, second] + state.wins[second, first]
+    for row, column in ((first, second), (second, first)):
+        mean = state.wins[row, column] / total
+        state.evidence[row, column] = total * (0.5 - mean) ** 2 / state.alpha if mean < 0.5 else -1.0
+    for row in (first, second):
+        state.max_evidence[row] = state.evidence[row].max()
+
+
+@numba.njit(cache=True, nogil=True)
+def rucb_act(state):
+    n_arms = state.wins.shape[0]
+    log_t = math.log(state.t + 1.0)
+    # Lines 3-4: candidates C = {c : u_cj >= 1/2 for all j}.
+    n_candidates = 0
+    for arm in range(n_arms):
+        state.candidates[arm] = state.max_evidence[arm] <= log_t
+        n_candidates += state.candidates[arm]
+    # Line 5: B <- B ∩ C.
+    if state.hypothesis >= 0 and not state.candidates[state.hypothesis]:
+        state.hypothesis = -1
+    # Lines 6-8: choose c.
+    if n_candidates == 0:
+        challenger = state.rng.integers(0, n_arms)
+    elif n_candidates == 1:
+        challenger = uniform_choice(state.candidates, 1, state.rng)
+        if state.use_hypothesis:
+            state.hypothesis = challenger
+    elif state.use_hypothesis and state.hypothesis >= 0:
+        # Probability 1/2 for the hypothesis, the rest spread uniformly over C \ B.
+        if state.rng.random() < 0.5:
+            challenger = state.hypothesis
+        else:
+            state.candidates[state.hypothesis] = False
+            challenger = uniform_choice(state.candidates, n_candidates - 1, state.rng)
+    else:
+        challenger = uniform_choice(state.candidates, n_candidates, state.rng)
+    # Line 9: d = argmax_j u_jc, random ties, but never c on a tie.
+    bounds = state.scratch
+    best = -1.0
+    for arm in range(n_arms):
+        bounds[arm] = rucb_upper_bound(state.wins, arm, challenger, state.alpha, log_t)
+        if bounds[arm] > best:
+            best = bounds[arm]
+    n_others = 0  # maximisers other than c
+    for arm in range(n_arms):
+        if arm != challenger and bounds[arm] == best:
+            n_others += 1
+    if n_others == 0:
+        return challenger, challenger
+    pick = state.rng.integers(0, n_others) if n_others > 1 else 0
+    for arm in range(n_arms):
+        if arm != challenger and bounds[arm] == best:
+            if pick == 0:
+                opponent = arm
+                break
+            pick -= 1
+    return challenger, opponent
+
+
+@numba.njit(cache=True, nogil=True)
+def rucb_observe(state, first, second, first_won):
+    state.t += 1
+    if first == second:
+        return  # a self-duel carries no information about P
+    if first_won:
+        state.wins[first, second] += 1
+    else:
+        state.wins[second, first] += 1
+    _refresh_evidence(state, first, second)
+
+
+@numba.njit(cache=True, nogil=True)
+def rucb_recommend(state):
+    return empirical_copeland_winner(state.wins)
+
+
+@register_agent("rucb")
+class RUCB(KernelDuelingAgent):
+    """Relative Upper Confidence Bound (Zoghi et al., ICML 2014).
+
+    At each step RUCB optimistically picks a challenger ``c`` that no arm provably beats
+    (``u_cj >= 1/2`` for all ``j``), keeping a hypothesis ``B`` of the best arm, then duels
+    ``c`` against the arm with the highest upper bound of beating it.
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms ``K >= 2``.
+    alpha : float, default 0.51
+        Exploration parameter ``alpha > 1/2`` of the bounds ``mu_hat + sqrt(alpha ln t / N)``
+        (0.51 as in Komiyama et al. 2016 and the DTS authors' experiments).
+    use_hypothesis : bool, default True
+        The ICML-2014 version with the hypothesis set ``B``; ``False`` gives the earlier arXiv
+        version (``c`` uniform on the candidates).
+    seed : int, optional
+        Seed of the agent's generator.
+
+    Notes
+    -----
+    Regret guarantees assume a Condorcet winner.  Per step: ``O(K)`` (the candidate test uses
+    incrementally maintained evidence ``N (1/2 - mu_hat)^2 / alpha``).
+    """
+
+    act_kernel = rucb_act
+    observe_kernel = rucb_observe
+    recommend_kernel = rucb_recommend
+
+    def __init__(self, n_arms: int, *, alpha: float = 0.51, use_hypothesis: bool = True, seed=None):
+        self.alpha = check_number("alpha", alpha, minimum=0.5)
+        self.use_hypothesis = bool(use_hypothesis)
+        super().__init__(n_arms, seed=seed)
+
+    def _reset_state(self) -> None:
+        n_arms = self.n_arms
+        self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
+        self.state = RUCBState(
+            self.rng, self.wins, np.full((n_arms, n_arms), -1.0), np.full(n_arms, -1.0),
+            np.zeros(n_arms, dtype=np.bool_), np.zeros(n_arms), self.alpha, self.use_hypothesis, -1, 0,
+        )

@@ -1,0 +1,242 @@
+"""The fast simulator: run one agent on one problem and record its regret.
+
+Two code paths give the same trajectory for the same seeds:
+
+* the **fused loop** for agents with Numba kernels (:class:`~dueling_gym.agents.base.KernelDuelingAgent`):
+  the agent's ``act``/``observe`` kernels and the Bernoulli draws run in one compiled loop;
+* the **generic loop** for any :class:`~dueling_gym.agents.base.DuelingAgent` (e.g. a learned
+  policy), calling ``act()``/``observe()`` from Python.
+
+Both draw duel outcomes exactly as ``CopelandDuel-v0`` / ``DuelingBandit-v0`` do after
+``reset(seed=env_seed)`` (one uniform per duel from a ``numpy.random.Generator`` seeded with
+``env_seed``; the first arm wins iff the uniform is below ``P[first, second]``), so a plain
+Gymnasium loop reproduces them too.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba
+import numpy as np
+
+from dueling_gym.agents.base import DuelingAgent, KernelDuelingAgent
+from dueling_gym.problems.preference import PreferenceMatrix, as_preference_matrix
+
+__all__ = ["SimulationResult", "simulate", "log_checkpoints", "derive_seeds"]
+
+
+def derive_seeds(seed: int) -> tuple[int, int]:
+    """Split one run seed into ``(env_seed, agent_seed)``, two independent 32-bit seeds.
+
+    To replay a simulated run in a Gymnasium loop, reset the env with ``env_seed`` and the
+    agent with ``agent_seed``.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    env_seed, agent_seed = np.random.SeedSequence(int(seed)).generate_state(2, dtype=np.uint32)
+    return int(env_seed), int(agent_seed)
+
+
+def log_checkpoints(horizon: int, per_decade: int = 10) -> np.ndarray:
+    """Log-spaced checkpoints ``1 <= t <= horizon`` (always including ``horizon``), unique and sorted."""
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+        raise ValueError(f"horizon must be a positive integer, got {horizon!r}")
+    if per_decade < 1:
+        raise ValueError(f"per_decade must be positive, got {per_decade}")
+    count = max(2, int(np.ceil(np.log10(horizon) * per_decade)) + 1)
+    points = np.unique(np.round(np.logspace(0, np.log10(horizon), count)).astype(np.int64))
+    return np.unique(np.append(points, horizon))
+
+
+@dataclass
+class SimulationResult:
+    """What one run produced.
+
+    Attributes
+    ----------
+    checkpoints : ndarray of int
+        Times ``t`` (number of duels so far) at which the run was recorded.
+    cumulative_regret : dict of str to ndarray
+        Cumulative regret at each checkpoint, for every notion defined on the problem.
+    recommendations : ndarray of int
+        The agent's recommended arm at each checkpoint.
+    wall_time : float
+        Seconds spent in the run (compilation of the fused loop included on first use).
+    fused : bool
+        Whether the compiled fused loop was used.
+    duels, outcomes : ndarray or None
+        Every duel ``(first, second)`` and whether ``first`` won, when ``record_duels=True``.
+    """
+
+    agent: str
+    problem: str
+    horizon: int
+    seed: int
+    checkpoints: np.ndarray
+    cumulative_regret: dict[str, np.ndarray]
+    recommendations: np.ndarray
+    wall_time: float
+    fused: bool
+    duels: np.ndarray | None = None
+    outcomes: np.ndarray | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def final_regret(self, notion: str = "copeland_komiyama") -> float:
+        """Cumulative regret at the horizon."""
+        return float(self.cumulative_regret[notion][-1])
+
+
+@numba.njit(cache=True, nogil=True)
+def _fused_segment(act, observe, state, env_rng, duel_table, n_arms, start, stop, totals, duels, outcomes):
+    """Run duels ``start+1 .. stop`` (1-based t) of a fused simulation, accumulating regret."""
+    n_notions = duel_table.shape[1] - 1
+    record = duels.shape[0] > 0
+    for t in range(start, stop):
+        first, second = act(state)
+        if first < 0 or first >= n_arms or second < 0 or second >= n_arms:
+            raise ValueError("agent kernel returned an arm out of range")
+        row = first * n_arms + second
+        first_won = env_rng.random() < duel_table[row, 0]
+        observe(state, first, second, first_won)
+        for k in range(n_notions):
+            totals[k] += duel_table[row, 1 + k]
+        if record:
+            duels[t, 0] = first
+            duels[t, 1] = second
+            outcomes[t] = first_won
+
+
+def simulate(
+    agent: DuelingAgent,
+    problem: PreferenceMatrix | np.ndarray | str,
+    horizon: int,
+    *,
+    seed: int = 0,
+    checkpoints: np.ndarray | list[int] | None = None,
+    fused: bool | None = None,
+    record_duels: bool = False,
+    progress: bool = False,
+) -> SimulationResult:
+    """Run ``agent`` for ``horizon`` duels on ``problem`` and record its regret.
+
+    Parameters
+    ----------
+    agent : DuelingAgent
+        Reset with the derived agent seed before the run (its previous state is discarded).
+    problem : PreferenceMatrix, array or shipped name
+        The ground truth; ``agent.n_arms`` must match its number of arms.
+    horizon : int
+        Number of duels.
+    seed : int, default 0
+        Run seed; :func:`derive_seeds` splits it into the environment's and the agent's.
+    checkpoints : sequence of int, optional
+        Times at which regret and the recommendation are recorded (default:
+        :func:`log_checkpoints`; ``horizon`` is always included).
+    fused : bool, optional
+        Force (True) or forbid (False) the compiled loop; default: fused when the agent has
+        kernels.
+    record_duels : bool, default False
+        Keep every duel and outcome (memory ``O(horizon)``).
+    progress : bool, default False
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    SimulationResult
+    """
+    problem = as_preference_matrix(problem)
+    if not isinstance(agent, DuelingAgent):
+        raise TypeError(f"agent must be a DuelingAgent, got {type(agent).__name__}")
+    if agent.n_arms != problem.n_arms:
+        raise ValueError(f"agent has {agent.n_arms} arms but the problem has {problem.n_arms}")
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+        raise ValueError(f"horizon must be a positive integer, got {horizon!r}")
+    horizon = int(horizon)
+    points = log_checkpoints(horizon) if checkpoints is None else np.unique(np.asarray(checkpoints, dtype=np.int64))
+    if points.size == 0 or points[0] < 1 or points[-1] > horizon:
+        raise ValueError(f"checkpoints must lie in [1, {horizon}]")
+    if points[-1] != horizon:
+        points = np.append(points, horizon)
+    has_kernels = isinstance(agent, KernelDuelingAgent)
+    if fused is None:
+        fused = has_kernels
+    elif fused and not has_kernels:
+        raise ValueError(f"{type(agent).__name__} has no Numba kernels; use fused=False")
+
+    env_seed, agent_seed = derive_seeds(seed)
+    agent.reset(seed=agent_seed)
+    env_rng = np.random.default_rng(env_seed)
+    notions = problem.defined_regret_notions
+    duel_table = problem.duel_table(notions)
+    n_arms = problem.n_arms
+    cumulative = np.zeros((points.size, len(notions)))
+    recommendations = np.zeros(points.size, dtype=np.int64)
+    duels = np.zeros((horizon if record_duels else 0, 2), dtype=np.int64)
+    outcomes = np.zeros(horizon if record_duels else 0, dtype=np.bool_)
+    totals = np.zeros(len(notions))
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=horizon, desc=f"{type(agent).__name__} on {problem.name or 'problem'}", unit="duel",
+                   unit_scale=True, leave=False)
+    start_time = time.perf_counter()
+    done = 0
+    if fused:
+        cls = type(agent)
+        for index, stop in enumerate(points.tolist()):
+            _fused_segment(cls.act_kernel, cls.observe_kernel, agent.state, env_rng, duel_table, n_arms,
+                           done, stop, totals, duels, outcomes)
+            cumulative[index] = totals
+            recommendations[index] = agent.recommend()
+            if bar is not None:
+                bar.update(stop - done)
+            done = stop
+    else:
+        matrix = problem.matrix
+        rows = duel_table.tolist()
+        uniforms: list[float] = []
+        cursor = 0
+        for index, stop in enumerate(points.tolist()):
+            for t in range(done, stop):
+                first, second = agent.act()
+                if not (0 <= first < n_arms and 0 <= second < n_arms):
+                    raise ValueError(f"{type(agent).__name__}.act() returned an invalid duel {(first, second)}")
+                if cursor == len(uniforms):
+                    uniforms = env_rng.random(4096).tolist()
+                    cursor = 0
+                first_won = uniforms[cursor] < matrix[first, second]
+                cursor += 1
+                agent.observe((first, second), first_won)
+                row = rows[first * n_arms + second]
+                for k in range(len(notions)):
+                    totals[k] += row[1 + k]
+                if record_duels:
+                    duels[t] = first, second
+                    outcomes[t] = first_won
+            cumulative[index] = totals
+            recommendations[index] = agent.recommend()
+            if bar is not None:
+                bar.update(stop - done)
+            done = stop
+    wall_time = time.perf_counter() - start_time
+    if bar is not None:
+        bar.close()
+    return SimulationResult(
+        agent=repr(agent),
+        problem=problem.name or "custom",
+        horizon=horizon,
+        seed=int(seed),
+        checkpoints=points,
+        cumulative_regret={notion: cumulative[:, k].copy() for k, notion in enumerate(notions)},
+        recommendations=recommendations,
+        wall_time=wall_time,
+        fused=bool(fused),
+        duels=duels if record_duels else None,
+        outcomes=outcomes if record_duels else None,
+        metadata={"env_seed": env_seed, "agent_seed": agent_seed},
+    )
