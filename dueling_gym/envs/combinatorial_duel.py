@@ -1,0 +1,342 @@
+"""Combinatorial pure exploration for dueling bandits as a Gymnasium environment (``CombinatorialDuel-v0``)."""
+
+from __future__ import annotations
+
+from operator import index
+from typing import Any, Callable, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from dueling_gym.problems.bipartite import BipartiteDuelProblem, load_bipartite_problem
+
+__all__ = ["CombinatorialDuelEnv"]
+
+_OBSERVATIONS = (np.int64(0), np.int64(1))
+# Uniforms are drawn from ``np_random`` in blocks (one Generator call per block); the stream is
+# the same as drawing them one at a time, so trajectories do not depend on the block size.
+_UNIFORM_BLOCK = 4096
+
+
+class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
+    """Combinatorial pure exploration for dueling bandits (Chen, Du, Huang, Zhao, ICML 2020).
+
+    ## Description
+
+    Candidates fill positions of a bipartite graph; an edge ``e = (c, s)`` says candidate ``c``
+    can fill position ``s``.  Two edges at the same position can duel: ``e`` beats ``e'`` with
+    an unknown probability ``p_{e,e'}``.  The learner duels edges, one duel per step, and
+    eventually recommends a matching covering every position: the *Borda matching* (best
+    average preference against a uniformly random matching) or the *Condorcet matching* (beats
+    every other matching).  The environment holds a
+    :class:`~dueling_gym.problems.BipartiteDuelProblem`; the default is the 5-edge example of
+    the paper (its Figures 1-4; Borda winner ``{e1, e5}``, Condorcet winner ``{e2, e5}``).
+    Pure-exploration runs are scored with :meth:`score_matching` (correct winner? Borda gap?
+    samples used?), which plays the role of the episode's outcome.
+
+    ## Action Space
+
+    ``Discrete(K)``, one action per comparable pair (``K`` = number of pairs of distinct edges
+    sharing a position, S3's ``K``).  Action ``k`` duels ``duels[k] = (position, e, e')`` with
+    ``e < e'``; the table is the public attribute :attr:`duels` (equal to the problem's
+    ``comparable_pairs``).  Every action in the space is valid.  Agents that act in edge terms
+    call :meth:`step_edges` (which also allows the self-duel ``e == e'``, a fair coin, needed by
+    CLUCB-Borda when the sampled matching contains the edge being estimated).
+
+    ## Observation Space
+
+    ``Discrete(2)``: ``1`` if the first edge of the duel won, ``0`` otherwise (``0`` after
+    reset).  Returned as ``np.int64``.
+
+    ## Rewards
+
+    Minus the *position's Copeland regret* of the duel, a Python float in ``[-1, 0]``.  The
+    edges of one position form an ordinary dueling bandit; with ``L_e`` the number of edges of
+    that position that beat ``e`` with probability above 1/2 (strict losses) and ``L^(1)`` their
+    minimum, the regret of duelling ``e`` and ``e'`` is the Komiyama et al. (2016) scale
+    ``(L_e + L_e' - 2 L^(1)) / (2 (|E_s| - 1))`` (spec §1.4), zero iff both edges are Copeland
+    winners of their position.  CPE-DB itself is pure exploration (cost = number of duels); the
+    reward exists so that reinforcement-learning methods can train on the environment.
+
+    ## Starting State
+
+    No duels played; observation ``0``.  With ``problem_sampler`` a fresh problem (same graph,
+    new preferences) is drawn from ``np_random`` at every reset.
+
+    ## Episode End
+
+    The environment never terminates on its own; ``gymnasium.make("CombinatorialDuel-v0")``
+    truncates after ``max_episode_steps`` duels (a ``TimeLimit``).
+
+    ## Info
+
+    ``reset`` returns ``{"t": 0, "cumulative_regret": 0.0}``; every step returns a fresh dict
+    with ``duel`` (action index; ``None`` for a self-duel), ``position``, ``edges`` (the pair as
+    duelled, first edge first), ``regret`` (this duel's position Copeland regret),
+    ``cumulative_regret`` and ``t`` (duels so far this episode).
+
+    ## Arguments
+
+    ```python
+    import gymnasium as gym
+    import dueling_gym
+    from dueling_gym.problems import BipartiteProblemSampler
+
+    env = gym.make("CombinatorialDuel-v0")                      # the paper's 5-edge example
+    env = gym.make("CombinatorialDuel-v0", problem="five_edge", render_mode="ansi")
+    env = gym.make("CombinatorialDuel-v0",
+                   problem_sampler=BipartiteProblemSampler(3, 5, planted_condorcet=True))
+    ```
+
+    * ``problem``: a :class:`~dueling_gym.problems.BipartiteDuelProblem` or a name from
+      :data:`~dueling_gym.problems.BIPARTITE_PROBLEMS` (``"five_edge"``); default the 5-edge
+      example.
+    * ``problem_sampler``: a callable ``rng -> BipartiteDuelProblem`` called at every reset,
+      exclusive with ``problem``.  All its problems must share one graph (the action space is
+      fixed), e.g. :class:`~dueling_gym.problems.BipartiteProblemSampler`.
+    * ``render_mode``: ``"ansi"`` renders the per-pair duel counts and wins.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        problem: BipartiteDuelProblem | str | None = None,
+        *,
+        problem_sampler: Callable[[np.random.Generator], BipartiteDuelProblem] | None = None,
+        render_mode: str | None = None,
+    ):
+        if problem is not None and problem_sampler is not None:
+            raise ValueError("give either problem= (a fixed problem) or problem_sampler=, not both")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.problem_sampler = problem_sampler
+        self.problem: BipartiteDuelProblem | None = None
+        if problem_sampler is None:
+            fixed = self._as_problem("five_edge" if problem is None else problem)
+            graph = fixed
+        else:
+            if not callable(problem_sampler):
+                raise TypeError(f"problem_sampler must be callable (rng -> BipartiteDuelProblem), got {problem_sampler!r}")
+            fixed = None
+            # One throwaway draw reveals the graph, hence the action space, before any reset.
+            graph = self._checked_draw(problem_sampler(np.random.default_rng(0)), None)
+        if graph.n_comparable_pairs == 0:
+            raise ValueError(f"{graph!r} has no comparable pairs (every position has a single edge): nothing to duel")
+        self._graph = graph
+        self.duels: tuple[tuple[int, int, int], ...] = tuple(
+            (int(j), int(a), int(b)) for j, a, b in graph.comparable_pairs.tolist()
+        )
+        self.n_duels = len(self.duels)
+        self.n_edges = graph.n_edges
+        self.action_space = spaces.Discrete(self.n_duels)
+        self.observation_space = spaces.Discrete(2)
+
+        self._duel_p: list[float] = []
+        self._duel_regret: list[float] = []
+        self._uniforms: list[float] = []
+        self._cursor = 0
+        self._duel_counts: list[int] = []
+        self._duel_wins: list[int] = []
+        self._self_duel_counts: list[int] = []
+        self._cumulative = 0.0
+        self._t = 0
+        self._needs_reset = True
+        if fixed is not None:
+            self._install(fixed)
+
+    # ------------------------------------------------------------------ problem handling
+    @staticmethod
+    def _as_problem(problem: Any) -> BipartiteDuelProblem:
+        if isinstance(problem, BipartiteDuelProblem):
+            return problem
+        if isinstance(problem, str):
+            return load_bipartite_problem(problem)
+        raise TypeError(f"problem must be a BipartiteDuelProblem or a problem name, got {type(problem).__name__}")
+
+    def _checked_draw(self, drawn: Any, graph: BipartiteDuelProblem | None) -> BipartiteDuelProblem:
+        if not isinstance(drawn, BipartiteDuelProblem):
+            raise TypeError(f"problem_sampler must return a BipartiteDuelProblem, got {type(drawn).__name__}")
+        if graph is not None and not graph.same_graph(drawn):
+            raise ValueError(
+                "problem_sampler returned a problem on a different graph; the action space is one action per "
+                "comparable pair, so every sampled problem must share the graph (redraw only the preferences, "
+                "e.g. BipartiteProblemSampler(..., edges=...))"
+            )
+        return drawn
+
+    def _install(self, problem: BipartiteDuelProblem) -> None:
+        self.problem = problem
+        pairs = problem.comparable_pairs
+        self._duel_p = problem.preferences[pairs[:, 1], pairs[:, 2]].tolist()
+        self._duel_regret = problem.duel_copeland_regrets.tolist()
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.int64, dict[str, Any]]:
+        super().reset(seed=seed)
+        if self.problem_sampler is not None:
+            self._install(self._checked_draw(self.problem_sampler(self.np_random), self._graph))
+        self._uniforms = []
+        self._cursor = 0
+        self._duel_counts = [0] * self.n_duels
+        self._duel_wins = [0] * self.n_duels
+        self._self_duel_counts = [0] * self.n_edges
+        self._cumulative = 0.0
+        self._t = 0
+        self._needs_reset = False
+        return _OBSERVATIONS[0], {"t": 0, "cumulative_regret": 0.0}
+
+    def _uniform(self) -> float:
+        if self._cursor == len(self._uniforms):
+            self._uniforms = self.np_random.random(_UNIFORM_BLOCK).tolist()
+            self._cursor = 0
+        value = self._uniforms[self._cursor]
+        self._cursor += 1
+        return value
+
+    def _check_ready(self) -> None:
+        if self._needs_reset:
+            raise gym.error.ResetNeeded("call reset() before step()")
+
+    def step(self, action: Any) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Duel ``duels[action]``; observation 1 iff its first edge won."""
+        self._check_ready()
+        if isinstance(action, (bool, np.bool_)):
+            raise TypeError(f"action must be an integer duel index, got the boolean {action!r}")
+        try:
+            duel = index(action)
+        except TypeError:
+            raise TypeError(
+                f"action must be an integer duel index in [0, {self.n_duels - 1}] (see env.duels), got {action!r}"
+            ) from None
+        if not 0 <= duel < self.n_duels:
+            raise ValueError(f"action {duel} is out of range: duel indices are 0..{self.n_duels - 1} (see env.duels)")
+        position, first, second = self.duels[duel]
+        first_won = self._uniform() < self._duel_p[duel]
+        self._duel_counts[duel] += 1
+        self._duel_wins[duel] += first_won
+        return self._finish(first_won, duel, position, first, second, self._duel_regret[duel])
+
+    def step_edges(self, edge: int, other: int) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Duel two comparable edges directly (agents act in edge terms).
+
+        ``edge`` may equal ``other``: a self-duel is a fair coin (spec §0, §4.3 step 7) and is
+        counted as a sample.  The observation is 1 iff ``edge`` won.
+
+        Raises
+        ------
+        TypeError
+            If an edge is not an integer.
+        ValueError
+            If an edge is out of range or the two edges are at different positions.
+        """
+        self._check_ready()
+        edges = []
+        for label, value in (("edge", edge), ("other", other)):
+            if isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{label} must be an integer edge index, got the boolean {value!r}")
+            try:
+                value = index(value)
+            except TypeError:
+                raise TypeError(f"{label} must be an integer edge index, got {value!r}") from None
+            if not 0 <= value < self.n_edges:
+                raise ValueError(f"{label} {value} is out of range: edges are 0..{self.n_edges - 1}")
+            edges.append(value)
+        edge, other = edges
+        problem = self.problem
+        if not problem.are_comparable(edge, other):
+            raise ValueError(
+                f"edges {edge} and {other} are incomparable (positions {int(problem.edge_positions[edge])} and "
+                f"{int(problem.edge_positions[other])}); only edges at the same position can duel"
+            )
+        position = int(problem.edge_positions[edge])
+        if edge == other:
+            first_won = self._uniform() < 0.5
+            self._self_duel_counts[edge] += 1
+            return self._finish(first_won, None, position, edge, other, problem.copeland_regret(edge, edge))
+        duel = problem.pair_index(edge, other)
+        table_first = self.duels[duel][1]
+        p_first = self._duel_p[duel] if edge == table_first else 1.0 - self._duel_p[duel]
+        first_won = self._uniform() < p_first
+        self._duel_counts[duel] += 1
+        self._duel_wins[duel] += first_won == (edge == table_first)
+        return self._finish(first_won, duel, position, edge, other, self._duel_regret[duel])
+
+    def _finish(self, first_won: bool, duel: int | None, position: int, first: int, second: int,
+                regret: float) -> tuple[np.int64, float, bool, bool, dict[str, Any]]:
+        self._t += 1
+        self._cumulative += regret
+        info = {
+            "duel": duel,
+            "position": position,
+            "edges": (first, second),
+            "regret": regret,
+            "cumulative_regret": self._cumulative,
+            "t": self._t,
+        }
+        # 0.0 - r rather than -r: no negative zero in the reward
+        return _OBSERVATIONS[first_won], 0.0 - regret, False, False, info
+
+    # ------------------------------------------------------------------ scoring and inspection
+    def score_matching(self, matching: Any) -> dict[str, Any]:
+        """Score a recommended matching against the current problem.
+
+        Returns
+        -------
+        dict
+            ``valid`` (a matching covering every position?), ``is_borda_winner``,
+            ``is_condorcet_winner``, ``borda_score``, ``borda_gap`` ``B(M^B) - B(M)`` (``None``
+            when invalid; see :meth:`BipartiteDuelProblem.score`) and ``samples``, the number
+            of duels played this episode.
+        """
+        if self.problem is None:
+            raise gym.error.ResetNeeded("call reset() before score_matching() (no problem drawn yet)")
+        result = self.problem.score(matching)
+        result["samples"] = self._t
+        return result
+
+    @property
+    def duel_counts(self) -> np.ndarray:
+        """How often each action (comparable pair) was duelled this episode."""
+        return np.array(self._duel_counts, dtype=np.int64)
+
+    @property
+    def duel_wins(self) -> np.ndarray:
+        """How often the first edge of each ``duels[k]`` won this episode."""
+        return np.array(self._duel_wins, dtype=np.int64)
+
+    @property
+    def self_duel_counts(self) -> np.ndarray:
+        """Self-duels (via :meth:`step_edges`) per edge this episode."""
+        return np.array(self._self_duel_counts, dtype=np.int64)
+
+    @property
+    def samples(self) -> int:
+        """Duels played this episode (self-duels included)."""
+        return self._t
+
+    @property
+    def cumulative_regret(self) -> float:
+        """Position Copeland regret accumulated this episode."""
+        return self._cumulative
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to the constructor")
+            return None
+        if self.problem is None or self._needs_reset:
+            return "(not reset)\n"
+        name = self.problem.name or "custom"
+        lines = [f"t={self._t}  problem={name}  cumulative_regret={self._cumulative:.3f}",
+                 f"{'k':>4} {'pos':>4} {'e':>4} {'e2':>4} {'duels':>7} {'wins(e)':>8} {'rate':>6}"]
+        for k, (position, first, second) in enumerate(self.duels):
+            count, wins = self._duel_counts[k], self._duel_wins[k]
+            rate = f"{wins / count:.3f}" if count else "-"
+            lines.append(f"{k:>4} {position:>4} {first:>4} {second:>4} {count:>7} {wins:>8} {rate:>6}")
+        self_duels = sum(self._self_duel_counts)
+        if self_duels:
+            lines.append(f"self-duels: {self_duels} ("
+                         + ", ".join(f"edge {e}: {n}" for e, n in enumerate(self._self_duel_counts) if n) + ")")
+        return "\n".join(lines) + "\n"

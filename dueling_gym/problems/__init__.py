@@ -1,0 +1,58 @@
+"""Problems: the ground truth that environments sample duels from.
+
+* :class:`PreferenceMatrix` -- a validated K-armed problem with its winners and regrets.
+* The published matrices (:func:`load_problem`, :func:`list_problems`).
+* Random generators driven by a ``numpy.random.Generator`` and :class:`ProblemSampler`.
+* The lower-bound constants of Komiyama et al. (2016) (:mod:`.lower_bounds`).
+* :class:`BipartiteDuelProblem` for combinatorial pure exploration (:mod:`.bipartite`).
+"""
+
+from dueling_gym.problems.bipartite import (
+    BIPARTITE_PROBLEMS,
+    BipartiteDuelProblem,
+    BipartiteProblemSampler,
+    TooManyMatchingsError,
+    five_edge_example,
+    load_bipartite_problem,
+    max_weight_matching,
+    random_bipartite_graph,
+    random_bipartite_problem,
+)
+from dueling_gym.problems.datasets import dataset_info, list_problems, load_problem, PUBLISHED_PROBLEMS
+from dueling_gym.problems.generators import (
+    GENERATORS,
+    ProblemSampler,
+    cyclic_copeland_winners,
+    no_condorcet_winner,
+    unique_copeland_winner,
+    utility_based,
+)
+from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix
+from dueling_gym.problems.lower_bounds import ecw_lower_bound_constant, lower_bound_constant
+
+__all__ = [
+    "PreferenceMatrix",
+    "REGRET_NOTIONS",
+    "as_preference_matrix",
+    "load_problem",
+    "list_problems",
+    "dataset_info",
+    "PUBLISHED_PROBLEMS",
+    "GENERATORS",
+    "ProblemSampler",
+    "utility_based",
+    "no_condorcet_winner",
+    "cyclic_copeland_winners",
+    "unique_copeland_winner",
+    "lower_bound_constant",
+    "ecw_lower_bound_constant",
+    "BipartiteDuelProblem",
+    "BipartiteProblemSampler",
+    "BIPARTITE_PROBLEMS",
+    "TooManyMatchingsError",
+    "five_edge_example",
+    "load_bipartite_problem",
+    "max_weight_matching",
+    "random_bipartite_graph",
+    "random_bipartite_problem",
+]
