@@ -1178,7 +1178,7 @@ def random_bipartite_problem(
 
 
 def _block_halves(edge_list: list[tuple[int, int]]) -> NDArray[np.float64]:
-    """A valid placeholder preference matrix (all comparable pairs tied) for graph checks."""
+    """An all-tied preference matrix on a graph: lets the graph be validated before preferences exist."""
     positions = np.array([position for _, position in edge_list]) if edge_list else np.zeros(0, dtype=np.int64)
     return np.where(positions[:, None] == positions[None, :], 0.5, 0.0)
 
