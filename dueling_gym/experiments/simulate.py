@@ -89,7 +89,10 @@ class SimulationResult:
         return float(self.cumulative_regret[notion][-1])
 
 
-@numba.njit(cache=True, nogil=True)
+# Not cached on disk: Numba's cache index of a function taking dispatchers as arguments holds
+# one entry per agent class and cannot be re-saved by a process that has not loaded them all.
+# The agents' kernels themselves are cached; compiling this loop for an agent takes < 1 s.
+@numba.njit(cache=False, nogil=True)
 def _fused_segment(act, observe, state, env_rng, duel_table, n_arms, start, stop, totals, duels, outcomes):
     """Run duels ``start+1 .. stop`` (1-based t) of a fused simulation, accumulating regret."""
     n_notions = duel_table.shape[1] - 1

@@ -1,0 +1,84 @@
+"""Small Numba kernels shared by several dueling agents (argmax/argmin with random ties).
+
+The statistics themselves (KL divergences, confidence bounds, empirical preferences and
+Copeland counts) live in :mod:`dueling_gym.stats`; this module only holds selection helpers
+that several agents need inside their compiled kernels.
+
+"Random ties" follows spec §0: a uniform choice among the indices whose value equals the
+extreme value *exactly*.  The generator is consumed only when there is an actual tie, so an
+agent that never meets a tie draws nothing here.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["random_argmax", "random_argmin"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _pick_tied(values: np.ndarray, mask: np.ndarray, best, count: int, rng: np.random.Generator) -> int:
+    """The ``target``-th (uniformly drawn) index with ``mask[i]`` and ``values[i] == best``."""
+    target = rng.integers(0, count)
+    for i in range(values.shape[0]):
+        if mask[i] and values[i] == best:
+            if target == 0:
+                return i
+            target -= 1
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def random_argmax(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+    """``argmax_{i : mask[i]} values[i]`` with uniformly random ties; ``-1`` if the mask is empty.
+
+    Parameters
+    ----------
+    values : ndarray, shape (K,)
+        Integer or float scores.
+    mask : ndarray of bool, shape (K,)
+        The eligible indices.
+    rng : numpy.random.Generator
+        Used only when several eligible indices share the maximum.
+    """
+    index = -1
+    count = 0
+    best = values[0]
+    for i in range(values.shape[0]):
+        if not mask[i]:
+            continue
+        value = values[i]
+        if index < 0 or value > best:
+            best = value
+            index = i
+            count = 1
+        elif value == best:
+            count += 1
+    if count > 1:
+        return _pick_tied(values, mask, best, count, rng)
+    return index
+
+
+@numba.njit(cache=True, nogil=True)
+def random_argmin(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+    """``argmin_{i : mask[i]} values[i]`` with uniformly random ties; ``-1`` if the mask is empty.
+
+    Parameters are as for :func:`random_argmax`.
+    """
+    index = -1
+    count = 0
+    best = values[0]
+    for i in range(values.shape[0]):
+        if not mask[i]:
+            continue
+        value = values[i]
+        if index < 0 or value < best:
+            best = value
+            index = i
+            count = 1
+        elif value == best:
+            count += 1
+    if count > 1:
+        return _pick_tied(values, mask, best, count, rng)
+    return index

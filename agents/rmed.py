@@ -1,0 +1,231 @@
+"""RMED1: Relative Minimum Empirical Divergence.
+
+Komiyama, Honda, Kashima, Nakagawa. *Regret Lower Bound and Optimal Algorithm in Dueling
+Bandit Problem.* COLT 2015 (the RMED loop algorithm with the RMED1 opponent rule).
+Spec §2.3; the comments in the kernels name its steps (initial phase, choice, opponent rule,
+update, loop end).
+
+RMED1 assumes a Condorcet winner and is then asymptotically optimal for the strong Condorcet
+regret.  Every arm ``i`` carries the empirical divergence
+
+    I_i = sum_{j != i, mu_hat_ij < 1/2} N_ij d(mu_hat_ij, 1/2),
+
+minus the log-likelihood that ``i`` is the Condorcet winner.  Arms are played in loops; an arm
+joins the next loop while ``I_i - min_j I_j <= ln t + f(K)``, i.e. while it is still plausibly
+the winner.  On problems without a Condorcet winner (e.g. MultiSol) the divergences of the
+Copeland winners grow linearly too, so the losing arms keep re-entering the loops and RMED1
+pays linear Copeland regret.
+"""
+
+from __future__ import annotations
+
+import math
+from operator import index
+
+import numba
+import numpy as np
+from numba.core import types
+from numba.experimental import structref
+
+from dueling_gym.agents._dueling_kernels import random_argmin
+from dueling_gym.agents.base import KernelDuelingAgent, check_number, register_agent
+from dueling_gym.stats import empirical_preference, kl_bernoulli_scalar
+
+__all__ = ["RMED1"]
+
+
+@structref.register
+class RMEDStateType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class RMEDState(structref.StructRefProxy):
+    """Numba-side state of :class:`RMED1`."""
+
+
+structref.define_proxy(
+    RMEDState, RMEDStateType,
+    [
+        "rng",            # the agent's numpy Generator
+        "wins",           # W[i, j] = duels of {i, j} won by i (K x K, int64)
+        "divergence",     # D[i, j] = N_ij d(mu_hat_ij, 1/2) if mu_hat_ij < 1/2 else 0
+        "info",           # I_i = sum_j D[i, j]
+        "initial_first",  # initial phase: the K(K-1)/2 pairs (i < j) in lexicographic order
+        "initial_second",
+        "n_initial",      # L0 * K(K-1)/2 initial duels
+        "loop",           # LC: arms of the current loop, ascending, loop[:loop_size]
+        "loop_size",
+        "cursor",         # position of the next arm l in LC
+        "remaining",      # LR as a boolean mask (arms of LC not yet played in this loop)
+        "next_loop",      # LN: arms appended for the next loop, next_loop[:next_size]
+        "next_size",
+        "in_next",        # membership mask of LN
+        "all_arms",       # all-True mask (argmin over every arm)
+        "opponents",      # scratch mask: O_hat_l
+        "scratch",        # scratch values: mu_hat_lj
+        "f_value",        # f(K)
+        "t",              # duels observed so far
+    ],
+)
+
+
+@numba.njit(cache=True, nogil=True)
+def _refresh_divergence(state, first, second):
+    """Recompute ``D`` for the pair just played and ``I`` of its two arms (O(K), exact sums)."""
+    total = state.wins[first, second] + state.wins[second, first]
+    for row, column in ((first, second), (second, first)):
+        mean = state.wins[row, column] / total
+        # Only strict empirical losses contribute (ties carry d(1/2, 1/2) = 0 anyway).
+        state.divergence[row, column] = total * kl_bernoulli_scalar(mean, 0.5) if mean < 0.5 else 0.0
+    for row in (first, second):
+        # Summing the row afresh (instead of adding the difference) keeps I_i independent of
+        # the history, so structural ties (e.g. I_i = 0) stay exact ties.
+        state.info[row] = state.divergence[row].sum()
+
+
+@numba.njit(cache=True, nogil=True)
+def rmed_act(state):
+    # Initial phase: every pair i < j, L0 rounds in lexicographic order (K(K-1)/2 steps each).
+    if state.t < state.n_initial:
+        step = state.t % state.initial_first.shape[0]
+        return state.initial_first[step], state.initial_second[step]
+    n_arms = state.wins.shape[0]
+    # Choice: l(t) = the next arm of the current loop L_C (ascending order within a loop).
+    arm = state.loop[state.cursor]
+    # i_hat* = argmin_i I_i (random ties).
+    best = random_argmin(state.info, state.all_arms, state.rng)
+    # Opponent rule (RMED1): O_hat_l = {j != l : mu_hat_lj <= 1/2}  <=>  W_lj <= W_jl (exact).
+    n_opponents = 0
+    for j in range(n_arms):
+        is_opponent = j != arm and state.wins[arm, j] <= state.wins[j, arm]
+        state.opponents[j] = is_opponent
+        if is_opponent:
+            n_opponents += 1
+            state.scratch[j] = empirical_preference(state.wins, arm, j)
+    # m(t) = i_hat* if i_hat* in O_hat_l or O_hat_l is empty (then l = i_hat* gives the
+    # self-duel (l, l): exploitation) ...
+    if n_opponents == 0 or state.opponents[best]:
+        return arm, best
+    # ... otherwise the arm that beats l the most: argmin_{j in O_hat_l} mu_hat_lj (random ties).
+    return arm, random_argmin(state.scratch, state.opponents, state.rng)
+
+
+@numba.njit(cache=True, nogil=True)
+def rmed_observe(state, first, second, first_won):
+    # Update: record the duel (a self-duel carries no information about P) and refresh I.
+    state.t += 1
+    if first != second:
+        if first_won:
+            state.wins[first, second] += 1
+        else:
+            state.wins[second, first] += 1
+        _refresh_divergence(state, first, second)
+    if state.t <= state.n_initial:
+        return  # still in the initial phase; LC = [0..K-1], LR = LC, LN = [] are preset
+    n_arms = state.wins.shape[0]
+    # Update: L_R <- L_R \ {l(t)}.
+    state.remaining[state.loop[state.cursor]] = False
+    state.cursor += 1
+    # Update: every j not in L_R (and not yet in L_N) joins L_N if
+    # I_j - I_{i_hat*} <= ln t + f(K).
+    minimum = state.info.min()
+    threshold = math.log(state.t) + state.f_value
+    for j in range(n_arms):
+        if not state.remaining[j] and not state.in_next[j] and state.info[j] - minimum <= threshold:
+            state.in_next[j] = True
+            state.next_loop[state.next_size] = j
+            state.next_size += 1
+    # Loop end: when L_C is exhausted, L_C <- L_N (ascending), L_R <- L_N, L_N <- [].
+    if state.cursor == state.loop_size:
+        size = 0
+        for j in range(n_arms):  # scanning the mask in index order sorts L_N
+            state.remaining[j] = state.in_next[j]
+            if state.in_next[j]:
+                state.loop[size] = j
+                size += 1
+            state.in_next[j] = False
+        state.loop_size = size
+        state.cursor = 0
+        state.next_size = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def rmed_recommend(state):
+    # i_hat* = argmin I; lowest index on ties so that recommending never consumes the rng.
+    return int(np.argmin(state.info))
+
+
+@register_agent("rmed1")
+class RMED1(KernelDuelingAgent):
+    """Relative Minimum Empirical Divergence, RMED1 (Komiyama et al., COLT 2015).
+
+    After one initial round over all pairs, RMED1 plays arms in loops.  The current arm ``l``
+    duels the most plausible Condorcet winner ``i_hat* = argmin_i I_i`` if ``i_hat*`` does
+    not lose to ``l`` empirically, otherwise the arm that beats ``l`` the most; arms whose
+    empirical divergence ``I_i`` is within ``ln t + f(K)`` of the minimum join the next loop.
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms ``K >= 2``.
+    f_scale : float, default 0.3
+        Scale ``c`` of ``f(K) = c K^e``, the slack added to ``ln t`` in the loop test.
+    f_exponent : float, default 1.01
+        Exponent ``e`` of ``f(K)``.  The defaults ``f(K) = 0.3 K^1.01`` are those of the
+        paper's experiments and of the authors' code.
+    initial_draws : int, default 1
+        ``L0``, the number of initial rounds over all ``K(K-1)/2`` pairs.
+    seed : int, optional
+        Seed of the agent's generator (used only to break ties).
+
+    Notes
+    -----
+    Regret guarantees assume a Condorcet winner.  Per step ``O(K)``: only the played pair's
+    divergence terms change, so ``I`` is refreshed for two arms per duel.
+    :meth:`recommend` returns ``argmin_i I_i`` (lowest index on ties).
+
+    References
+    ----------
+    J. Komiyama, J. Honda, H. Kashima, H. Nakagawa. Regret Lower Bound and Optimal Algorithm
+    in Dueling Bandit Problem. COLT 2015.
+    """
+
+    act_kernel = rmed_act
+    observe_kernel = rmed_observe
+    recommend_kernel = rmed_recommend
+
+    def __init__(self, n_arms: int, *, f_scale: float = 0.3, f_exponent: float = 1.01, initial_draws: int = 1,
+                 seed: int | np.random.SeedSequence | None = None):
+        self.f_scale = check_number("f_scale", f_scale, strict=False, minimum=0.0)
+        self.f_exponent = check_number("f_exponent", f_exponent)
+        if isinstance(initial_draws, bool):
+            raise TypeError("initial_draws must be an integer, got bool")
+        try:
+            initial_draws = index(initial_draws)
+        except TypeError:
+            raise TypeError(f"initial_draws must be an integer, got {type(initial_draws).__name__}") from None
+        if initial_draws < 1:
+            raise ValueError(f"initial_draws must be at least 1, got {initial_draws}")
+        self.initial_draws = int(initial_draws)
+        super().__init__(n_arms, seed=seed)
+
+    @property
+    def f_value(self) -> float:
+        """``f(K) = f_scale * K ** f_exponent``."""
+        return self.f_scale * self.n_arms ** self.f_exponent
+
+    def _reset_state(self) -> None:
+        n_arms = self.n_arms
+        first, second = np.triu_indices(n_arms, k=1)  # row-major = lexicographic order
+        self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
+        #: ``I_i`` of every arm (shared with the compiled state, read-only from Python).
+        self.empirical_divergence = np.zeros(n_arms)
+        self.state = RMEDState(
+            self.rng, self.wins, np.zeros((n_arms, n_arms)), self.empirical_divergence,
+            first.astype(np.int64), second.astype(np.int64), self.initial_draws * first.size,
+            np.arange(n_arms, dtype=np.int64), n_arms, 0, np.ones(n_arms, dtype=np.bool_),
+            np.zeros(n_arms, dtype=np.int64), 0, np.zeros(n_arms, dtype=np.bool_),
+            np.ones(n_arms, dtype=np.bool_), np.zeros(n_arms, dtype=np.bool_), np.zeros(n_arms),
+            float(self.f_value), 0,
+        )
