@@ -21,7 +21,16 @@ from dueling_gym.agents.base import (
     make_agent,
     register_agent,
 )
+from dueling_gym.agents.dts import DTS
+from dueling_gym.agents.kl_ucb import KLUCB
+from dueling_gym.agents.random_agent import UniformRandom
+from dueling_gym.agents.rmed import RMED1
 from dueling_gym.agents.rucb import RUCB
+from dueling_gym.agents.self_sparring import SelfSparring
+from dueling_gym.agents.sparring import Sparring, SparringThompson, SparringUCB1
+from dueling_gym.agents.thompson import BernoulliThompson
+from dueling_gym.agents.ucb1 import UCB1
+from dueling_gym.agents.ucb_sbm import UCBSBM
 
 __all__ = [
     "DuelingAgent",
@@ -32,5 +41,18 @@ __all__ = [
     "list_agents",
     "register_agent",
     "AGENT_REGISTRY",
+    # multi-armed bandit agents
+    "UCB1",
+    "KLUCB",
+    "BernoulliThompson",
+    "UCBSBM",
+    # dueling baselines
+    "UniformRandom",
     "RUCB",
+    "RMED1",
+    "DTS",
+    "Sparring",
+    "SparringThompson",
+    "SparringUCB1",
+    "SelfSparring",
 ]

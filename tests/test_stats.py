@@ -71,3 +71,23 @@ def test_bad_input():
         kl_lower_bound(0.5, -1, 1)
     with pytest.raises(ValueError, match="finite"):
         kl_bernoulli(np.nan, 0.5)
+
+
+def test_rucb_bound_spot_check():
+    from dueling_gym.stats import rucb_lower_bound, rucb_upper_bound
+
+    wins = np.zeros((3, 3), dtype=np.int64)
+    wins[0, 1], wins[1, 0] = 6, 4  # N = 10, mu_hat = 0.6
+    radius = SPOT["RUCB radius alpha=0.51,t=100,n=10"]
+    assert rucb_upper_bound(wins, 0, 1, 0.51, math.log(100)) == pytest.approx(0.6 + radius, abs=1e-9)
+    assert rucb_lower_bound(wins, 0, 1, 0.51, math.log(100)) == pytest.approx(0.6 - radius, abs=1e-9)
+    assert rucb_lower_bound(wins, 0, 1, 0.51, 2.0) == pytest.approx(1 - rucb_upper_bound(wins, 1, 0, 0.51, 2.0))
+    assert rucb_upper_bound(wins, 0, 2, 0.51, 2.0) == 1.0 and rucb_lower_bound(wins, 0, 2, 0.51, 2.0) == 0.0
+    assert rucb_upper_bound(wins, 1, 1, 0.51, 2.0) == 0.5
+
+
+def test_rmed_exploration_function_spot_check():
+    from dueling_gym.agents import RMED1
+
+    agent = RMED1(5)
+    assert agent.f_scale * 5 ** agent.f_exponent == pytest.approx(SPOT["RMED f(K)=0.3K^1.01 for K=5"], abs=1e-9)

@@ -1,0 +1,102 @@
+"""Uniform Random: the uniform-sampling sanity baseline.
+
+Komiyama, Honda, Nakagawa. *Copeland Dueling Bandit Problem: Regret Lower Bound, Optimal
+Algorithm, and Computationally Efficient Algorithm.* ICML 2016 (the "Random" baseline of its
+experiments).  Spec §2.1.
+
+Every duel is an unordered pair ``{i, j}``, ``i != j``, drawn uniformly among the ``K(K-1)/2``
+pairs, oriented by a fair coin; equivalently a uniform ordered pair of distinct arms, which is
+how it is drawn here (``i`` uniform on ``K`` arms, ``j`` uniform on the other ``K - 1``).  With
+``include_self=True`` the duel is uniform over all ``K^2`` ordered pairs.  Its expected
+per-round Komiyama regret is ``sum_i (L_i - L^(1)) / (K (K - 1))``
+(:meth:`~dueling_gym.problems.PreferenceMatrix.expected_random_regret`).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba.core import types
+from numba.experimental import structref
+
+from dueling_gym.agents.base import KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.stats import empirical_copeland_winner
+
+__all__ = ["UniformRandom"]
+
+
+@structref.register
+class UniformRandomStateType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class UniformRandomState(structref.StructRefProxy):
+    """Numba-side state of :class:`UniformRandom`."""
+
+
+structref.define_proxy(UniformRandomState, UniformRandomStateType, ["rng", "wins", "include_self", "t"])
+
+
+@numba.njit(cache=True, nogil=True)
+def random_act(state):
+    n_arms = state.wins.shape[0]
+    first = state.rng.integers(0, n_arms)
+    if state.include_self:
+        return first, state.rng.integers(0, n_arms)
+    second = state.rng.integers(0, n_arms - 1)
+    if second >= first:
+        second += 1
+    return first, second
+
+
+@numba.njit(cache=True, nogil=True)
+def random_observe(state, first, second, first_won):
+    state.t += 1
+    if first == second:
+        return  # a self-duel carries no information about P
+    if first_won:
+        state.wins[first, second] += 1
+    else:
+        state.wins[second, first] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def random_recommend(state):
+    return empirical_copeland_winner(state.wins)
+
+
+@register_agent("random")
+class UniformRandom(KernelDuelingAgent):
+    """Uniformly random duels (the baseline of Komiyama et al., ICML 2016).
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms ``K >= 2``.
+    include_self : bool, default False
+        ``False``: a uniformly random pair of *distinct* arms in random order (spec §2.1);
+        ``True``: uniform over all ``K^2`` ordered pairs, self-duels included.
+    seed : int, optional
+        Seed of the agent's generator.
+
+    Notes
+    -----
+    The agent keeps the win matrix ``W`` (attribute ``wins``; self-duels are not recorded) only
+    to recommend the empirical Copeland winner (lowest index on ties).  ``O(1)`` per duel plus
+    ``O(K^2)`` per recommendation.
+    """
+
+    act_kernel = random_act
+    observe_kernel = random_observe
+    recommend_kernel = random_recommend
+
+    def __init__(self, n_arms: int, *, include_self: bool = False, seed: SeedLike = None):
+        if not isinstance(include_self, (bool, np.bool_)):
+            raise TypeError(f"include_self must be a bool, got {type(include_self).__name__}")
+        self.include_self = bool(include_self)
+        super().__init__(n_arms, seed=seed)
+
+    def _reset_state(self) -> None:
+        self.wins = np.zeros((self.n_arms, self.n_arms), dtype=np.int64)
+        self.state = UniformRandomState(self.rng, self.wins, self.include_self, 0)

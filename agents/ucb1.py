@@ -1,0 +1,103 @@
+"""UCB1.
+
+Auer, Cesa-Bianchi, Fischer. *Finite-time Analysis of the Multiarmed Bandit Problem.* Machine
+Learning 47, 2002 (Figure 1, UCB1).
+
+Play every arm once (lowest index first), then the arm maximising
+``mean_j + sqrt(2 ln n / n_j)``, where ``n`` is the number of pulls so far and ``n_j`` those of
+arm ``j``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numba.core import types
+from numba.experimental import structref
+
+from dueling_gym.agents._bandit_kernels import register_bandit_kernels
+from dueling_gym.agents.base import KernelBanditAgent, SeedLike, register_agent
+
+__all__ = ["UCB1", "new_ucb1_state"]
+
+
+@structref.register
+class UCB1StateType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class UCB1State(structref.StructRefProxy):
+    """Numba-side state of :class:`UCB1`."""
+
+
+structref.define_proxy(UCB1State, UCB1StateType, ["rng", "counts", "sums", "t"])
+
+
+@numba.njit(cache=True, nogil=True)
+def ucb1_act(state):
+    counts = state.counts
+    scale = 2.0 * math.log(max(state.t, 1))
+    best_arm = 0
+    best = -math.inf
+    for arm in range(counts.shape[0]):
+        count = counts[arm]
+        if count == 0:
+            return arm  # initialisation: each arm once, lowest index first
+        index = state.sums[arm] / count + math.sqrt(scale / count)
+        if index > best:
+            best = index
+            best_arm = arm
+    return best_arm
+
+
+@numba.njit(cache=True, nogil=True)
+def ucb1_observe(state, arm, reward):
+    state.counts[arm] += 1
+    state.sums[arm] += reward
+    state.t += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def ucb1_recommend(state):
+    return np.argmax(state.counts)
+
+
+register_bandit_kernels(UCB1StateType, ucb1_act, ucb1_observe, ucb1_recommend)
+
+
+def new_ucb1_state(n_arms: int, rng: np.random.Generator) -> UCB1State:
+    """A fresh UCB1 state (also used by Sparring's ``learner="ucb1"`` variant)."""
+    return UCB1State(rng, np.zeros(n_arms, dtype=np.int64), np.zeros(n_arms), 0)
+
+
+@register_agent("ucb1")
+class UCB1(KernelBanditAgent):
+    """UCB1 (Auer, Cesa-Bianchi & Fischer, 2002).
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms ``K >= 2``.
+    seed : int, optional
+        Seed of the agent's generator (the algorithm itself is deterministic).
+
+    Notes
+    -----
+    Index ``mean_j + sqrt(2 ln n / n_j)`` with ``n`` the number of pulls so far; unplayed arms
+    first, ties to the lowest index.  :meth:`recommend` returns the most played arm (lowest
+    index on ties).  ``O(K)`` per step.
+    """
+
+    act_kernel = ucb1_act
+    observe_kernel = ucb1_observe
+    recommend_kernel = ucb1_recommend
+
+    def __init__(self, n_arms: int, *, seed: SeedLike = None):
+        super().__init__(n_arms, seed=seed)
+
+    def _reset_state(self) -> None:
+        self.counts, self.sums = np.zeros(self.n_arms, dtype=np.int64), np.zeros(self.n_arms)
+        self.state = UCB1State(self.rng, self.counts, self.sums, 0)

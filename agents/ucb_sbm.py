@@ -1,0 +1,111 @@
+"""UCB-SBM: the UCB "singleton bandit machine" used as Sparring's default base learner.
+
+Ailon, Karnin, Joachims. *Reducing Dueling Bandits to Cardinal Bandits.* ICML 2014 (the SBM of
+the Sparring reduction; the same learner drives Sparring in the simulator of Wu & Liu, NIPS
+2016).  Spec §2.5 and §7.
+
+Index of arm ``i`` at round ``t`` (1-based, ``t - 1`` pulls so far)::
+
+    mean_i + sqrt((a + 2) ln t / (2 n_i))
+
+with ``a = 3``; unplayed arms are pulled first (lowest index first) and index ties go to the
+lowest index.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numba.core import types
+from numba.experimental import structref
+
+from dueling_gym.agents._bandit_kernels import register_bandit_kernels
+from dueling_gym.agents.base import KernelBanditAgent, SeedLike, check_number, register_agent
+
+__all__ = ["UCBSBM", "new_ucb_sbm_state"]
+
+
+@structref.register
+class UCBSBMStateType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class UCBSBMState(structref.StructRefProxy):
+    """Numba-side state of :class:`UCBSBM`."""
+
+
+structref.define_proxy(UCBSBMState, UCBSBMStateType, ["rng", "counts", "sums", "a", "t"])
+
+
+@numba.njit(cache=True, nogil=True)
+def ucb_sbm_act(state):
+    counts = state.counts
+    scale = 0.5 * (state.a + 2.0) * math.log(state.t + 1.0)
+    best_arm = 0
+    best = -math.inf
+    for arm in range(counts.shape[0]):
+        count = counts[arm]
+        if count == 0:
+            return arm  # unplayed arms first, lowest index first
+        index = state.sums[arm] / count + math.sqrt(scale / count)
+        if index > best:
+            best = index
+            best_arm = arm
+    return best_arm
+
+
+@numba.njit(cache=True, nogil=True)
+def ucb_sbm_observe(state, arm, reward):
+    state.counts[arm] += 1
+    state.sums[arm] += reward
+    state.t += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def ucb_sbm_recommend(state):
+    return np.argmax(state.counts)
+
+
+register_bandit_kernels(UCBSBMStateType, ucb_sbm_act, ucb_sbm_observe, ucb_sbm_recommend)
+
+
+def new_ucb_sbm_state(n_arms: int, rng: np.random.Generator, a: float) -> UCBSBMState:
+    """A fresh UCB-SBM state (also used by Sparring for its two learners)."""
+    return UCBSBMState(rng, np.zeros(n_arms, dtype=np.int64), np.zeros(n_arms), float(a), 0)
+
+
+@register_agent("ucb_sbm")
+class UCBSBM(KernelBanditAgent):
+    """UCB singleton bandit machine (Ailon, Karnin & Joachims, ICML 2014).
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms ``K >= 2``.
+    a : float, default 3.0
+        Exploration parameter ``a >= 0`` of the index ``mean + sqrt((a + 2) ln t / (2 n))``
+        (``a = 3`` as in the DTS authors' Sparring).
+    seed : int, optional
+        Seed of the agent's generator (the algorithm itself is deterministic).
+
+    Notes
+    -----
+    ``t`` is the current round, 1-based.  Unplayed arms come first and ties go to the lowest
+    index (spec §2.5).  :meth:`recommend` returns the most played arm (lowest index on ties).
+    ``O(K)`` per step.
+    """
+
+    act_kernel = ucb_sbm_act
+    observe_kernel = ucb_sbm_observe
+    recommend_kernel = ucb_sbm_recommend
+
+    def __init__(self, n_arms: int, *, a: float = 3.0, seed: SeedLike = None):
+        self.a = check_number("a", a, strict=False, minimum=0.0)
+        super().__init__(n_arms, seed=seed)
+
+    def _reset_state(self) -> None:
+        self.counts, self.sums = np.zeros(self.n_arms, dtype=np.int64), np.zeros(self.n_arms)
+        self.state = UCBSBMState(self.rng, self.counts, self.sums, self.a, 0)
