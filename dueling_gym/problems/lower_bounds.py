@@ -41,6 +41,7 @@ import itertools
 import math
 from typing import NamedTuple
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linprog
@@ -59,6 +60,9 @@ __all__ = [
     "full_region_rows",
     "full_region_constant_bruteforce",
     "relaxed_region_constant_bruteforce",
+    "separation_table_kernel",
+    "relaxed_region_kernel",
+    "kernel_workspace",
 ]
 
 #: A constraint is generated when its left-hand side is below ``1 - _VIOLATION_TOLERANCE``
@@ -356,70 +360,26 @@ class CopelandLowerBoundStructure:
         the pairs ``{i1, j}``, ``j in H_{i1}`` and the ``|O|`` smallest among ``{i2, j}``,
         ``j in O_{i2} \\ {i1}`` (the two parts never share a pair), with or without ``i2`` in
         ``H`` (spec §3.2).  One sort per arm plus prefix sums give all ``(i2, l)`` at once:
-        O(K^2 log K) per winner.
+        O(K^2 log K) per winner.  The arithmetic is :func:`separation_table_kernel`, the same
+        compiled routine CW-RMED / ECW-RMED run on their empirical matrices.
         """
         n_arms = self.n_arms
-        values_by_arm = np.zeros((n_arms, n_arms))
-        values_by_arm[self.pairs[:, 0], self.pairs[:, 1]] = scaled
-        values_by_arm[self.pairs[:, 1], self.pairs[:, 0]] = scaled
-
-        # H-part: the inferiors of i1 by increasing y (stable, so ties go to the lowest arm).
-        inferiors = np.flatnonzero(self.inferior_mask[i1])
-        inferiors_by_value = inferiors[np.argsort(values_by_arm[i1, inferiors], kind="stable")]
-        n_inferiors = inferiors_by_value.size
-        h_sorted = np.append(values_by_arm[i1, inferiors_by_value], 0.0)  # padded: safe to index at 0
-        h_prefix = np.concatenate(([0.0], np.cumsum(h_sorted[:n_inferiors])))
-        rank_in_h = np.full(n_arms, -1, dtype=np.int64)
-        rank_in_h[inferiors_by_value] = np.arange(n_inferiors)
-
-        opponents = np.delete(np.arange(n_arms, dtype=np.int64), i1)
-        # O-part: superiors of each i2 other than i1, by increasing y; non-members sort last.
-        candidates = self.superior_mask[opponents].copy()
-        candidates[:, i1] = False
-        masked = np.where(candidates, values_by_arm[opponents], np.inf)
-        superiors_by_value = np.argsort(masked, axis=1, kind="stable")
-        o_sorted = np.take_along_axis(masked, superiors_by_value, axis=1)
-        o_prefix = np.zeros((opponents.size, n_arms + 1))
-        np.cumsum(np.where(np.isfinite(o_sorted), o_sorted, 0.0), axis=1, out=o_prefix[:, 1:])
-        o_available = candidates.sum(axis=1)[:, None]
-
-        levels = self.levels[None, :]
-        h_size = levels + 1 - self.min_losses  # |H| that lifts i1 to l + 1 losses
-        opponent_losses = self.losses[opponents][:, None]
-        rank = rank_in_h[opponents][:, None]
-        i2_is_inferior = rank >= 0
-        h_available = n_inferiors - i2_is_inferior  # |H_{i1} \ {i2}|
-
-        def h_part(size: NDArray[np.int64]) -> NDArray[np.float64]:
-            # Sum of the `size` smallest y over H_{i1} \ {i2}: skip i2's own entry when the
-            # prefix reaches past it.
-            size = np.clip(size, 0, n_inferiors)
-            skips_i2 = i2_is_inferior & (size > rank)
-            end = np.minimum(size + skips_i2, n_inferiors)
-            return h_prefix[end] - np.where(skips_i2, h_sorted[np.maximum(rank, 0)], 0.0)
-
-        def o_part(size: NDArray[np.int64]) -> NDArray[np.float64]:
-            return np.take_along_axis(o_prefix, np.clip(size, 0, n_arms), axis=1)
-
-        # Case A: i2 not in H; i1 stays a superior of i2, so i2 must lose L_{i2} - l others.
-        o_size_a = np.maximum(0, opponent_losses - levels)
-        h_size_a = np.broadcast_to(h_size, o_size_a.shape)
-        valid_a = (h_size_a <= h_available) & (o_size_a <= o_available)
-        value_a = np.where(valid_a, h_part(h_size_a) + o_part(o_size_a), np.inf)
-
-        # Case B: i2 in H; reversing {i1, i2} already removes one superior of i2.
-        o_size_b = np.maximum(0, opponent_losses - levels - 1)
-        h_size_b = h_size_a - 1
-        valid_b = i2_is_inferior & (h_size_a >= 1) & (h_size_b <= h_available) & (o_size_b <= o_available)
-        own_pair = values_by_arm[i1, opponents][:, None]
-        value_b = np.where(valid_b, own_pair + h_part(h_size_b) + o_part(o_size_b), np.inf)
-
-        uses_i2_in_h = value_b < value_a
+        n_levels = int(self.levels.size)
+        values = np.empty((n_arms - 1, n_levels))
+        uses_i2_in_h = np.empty((n_arms - 1, n_levels), dtype=np.bool_)
+        inferiors_by_value = np.empty(n_arms, dtype=np.int64)
+        superiors_by_value = np.empty((n_arms - 1, n_arms), dtype=np.int64)
+        real_work, integer_work = kernel_workspace(n_arms)
+        n_inferiors = separation_table_kernel(
+            i1, np.ascontiguousarray(scaled, dtype=np.float64), self.pair_index, self.superior_mask,
+            self.inferior_mask, self.losses, self.min_losses, int(self.levels[0]), n_levels,
+            values, uses_i2_in_h, inferiors_by_value, superiors_by_value, real_work, integer_work,
+        )
         return _SeparationTable(
-            values=np.minimum(value_a, value_b),
+            values=values,
             uses_i2_in_h=uses_i2_in_h,
-            opponents=opponents,
-            inferiors_by_value=inferiors_by_value,
+            opponents=np.delete(np.arange(n_arms, dtype=np.int64), i1),
+            inferiors_by_value=inferiors_by_value[:n_inferiors],
             superiors_by_value=superiors_by_value,
         )
 
@@ -584,7 +544,8 @@ class CopelandLowerBoundStructure:
         put equal scaled weight ``1/(h - k)`` on the ``h`` cheapest pairs, ``h`` minimising
         ``(c_(1) + ... + c_(h)) / (h - k)`` over ``h = k+1 .. |O|`` (smallest ``h`` on ties).
         ``k < 0`` means no subset of the required size exists, hence no constraint
-        (spec §3.4).  Cost O(K^2 log K).
+        (spec §3.4).  Cost O(K^2 log K); the arithmetic is :func:`relaxed_region_kernel`, the
+        same compiled routine ECW-RMED runs on its empirical matrix.
 
         Parameters
         ----------
@@ -602,34 +563,229 @@ class CopelandLowerBoundStructure:
             If ``i1`` is not a winner.
         """
         i1 = self._check_winner(i1)
-        n_arms = self.n_arms
         allocation = np.zeros(self.n_pairs)
-        verified = self.pair_index[i1, self.inferior_mask[i1]]
-        allocation[verified] = self._inverse_divergences[verified]
+        real_work, integer_work = kernel_workspace(self.n_arms)
+        value = relaxed_region_kernel(
+            i1, self.pair_index, self.superior_mask, self.inferior_mask, self.losses, self._scaled_costs,
+            self._inverse_divergences, self.regrets, allocation, real_work, integer_work,
+        )
+        return RelaxedRegionSolution(float(value), self.pair_matrix(allocation))
 
-        opponents = np.delete(np.arange(n_arms, dtype=np.int64), i1)
-        omega = self.superior_mask[opponents].copy()
-        omega[:, i1] = False
-        omega_size = omega.sum(axis=1)
-        subset_size = self.losses[opponents] - self.losses[i1] + 1
-        slack = omega_size - subset_size  # Theorem 5's k
-        opponent_pairs = self.pair_index[opponents]
-        costs = np.where(omega, self._scaled_costs[opponent_pairs], np.inf)
-        cost_order = np.argsort(costs, axis=1, kind="stable")
-        cost_prefix = np.cumsum(np.take_along_axis(costs, cost_order, axis=1), axis=1)
 
-        support = np.arange(1, n_arms + 1)[None, :]  # candidate h; cost_prefix[:, h - 1]
-        feasible = (support > slack[:, None]) & (support <= omega_size[:, None]) & (slack[:, None] >= 0)
-        ratio = np.where(feasible, cost_prefix / np.where(feasible, support - slack[:, None], 1), np.inf)
-        constrained = slack >= 0
-        best_support = np.argmin(ratio, axis=1) + 1  # first minimum = smallest h on ties
+# ---------------------------------------------------------------------- compiled kernels (shared with the agents)
+# The numeric cores of the separation oracle (spec §3.2) and of the sort-and-scan (spec §3.4)
+# live here once, as Numba kernels over plain arrays: the methods of
+# CopelandLowerBoundStructure call them on a true matrix, CW-RMED / ECW-RMED
+# (agents/_rmed_kernels.py) call them on their empirical matrix inside the compiled simulator.
+# Argument conventions: ``pair_index`` (K×K, int64, -1 on the diagonal) maps arms to the
+# lexicographic pair order; ``superior_mask[i, j]`` iff ``nu[i, j] < 1/2`` and
+# ``inferior_mask[i, j]`` iff ``nu[i, j] > 1/2`` (False on the diagonal and for tied pairs);
+# per-pair vectors are indexed by pair.  Sorting is stable (equal values keep index order), so
+# every tie is broken towards the lowest arm.
 
-        chosen = (np.arange(n_arms)[None, :] < best_support[:, None]) & constrained[:, None]
-        owner, position = np.nonzero(chosen)
-        chosen_pairs = opponent_pairs[owner, cost_order[owner, position]]
-        weight = 1.0 / (best_support[owner] - slack[owner])
-        allocation[chosen_pairs] = weight * self._inverse_divergences[chosen_pairs]
-        return RelaxedRegionSolution(float(self.regrets @ allocation), self.pair_matrix(allocation))
+#: Sorts longer than this use NumPy's merge sort instead of insertion sort (both are stable).
+_INSERTION_SORT_MAX = 32
+
+
+def kernel_workspace(n_arms: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Scratch arrays for :func:`separation_table_kernel` and :func:`relaxed_region_kernel`."""
+    return np.zeros((5, n_arms + 1)), np.zeros((3, n_arms + 1), dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True)
+def _stable_argsort(values: NDArray[np.float64], count: int, order: NDArray[np.int64]) -> None:
+    """``order[:count]`` = the indices ``0..count-1`` sorted by ``values`` (stable)."""
+    if count > _INSERTION_SORT_MAX:
+        order[:count] = np.argsort(values[:count], kind="mergesort")
+        return
+    for k in range(count):
+        index = k
+        value = values[k]
+        position = k - 1
+        while position >= 0 and values[order[position]] > value:
+            order[position + 1] = order[position]
+            position -= 1
+        order[position + 1] = index
+
+
+@numba.njit(cache=True, nogil=True)
+def _h_part(size: int, n_inferiors: int, i2_rank: int, h_prefix: NDArray[np.float64], h_sorted: NDArray[np.float64]) -> float:
+    """Sum of the ``size`` smallest ``y`` over ``H_{i1} \\ {i2}`` (``i2_rank`` = rank of ``i2`` in
+    ``H_{i1}`` by value, ``-1`` if ``i2`` is not an inferior of ``i1``)."""
+    size = min(max(size, 0), n_inferiors)
+    skips = i2_rank >= 0 and size > i2_rank
+    end = min(size + 1, n_inferiors) if skips else size
+    return h_prefix[end] - (h_sorted[i2_rank] if skips else 0.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def separation_table_kernel(
+    i1, scaled, pair_index, superior_mask, inferior_mask, losses, min_losses, level_low, n_levels,
+    values_out, uses_i2_in_h_out, inferiors_by_value_out, superiors_by_value_out, real_work, integer_work,
+):
+    """Sort-based separation oracle of the full region ``R_{i1}`` (spec §3.2), all ``(i2, l)`` at once.
+
+    Parameters
+    ----------
+    i1 : int
+        A winner (``losses[i1] == min_losses``).
+    scaled : ndarray, shape (K(K-1)/2,)
+        The point ``y_p = q_p d_p`` (any positive multiple works: the minima scale with it).
+    pair_index, superior_mask, inferior_mask, losses : ndarray
+        The sign structure (see the section comment).
+    min_losses, level_low, n_levels : int
+        ``L^(1)`` and the loss levels ``l = level_low .. level_low + n_levels - 1``
+        (``max(0, L^(1) - 1) .. L^(2)``).
+    values_out : ndarray, shape (>= K-1, >= n_levels)
+        Row ``r`` = challenger ``i2 = r + (r >= i1)``, column ``c`` = level ``level_low + c``:
+        the smallest left-hand side ``sum_{p in S_HO} y_p`` of that family, ``+inf`` when no
+        admissible ``(H, O)`` exists.
+    uses_i2_in_h_out : ndarray of bool, same shape
+        Whether that minimum puts ``i2`` into ``H`` (case B of spec §3.2).
+    inferiors_by_value_out : ndarray of int64, shape (>= K,)
+        ``H_{i1}`` sorted by ``y`` (its first ``n_inferiors`` entries).
+    superiors_by_value_out : ndarray of int64, shape (>= K-1, K)
+        Row ``r``: all arms sorted by ``y_{i2 j}``, the members of ``O_{i2} \\ {i1}`` first.
+    real_work, integer_work : ndarray
+        Scratch from :func:`kernel_workspace`.
+
+    Returns
+    -------
+    int
+        ``n_inferiors = |H_{i1}|``.
+    """
+    n_arms = pair_index.shape[0]
+    h_values = real_work[0]
+    h_sorted = real_work[1]
+    h_prefix = real_work[2]
+    o_values = real_work[3]
+    o_prefix = real_work[4]
+    order = integer_work[0]
+    rank = integer_work[1]
+    h_arms = integer_work[2]
+
+    # H-part: the inferiors of i1 by increasing y.
+    n_inferiors = 0
+    for j in range(n_arms):
+        rank[j] = -1
+        if inferior_mask[i1, j]:
+            h_arms[n_inferiors] = j
+            h_values[n_inferiors] = scaled[pair_index[i1, j]]
+            n_inferiors += 1
+    _stable_argsort(h_values, n_inferiors, order)
+    h_prefix[0] = 0.0
+    for k in range(n_inferiors):
+        arm = h_arms[order[k]]
+        inferiors_by_value_out[k] = arm
+        rank[arm] = k
+        h_sorted[k] = h_values[order[k]]
+        h_prefix[k + 1] = h_prefix[k] + h_sorted[k]
+    h_sorted[n_inferiors] = 0.0
+
+    for row in range(n_arms - 1):
+        i2 = row + 1 if row >= i1 else row
+        # O-part: the superiors of i2 other than i1 by increasing y; non-members sort last.
+        o_available = 0
+        for j in range(n_arms):
+            if superior_mask[i2, j] and j != i1:
+                o_values[j] = scaled[pair_index[i2, j]]
+                o_available += 1
+            else:
+                o_values[j] = np.inf
+        _stable_argsort(o_values, n_arms, order)
+        o_prefix[0] = 0.0
+        for k in range(n_arms):
+            arm = order[k]
+            superiors_by_value_out[row, k] = arm
+            value = o_values[arm]
+            o_prefix[k + 1] = o_prefix[k] + (value if value < np.inf else 0.0)
+
+        i2_rank = rank[i2]
+        h_available = n_inferiors - 1 if i2_rank >= 0 else n_inferiors  # |H_{i1} \\ {i2}|
+        opponent_losses = losses[i2]
+        own_pair = scaled[pair_index[i1, i2]]
+        for column in range(n_levels):
+            level = level_low + column
+            h_size = level + 1 - min_losses  # |H| that lifts i1 to l + 1 losses
+            # Case A: i2 not in H; i1 stays a superior of i2, so i2 must lose L_{i2} - l others.
+            o_size = max(0, opponent_losses - level)
+            if h_size <= h_available and o_size <= o_available:
+                value_a = _h_part(h_size, n_inferiors, i2_rank, h_prefix, h_sorted) + o_prefix[min(o_size, n_arms)]
+            else:
+                value_a = np.inf
+            # Case B: i2 in H; reversing {i1, i2} already removes one superior of i2.
+            o_size = max(0, opponent_losses - level - 1)
+            if i2_rank >= 0 and h_size >= 1 and h_size - 1 <= h_available and o_size <= o_available:
+                value_b = (own_pair + _h_part(h_size - 1, n_inferiors, i2_rank, h_prefix, h_sorted)) + o_prefix[
+                    min(o_size, n_arms)
+                ]
+            else:
+                value_b = np.inf
+            uses_i2_in_h_out[row, column] = value_b < value_a
+            values_out[row, column] = min(value_a, value_b)
+    return n_inferiors
+
+
+@numba.njit(cache=True, nogil=True)
+def relaxed_region_kernel(
+    i1, pair_index, superior_mask, inferior_mask, losses, scaled_costs, inverse_divergences, regrets,
+    allocation_out, real_work, integer_work,
+):
+    """``C^{E*}_{i1}`` and its allocation by Theorem 5 of S1 (sort and scan, spec §3.4).
+
+    ``allocation_out`` (per pair) receives ``q``: ``1/d`` on the pairs ``{i1, j}``, ``j in H_{i1}``
+    (equation (4)); for each challenger ``i2``, the covering problem of equation (5) over
+    ``Omega = O_{i2} \\ {i1}`` with costs ``c_j = r_{j i2} / d_{j i2}`` (``scaled_costs``) and
+    ``k = |Omega| - (L_{i2} - L_{i1} + 1)``: no constraint when ``k < 0``, otherwise weight
+    ``1/((h-k) d)`` on the ``h`` cheapest pairs, ``h`` minimising the mean cost
+    ``(c_(1) + ... + c_(h)) / (h - k)`` over ``h = k+1 .. |Omega|`` (smallest ``h`` on ties,
+    stable sort by cost).  ``inverse_divergences`` is ``1/d`` (0 on tied pairs).
+
+    Returns
+    -------
+    float
+        ``sum_p regrets[p] * q_p`` (summed in pair order).
+    """
+    n_arms = pair_index.shape[0]
+    costs = real_work[0]
+    order = integer_work[0]
+    allocation_out[:] = 0.0
+    for j in range(n_arms):
+        if inferior_mask[i1, j]:
+            pair = pair_index[i1, j]
+            allocation_out[pair] = inverse_divergences[pair]
+    for i2 in range(n_arms):
+        if i2 == i1:
+            continue
+        omega_size = 0
+        for j in range(n_arms):
+            if superior_mask[i2, j] and j != i1:
+                costs[j] = scaled_costs[pair_index[i2, j]]
+                omega_size += 1
+            else:
+                costs[j] = np.inf
+        slack = omega_size - (losses[i2] - losses[i1] + 1)  # Theorem 5's k
+        if slack < 0:
+            continue  # no subset of the required size: no constraint
+        _stable_argsort(costs, n_arms, order)
+        running = 0.0
+        best_support = 0
+        best_ratio = np.inf
+        for support in range(1, omega_size + 1):
+            running += costs[order[support - 1]]
+            if support > slack:
+                ratio = running / (support - slack)
+                if ratio < best_ratio:  # first minimum = smallest h on ties
+                    best_ratio = ratio
+                    best_support = support
+        weight = 1.0 / (best_support - slack)
+        for k in range(best_support):
+            pair = pair_index[i2, order[k]]
+            allocation_out[pair] = weight * inverse_divergences[pair]
+    value = 0.0
+    for pair in range(allocation_out.shape[0]):
+        value += regrets[pair] * allocation_out[pair]
+    return value
 
 
 # ---------------------------------------------------------------------- LP helper
