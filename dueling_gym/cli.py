@@ -3,7 +3,15 @@
 Subcommands
 -----------
 ``dueling-gym problems``
-    A table of the shipped problems (K, Condorcet winner, Copeland winners, C, L_C, ...).
+    A table of the shipped problems (K, Condorcet winner, Copeland winners, C, L_C, LB, ECWB).
+``dueling-gym agents``
+    The registered agents with their hyperparameters.
+``dueling-gym run``
+    A sweep of agents x problems x seeds into a results folder (resumable), with table and plot.
+``dueling-gym plot DIR``
+    Plot and tabulate a results folder.
+``dueling-gym reproduce NAME [--quick]``
+    One of the published experiments (``--list`` shows them).
 ``dueling-gym demo``
     A uniformly random agent on ``CopelandDuel-v0``, printing its cumulative regret.
 """
@@ -12,7 +20,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -91,6 +100,123 @@ def _command_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _command_agents(args: argparse.Namespace) -> int:
+    import inspect
+
+    from dueling_gym.agents import AGENT_REGISTRY, list_agents
+
+    rows = []
+    for name in list_agents(args.kind):
+        cls = AGENT_REGISTRY[name]
+        parameters = inspect.signature(cls.__init__).parameters
+        defaults = ", ".join(f"{key}={spec.default!r}" for key, spec in parameters.items()
+                             if spec.kind == spec.KEYWORD_ONLY and key != "seed")
+        kind = "dueling" if name in list_agents("dueling") else "bandit"
+        summary = (inspect.getdoc(cls) or "").splitlines()[0] if inspect.getdoc(cls) else ""
+        rows.append([name, kind, cls.__name__, defaults or "-", summary])
+    print(_format_table(["name", "kind", "class", "hyperparameters (defaults)", "description"], rows))
+    return 0
+
+
+def _parse_seeds(text: str) -> tuple[int, ...]:
+    """``"10"`` = seeds 0..9; ``"3-7"`` = 3..7; ``"1,5,9"`` = those."""
+    try:
+        if "," in text:
+            seeds = tuple(int(part) for part in text.split(",") if part.strip())
+        elif "-" in text.strip("-"):
+            low, high = text.split("-", 1)
+            seeds = tuple(range(int(low), int(high) + 1))
+        else:
+            seeds = tuple(range(int(text)))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seeds must be a count (10), a range (0-9) or a list (1,5,9); got {text!r}") from None
+    if not seeds or min(seeds) < 0:
+        raise argparse.ArgumentTypeError(f"seeds must be non-negative and not empty; got {text!r}")
+    return seeds
+
+
+def _finish_report(records: list, out_dir: Path, notion: str, title: str, plot: bool) -> None:
+    from dueling_gym.experiments.report import aggregate, plot_regret, problems_of, summary_csv, summary_markdown
+    from dueling_gym.experiments.sweep import atomic_write_text
+
+    curves = aggregate(records, notion)
+    markdown = summary_markdown(curves)
+    atomic_write_text(out_dir / "summary.md", markdown)
+    atomic_write_text(out_dir / "summary.csv", summary_csv(curves))
+    print(markdown)
+    if plot:
+        try:
+            paths = plot_regret(curves, out_dir / "regret", problems=problems_of(records), title=title)
+        except ImportError as error:
+            print(f"(no plot: {error})")
+        else:
+            print("plots: " + ", ".join(str(p) for p in paths))
+    print(f"results: {out_dir}/ (units/, results.csv, manifest.json, summary.md)")
+
+
+def _run_spec(spec: Any, out_dir: Path, args: argparse.Namespace, title: str) -> int:
+    from dueling_gym.experiments.sweep import run_sweep
+
+    records = run_sweep(spec, out_dir, jobs=args.jobs, backend=args.backend, address=args.address,
+                        progress=not args.no_progress)
+    _finish_report(records, out_dir, args.notion, title, plot=not args.no_plot)
+    return 0
+
+
+def _command_run(args: argparse.Namespace) -> int:
+    from dueling_gym.experiments.sweep import AgentSpec, ProblemSpec, SweepSpec
+
+    spec = SweepSpec(
+        agents=tuple(AgentSpec.parse(text) for text in args.agents),
+        problems=tuple(ProblemSpec.parse(text) for text in args.problems),
+        seeds=args.seeds, horizon=args.horizon, shuffle_arms=not args.no_shuffle,
+    )
+    return _run_spec(spec, Path(args.out), args, title="")
+
+
+def _command_plot(args: argparse.Namespace) -> int:
+    from dueling_gym.experiments.sweep import load_results
+
+    out_dir = Path(args.results)
+    records = load_results(out_dir)
+    if not records:
+        raise ValueError(f"no results in {out_dir} (expected {out_dir}/units/*.json)")
+    _finish_report(records, out_dir, args.notion, title="", plot=True)
+    return 0
+
+
+def _command_reproduce(args: argparse.Namespace) -> int:
+    from dueling_gym.experiments.presets import PRESETS, get_preset
+    from dueling_gym.experiments.sweep import SweepSpec
+
+    if args.list or args.name is None:
+        rows = [[p.name, p.title, p.reference] for p in PRESETS.values()]
+        print(_format_table(["name", "experiment", "reference"], rows))
+        if args.name is None and not args.list:
+            raise ValueError("give a preset NAME (above) or --list")
+        return 0
+    preset = get_preset(args.name)
+    spec = SweepSpec(**preset.sweep_arguments(args.quick))
+    out_dir = Path(args.out) if args.out else Path("results") / (preset.name + ("-quick" if args.quick else ""))
+    if args.notion is None:
+        args.notion = preset.notion
+    print(f"{preset.title} [{'quick' if args.quick else 'full'}]: {len(spec.agents)} agents x "
+          f"{len(spec.problems)} problems x {len(spec.seeds)} seeds, T = {spec.horizon}")
+    return _run_spec(spec, out_dir, args, title=preset.title + (" (quick)" if args.quick else ""))
+
+
+def _add_sweep_options(parser: argparse.ArgumentParser, notion_default: str | None) -> None:
+    from dueling_gym.problems.preference import REGRET_NOTIONS
+
+    parser.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default: 1)")
+    parser.add_argument("--backend", choices=["local", "ray"], default="local", help="execution backend")
+    parser.add_argument("--address", help="Ray cluster address (with --backend ray), e.g. auto")
+    parser.add_argument("--notion", choices=sorted(REGRET_NOTIONS), default=notion_default,
+                        help="regret notion of the table and plot")
+    parser.add_argument("--no-plot", action="store_true", help="skip the PNG/SVG plot")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dueling-gym`` command."""
     parser = argparse.ArgumentParser(prog="dueling-gym", description="Dueling bandits for the RL ecosystem.")
@@ -108,6 +234,38 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--horizon", type=_positive_int, default=10_000, help="number of duels (default: 10000)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     demo.set_defaults(handler=_command_demo)
+
+    from dueling_gym.problems.preference import REGRET_NOTIONS
+
+    agents = subcommands.add_parser("agents", help="the registered agents")
+    agents.add_argument("--kind", choices=["dueling", "bandit"], help="only dueling or bandit agents")
+    agents.set_defaults(handler=_command_agents)
+
+    run = subcommands.add_parser(
+        "run", help="sweep agents x problems x seeds (resumable)",
+        description="Run a sweep. Agents: NAME or NAME:key=value,...; problems: a shipped name or "
+                    "GENERATOR:n_arms=K,problem_seed=S[,option=value]. Re-running the same command resumes.")
+    run.add_argument("--agents", nargs="+", required=True, metavar="AGENT")
+    run.add_argument("--problems", nargs="+", required=True, metavar="PROBLEM")
+    run.add_argument("--seeds", type=_parse_seeds, default=tuple(range(10)), help="count, range or list (default: 10)")
+    run.add_argument("--horizon", type=_positive_int, required=True, help="duels per run")
+    run.add_argument("--out", required=True, help="results folder")
+    run.add_argument("--no-shuffle", action="store_true", help="keep the problem's arm order in every run")
+    _add_sweep_options(run, "copeland_komiyama")
+    run.set_defaults(handler=_command_run)
+
+    plot = subcommands.add_parser("plot", help="plot and tabulate a results folder")
+    plot.add_argument("results", help="results folder of a run or reproduce")
+    plot.add_argument("--notion", choices=sorted(REGRET_NOTIONS), default="copeland_komiyama")
+    plot.set_defaults(handler=_command_plot)
+
+    reproduce = subcommands.add_parser("reproduce", help="run a published experiment (--list shows them)")
+    reproduce.add_argument("name", nargs="?", help="preset name")
+    reproduce.add_argument("--list", action="store_true", help="list the presets")
+    reproduce.add_argument("--quick", action="store_true", help="the few-minutes version")
+    reproduce.add_argument("--out", help="results folder (default: results/NAME[-quick])")
+    _add_sweep_options(reproduce, None)
+    reproduce.set_defaults(handler=_command_reproduce)
     return parser
 
 
@@ -123,8 +281,13 @@ def _positive_int(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dueling-gym`` console script."""
-    args = build_parser().parse_args(argv)
-    return int(args.handler(args))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except (ValueError, TypeError, ImportError) as error:
+        # Bad names, options or folders: one line, with the valid choices in the message.
+        parser.exit(2, f"dueling-gym: error: {error}\n")
 
 
 if __name__ == "__main__":  # pragma: no cover

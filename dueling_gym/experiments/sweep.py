@@ -141,7 +141,11 @@ class ProblemSpec:
             # load_problem resolves aliases and gives the one-line error with valid names
             from dueling_gym.problems import load_problem
 
-            object.__setattr__(self, "name", load_problem(self.name).name)
+            try:
+                object.__setattr__(self, "name", load_problem(self.name).name)
+            except ValueError:
+                raise ValueError(f"unknown problem {self.name!r}; choose a shipped problem {list_problems()} "
+                                 f"or a generator {sorted(GENERATORS)} (GENERATOR:n_arms=K,problem_seed=S)") from None
 
     @property
     def label(self) -> str:
@@ -278,6 +282,7 @@ def run_unit(unit: Unit, horizon: int, checkpoints: Sequence[int] | None, shuffl
         "hyperparameters": unit.agent.hyperparameters,
         "agent_repr": result.agent,
         "problem": unit.problem.label,
+        "problem_spec": asdict(unit.problem),
         "seed": unit.seed,
         "horizon": horizon,
         "n_arms": problem.n_arms,

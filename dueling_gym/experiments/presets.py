@@ -1,0 +1,94 @@
+"""Presets: the published experiments that ``dueling-gym reproduce NAME`` runs.
+
+Each preset has a full version (the paper's protocol) and a ``--quick`` version that finishes
+in a few minutes on two cores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Preset", "PRESETS", "get_preset"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A reproducible experiment.
+
+    ``full`` and ``quick`` hold the keyword arguments of
+    :class:`~dueling_gym.experiments.sweep.SweepSpec` (agents, problems, seeds, horizon, ...).
+    """
+
+    name: str
+    title: str
+    reference: str
+    full: dict[str, Any]
+    quick: dict[str, Any]
+    notion: str = "copeland_komiyama"
+    notes: str = ""
+    kind: str = "regret"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def sweep_arguments(self, quick: bool) -> dict[str, Any]:
+        return dict(self.quick if quick else self.full)
+
+
+_KOMIYAMA_AGENTS = ("random", "savage", "rucb", "rmed1", "ccb", "ecw_rmed")
+_KOMIYAMA_PROBLEMS = ("sushi", "arxiv", "mslr5-condorcet", "mslr5-noncondorcet", "gap", "multisol", "cyclic4")
+
+
+def _random_matrices(arm_counts: range | tuple[int, ...], games: int) -> tuple[str, ...]:
+    return tuple(f"unique_copeland_winner:n_arms={k},problem_seed={game}" for k in arm_counts for game in range(games))
+
+
+PRESETS: dict[str, Preset] = {
+    preset.name: preset
+    for preset in [
+        Preset(
+            name="komiyama2016",
+            title="Copeland regret on the published matrices (ECW-RMED paper, Figures 1-2)",
+            reference="Komiyama, Honda, Nakagawa, ICML 2016, Section 7 and Appendix A",
+            full=dict(agents=_KOMIYAMA_AGENTS, problems=_KOMIYAMA_PROBLEMS, seeds=tuple(range(100)), horizon=10**6),
+            quick=dict(agents=_KOMIYAMA_AGENTS, problems=("sushi", "multisol", "mslr5-noncondorcet", "cyclic4"),
+                       seeds=tuple(range(8)), horizon=20_000),
+            notes="100 runs, T = 10^6, arm order shuffled per run; LB and ECWB lines drawn in Komiyama units.",
+        ),
+        Preset(
+            name="komiyama2016-sushi",
+            title="Copeland regret on Sushi (ECW-RMED paper, Figure 1)",
+            reference="Komiyama, Honda, Nakagawa, ICML 2016, Figure 1",
+            full=dict(agents=_KOMIYAMA_AGENTS, problems=("sushi",), seeds=tuple(range(100)), horizon=10**6),
+            quick=dict(agents=_KOMIYAMA_AGENTS, problems=("sushi",), seeds=tuple(range(8)), horizon=20_000),
+            notes="The throughput check of the experiments issue: 6 algorithms x 100 runs x 10^6 duels.",
+        ),
+        Preset(
+            name="zoghi2015-scalability",
+            title="CCB vs SCB on the 500-armed synthetic problem (CCB paper, Figure 2)",
+            reference="Zoghi, Karnin, Whiteson, de Rijke, NIPS 2015, Section 6",
+            full=dict(agents=("ccb", "scb"), problems=("cyclic_copeland_winners:n_arms=500,problem_seed=0",),
+                      seeds=tuple(range(10)), horizon=10**6),
+            quick=dict(agents=("ccb", "scb"), problems=("cyclic_copeland_winners:n_arms=100,problem_seed=0",),
+                       seeds=tuple(range(2)), horizon=10**5),
+            notion="copeland_zoghi",
+            notes="Three Copeland winners in a cycle; Zoghi-scale Copeland regret as in the paper.",
+        ),
+        Preset(
+            name="agrawal2019",
+            title="RUCB, DTS and Sup-KLUCB on random matrices with a unique Copeland winner",
+            reference="Agrawal, Chaporkar, 2019, Section 5",
+            full=dict(agents=("rucb", "dts", "sup_klucb"), problems=_random_matrices(range(3, 37), 25),
+                      seeds=(0,), horizon=10**5),
+            quick=dict(agents=("rucb", "dts", "sup_klucb"), problems=_random_matrices((4, 8, 12), 2),
+                       seeds=(0, 1), horizon=20_000),
+            notes="K drawn from 3..36 in the paper; here every K in 3..36 with 25 matrices each.",
+        ),
+    ]
+}
+
+
+def get_preset(name: str) -> Preset:
+    """A preset by name; ValueError lists the valid names."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
+    return PRESETS[name]
