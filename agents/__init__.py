@@ -26,6 +26,7 @@ from dueling_gym.agents.kl_ucb import KLUCB
 from dueling_gym.agents.random_agent import UniformRandom
 from dueling_gym.agents.rmed import RMED1
 from dueling_gym.agents.rucb import RUCB
+from dueling_gym.agents.savage import SAVAGE, SAVAGEBorda, SAVAGECondorcet
 from dueling_gym.agents.self_sparring import SelfSparring
 from dueling_gym.agents.sparring import Sparring, SparringThompson, SparringUCB1
 from dueling_gym.agents.thompson import BernoulliThompson
@@ -55,4 +56,8 @@ __all__ = [
     "SparringThompson",
     "SparringUCB1",
     "SelfSparring",
+    # Copeland algorithms
+    "SAVAGE",
+    "SAVAGEBorda",
+    "SAVAGECondorcet",
 ]
