@@ -28,6 +28,7 @@ from dueling_gym.agents.rmed import RMED1
 from dueling_gym.agents.rucb import RUCB
 from dueling_gym.agents.savage import SAVAGE, SAVAGEBorda, SAVAGECondorcet
 from dueling_gym.agents.self_sparring import SelfSparring
+from dueling_gym.agents.sup_klucb import SupKLUCB
 from dueling_gym.agents.sparring import Sparring, SparringThompson, SparringUCB1
 from dueling_gym.agents.thompson import BernoulliThompson
 from dueling_gym.agents.ucb1 import UCB1
@@ -60,4 +61,5 @@ __all__ = [
     "SAVAGE",
     "SAVAGEBorda",
     "SAVAGECondorcet",
+    "SupKLUCB",
 ]
