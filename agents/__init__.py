@@ -27,6 +27,7 @@ from dueling_gym.agents.random_agent import UniformRandom
 from dueling_gym.agents.rmed import RMED1
 from dueling_gym.agents.rucb import RUCB
 from dueling_gym.agents.savage import SAVAGE, SAVAGEBorda, SAVAGECondorcet
+from dueling_gym.agents.scb import SCB, CopelandPAC
 from dueling_gym.agents.self_sparring import SelfSparring
 from dueling_gym.agents.sup_klucb import SupKLUCB
 from dueling_gym.agents.sparring import Sparring, SparringThompson, SparringUCB1
@@ -62,4 +63,6 @@ __all__ = [
     "SAVAGEBorda",
     "SAVAGECondorcet",
     "SupKLUCB",
+    "SCB",
+    "CopelandPAC",
 ]

@@ -22,8 +22,10 @@ from abc import ABC, abstractmethod
 from typing import Any, Callable, ClassVar
 
 import numpy as np
+from numba.core import types
 
 __all__ = [
+    "AgentStateType",
     "DuelingAgent",
     "KernelDuelingAgent",
     "BanditAgent",
@@ -41,6 +43,18 @@ SeedLike = int | np.random.SeedSequence | None
 
 #: name -> agent class; filled by :func:`register_agent`.
 AGENT_REGISTRY: dict[str, type] = {}
+
+
+class AgentStateType(types.StructRef):
+    """Base of the Numba structref types that hold a kernel agent's state.
+
+    Subclass it once per agent and decorate the subclass with ``numba.experimental.structref.register``;
+    literal field types (e.g. a Python ``True`` passed at construction) are widened so one
+    compiled kernel serves every state of that agent.
+    """
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
 
 
 def check_n_arms(n_arms: Any, minimum: int = 2) -> int:

@@ -21,20 +21,18 @@ import math
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmax
-from dueling_gym.agents.base import KernelDuelingAgent, check_number, register_agent
-from dueling_gym.stats import empirical_copeland_winner, rucb_lower_bound, rucb_upper_bound
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.stats import empirical_copeland_winner, record_duel, rucb_lower_bound, rucb_upper_bound
 
 __all__ = ["DTS"]
 
 
 @structref.register
-class DTSStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class DTSStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class DTSState(structref.StructRefProxy):
@@ -170,12 +168,7 @@ def dts_act(state):
 @numba.njit(cache=True, nogil=True)
 def dts_observe(state, first, second, first_won):
     state.t += 1
-    if first == second:
-        return  # a self-duel carries no information about P
-    if first_won:
-        state.wins[first, second] += 1
-    else:
-        state.wins[second, first] += 1
+    record_duel(state.wins, first, second, first_won)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -15,20 +15,18 @@ import math
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import register_bandit_kernels
-from dueling_gym.agents.base import KernelBanditAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, check_number, register_agent
 from dueling_gym.stats import kl_bernoulli_scalar, kl_upper_bound_scalar
 
 __all__ = ["KLUCB", "new_kl_ucb_state"]
 
 
 @structref.register
-class KLUCBStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class KLUCBStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class KLUCBState(structref.StructRefProxy):

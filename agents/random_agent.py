@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
-from dueling_gym.agents.base import KernelDuelingAgent, SeedLike, register_agent
-from dueling_gym.stats import empirical_copeland_winner
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.stats import empirical_copeland_winner, record_duel
 
 __all__ = ["UniformRandom"]
 
 
 @structref.register
-class UniformRandomStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class UniformRandomStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class UniformRandomState(structref.StructRefProxy):
@@ -53,12 +51,7 @@ def random_act(state):
 @numba.njit(cache=True, nogil=True)
 def random_observe(state, first, second, first_won):
     state.t += 1
-    if first == second:
-        return  # a self-duel carries no information about P
-    if first_won:
-        state.wins[first, second] += 1
-    else:
-        state.wins[second, first] += 1
+    record_duel(state.wins, first, second, first_won)
 
 
 @numba.njit(cache=True, nogil=True)

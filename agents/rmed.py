@@ -24,20 +24,18 @@ from operator import index
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmin
-from dueling_gym.agents.base import KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.stats import empirical_preference, kl_bernoulli_scalar
 
 __all__ = ["RMED1"]
 
 
 @structref.register
-class RMEDStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class RMEDStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class RMEDState(structref.StructRefProxy):

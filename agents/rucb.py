@@ -13,19 +13,17 @@ import math
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
-from dueling_gym.agents.base import KernelDuelingAgent, check_number, register_agent
-from dueling_gym.stats import empirical_copeland_winner, rucb_upper_bound, uniform_choice
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.stats import empirical_copeland_winner, record_duel, rucb_upper_bound, uniform_choice
 
 __all__ = ["RUCB"]
 
 
 @structref.register
-class RUCBStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class RUCBStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class RUCBState(structref.StructRefProxy):
@@ -104,13 +102,8 @@ def rucb_act(state):
 @numba.njit(cache=True, nogil=True)
 def rucb_observe(state, first, second, first_won):
     state.t += 1
-    if first == second:
-        return  # a self-duel carries no information about P
-    if first_won:
-        state.wins[first, second] += 1
-    else:
-        state.wins[second, first] += 1
-    _refresh_evidence(state, first, second)
+    if record_duel(state.wins, first, second, first_won):
+        _refresh_evidence(state, first, second)
 
 
 @numba.njit(cache=True, nogil=True)

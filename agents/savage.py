@@ -33,11 +33,10 @@ import math
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from dueling_gym.agents._savage_kernels import hoeffding_radius, nested_interval_update, savage_log_level
-from dueling_gym.agents.base import KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
 
 __all__ = ["SAVAGE", "SAVAGEBorda", "SAVAGECondorcet", "SAVAGE_VARIANTS"]
 
@@ -50,9 +49,8 @@ _BORDA_PAIRWISE = 3
 
 
 @structref.register
-class SAVAGEStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class SAVAGEStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class SAVAGEState(structref.StructRefProxy):

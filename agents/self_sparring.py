@@ -18,19 +18,17 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import beta_argmax
-from dueling_gym.agents.base import KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
 
 __all__ = ["SelfSparring"]
 
 
 @structref.register
-class SelfSparringStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class SelfSparringStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class SelfSparringState(structref.StructRefProxy):

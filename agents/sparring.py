@@ -19,11 +19,10 @@ from typing import Any, Callable
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import bandit_act, bandit_observe, bandit_recommend
-from dueling_gym.agents.base import KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
 from dueling_gym.agents.kl_ucb import new_kl_ucb_state
 from dueling_gym.agents.thompson import new_thompson_state
 from dueling_gym.agents.ucb1 import new_ucb1_state
@@ -33,9 +32,8 @@ __all__ = ["Sparring", "SparringThompson", "SparringUCB1", "SPARRING_LEARNERS"]
 
 
 @structref.register
-class SparringStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class SparringStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class SparringState(structref.StructRefProxy):

@@ -42,10 +42,9 @@ import math
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
-from dueling_gym.agents.base import KernelDuelingAgent, check_n_arms, check_number, register_agent
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_n_arms, check_number, register_agent
 from dueling_gym.reductions import (
     n_super_arms,
     pair_tables,
@@ -267,9 +266,8 @@ def klucb_select_reference(means, counts, level, rng):
 
 
 @structref.register
-class SupKLUCBStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class SupKLUCBStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class SupKLUCBState(structref.StructRefProxy):

@@ -15,19 +15,17 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import bernoulli_reward, beta_argmax, register_bandit_kernels
-from dueling_gym.agents.base import KernelBanditAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, register_agent
 
 __all__ = ["BernoulliThompson", "new_thompson_state"]
 
 
 @structref.register
-class ThompsonStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class ThompsonStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class ThompsonState(structref.StructRefProxy):

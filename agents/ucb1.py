@@ -14,19 +14,17 @@ import math
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import register_bandit_kernels
-from dueling_gym.agents.base import KernelBanditAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, register_agent
 
 __all__ = ["UCB1", "new_ucb1_state"]
 
 
 @structref.register
-class UCB1StateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class UCB1StateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class UCB1State(structref.StructRefProxy):

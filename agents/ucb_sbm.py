@@ -18,19 +18,17 @@ import math
 
 import numba
 import numpy as np
-from numba.core import types
 from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import register_bandit_kernels
-from dueling_gym.agents.base import KernelBanditAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, check_number, register_agent
 
 __all__ = ["UCBSBM", "new_ucb_sbm_state"]
 
 
 @structref.register
-class UCBSBMStateType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class UCBSBMStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
 
 
 class UCBSBMState(structref.StructRefProxy):

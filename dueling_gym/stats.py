@@ -249,3 +249,19 @@ def uniform_choice(mask: np.ndarray, count: int, rng: np.random.Generator) -> in
                 return i
             target -= 1
     return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def record_duel(wins: np.ndarray, first: int, second: int, first_won: bool) -> bool:
+    """Add a duel to the pair statistics ``W``; a self-duel carries no information and is skipped.
+
+    Returns True when the statistics changed (spec §0: self-duels are not added to pair
+    statistics except by the algorithms that say otherwise).
+    """
+    if first == second:
+        return False
+    if first_won:
+        wins[first, second] += 1
+    else:
+        wins[second, first] += 1
+    return True

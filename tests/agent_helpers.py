@@ -29,3 +29,25 @@ def gym_loop(agent, problem_name: str, horizon: int, seed: int, env_id: str = "C
         outcomes[t] = bool(observation)
     assert truncated
     return duels, outcomes, info["cumulative_regret"]
+
+
+def assert_paths_agree(make_agent, problem_name: str, horizon: int, seed: int, env_id: str = "CopelandDuel-v0"):
+    """Check that the fused loop, the act/observe loop and a plain Gymnasium loop agree duel for duel.
+
+    ``make_agent`` builds a fresh agent (called three times).  Returns the fused result.
+    """
+    from dueling_gym.experiments import simulate
+
+    fused = simulate(make_agent(), problem_name, horizon, seed=seed, record_duels=True)
+    generic = simulate(make_agent(), problem_name, horizon, seed=seed, record_duels=True, fused=False)
+    duels, outcomes, regret = gym_loop(make_agent(), problem_name, horizon, seed, env_id=env_id)
+    assert fused.fused and not generic.fused
+    np.testing.assert_array_equal(fused.duels, generic.duels)
+    np.testing.assert_array_equal(fused.duels, duels)
+    np.testing.assert_array_equal(fused.outcomes, generic.outcomes)
+    np.testing.assert_array_equal(fused.outcomes, outcomes)
+    np.testing.assert_array_equal(fused.recommendations, generic.recommendations)
+    for notion, value in regret.items():
+        assert abs(fused.cumulative_regret[notion][-1] - value) <= 1e-12 * max(1.0, abs(value))
+        np.testing.assert_array_equal(fused.cumulative_regret[notion], generic.cumulative_regret[notion])
+    return fused

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from agent_helpers import gym_loop
+from agent_helpers import assert_paths_agree, gym_loop
 from dueling_gym.agents import make_agent
 from dueling_gym.agents.dts import DTS
 from dueling_gym.agents.rmed import RMED1
@@ -42,18 +42,7 @@ def _runs(name: str, problem: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def test_fused_generic_and_gym_loops_are_identical(name, problem):
     horizon, seed = 2000, 5
     n_arms = load_problem(problem).n_arms
-    fused = simulate(make_agent(name, n_arms), problem, horizon, seed=seed, record_duels=True)
-    generic = simulate(make_agent(name, n_arms), problem, horizon, seed=seed, record_duels=True, fused=False)
-    duels, outcomes, regret = gym_loop(make_agent(name, n_arms), problem, horizon, seed)
-    assert fused.fused and not generic.fused
-    np.testing.assert_array_equal(fused.duels, generic.duels)
-    np.testing.assert_array_equal(fused.duels, duels)
-    np.testing.assert_array_equal(fused.outcomes, generic.outcomes)
-    np.testing.assert_array_equal(fused.outcomes, outcomes)
-    np.testing.assert_array_equal(fused.recommendations, generic.recommendations)
-    for notion, value in regret.items():
-        assert fused.cumulative_regret[notion][-1] == pytest.approx(value, rel=1e-12)
-        np.testing.assert_array_equal(fused.cumulative_regret[notion], generic.cumulative_regret[notion])
+    fused = assert_paths_agree(lambda: make_agent(name, n_arms), problem, horizon, seed)
 
 
 def test_reset_with_the_same_seed_replays_the_run():

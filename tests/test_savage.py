@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from agent_helpers import gym_loop
+from agent_helpers import assert_paths_agree, gym_loop
 from dueling_gym.agents.base import make_agent
 from dueling_gym.agents.savage import SAVAGE, SAVAGEBorda, SAVAGECondorcet, savage_act, savage_observe
 from dueling_gym.experiments import simulate
@@ -191,16 +191,7 @@ def test_kernels_match_a_literal_transcription_of_the_spec(variant, name, horizo
 def test_fused_generic_and_gym_loops_are_identical(problem, kwargs):
     horizon, seed = 3000, 5
     n_arms = load_problem(problem).n_arms
-    fused = simulate(SAVAGE(n_arms, **kwargs), problem, horizon, seed=seed, record_duels=True)
-    generic = simulate(SAVAGE(n_arms, **kwargs), problem, horizon, seed=seed, record_duels=True, fused=False)
-    duels, outcomes, regret = gym_loop(SAVAGE(n_arms, **kwargs), problem, horizon, seed)
-    assert fused.fused and not generic.fused
-    np.testing.assert_array_equal(fused.duels, generic.duels)
-    np.testing.assert_array_equal(fused.duels, duels)
-    np.testing.assert_array_equal(fused.outcomes, outcomes)
-    np.testing.assert_array_equal(fused.recommendations, generic.recommendations)
-    for notion, value in regret.items():
-        assert fused.cumulative_regret[notion][-1] == pytest.approx(value, rel=1e-12)
+    fused = assert_paths_agree(lambda: SAVAGE(n_arms, **kwargs), problem, horizon, seed)
     if problem == "multisol":
         first_self_duel = int(np.argmax(fused.duels[:, 0] == fused.duels[:, 1]))
         assert 0 < first_self_duel < horizon

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent_helpers import gym_loop
+from agent_helpers import assert_paths_agree, gym_loop
 from dueling_gym.agents.base import DuelingAgent
 from dueling_gym.agents.rucb import RUCB
 from dueling_gym.experiments import derive_seeds, log_checkpoints, simulate
@@ -38,17 +38,7 @@ class CyclingAgent(DuelingAgent):
 def test_fused_generic_and_gym_loops_are_identical(problem):
     horizon, seed = 3000, 7
     n_arms = load_problem(problem).n_arms
-    fused = simulate(RUCB(n_arms), problem, horizon, seed=seed, record_duels=True)
-    generic = simulate(RUCB(n_arms), problem, horizon, seed=seed, record_duels=True, fused=False)
-    duels, outcomes, regret = gym_loop(RUCB(n_arms), problem, horizon, seed)
-    assert fused.fused and not generic.fused
-    np.testing.assert_array_equal(fused.duels, generic.duels)
-    np.testing.assert_array_equal(fused.duels, duels)
-    np.testing.assert_array_equal(fused.outcomes, outcomes)
-    np.testing.assert_array_equal(fused.recommendations, generic.recommendations)
-    for notion, value in regret.items():
-        assert fused.cumulative_regret[notion][-1] == pytest.approx(value, rel=1e-12)
-        np.testing.assert_array_equal(fused.cumulative_regret[notion], generic.cumulative_regret[notion])
+    fused = assert_paths_agree(lambda: RUCB(n_arms), problem, horizon, seed)
 
 
 def test_generic_loop_for_python_agents_matches_gym():

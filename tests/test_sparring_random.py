@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent_helpers import gym_loop
+from agent_helpers import assert_paths_agree, gym_loop
 from dueling_gym.agents.base import KernelDuelingAgent, list_agents, make_agent
 from dueling_gym.agents.random_agent import UniformRandom
 from dueling_gym.agents.self_sparring import SelfSparring
@@ -34,17 +34,7 @@ LEARNING_AGENTS = ["sparring", "sparring_thompson", "self_sparring"]
 def test_fused_generic_and_gym_loops_are_identical(name):
     problem, horizon, seed = "mslr5-condorcet", 1500, 7
     make = AGENTS[name]
-    fused = simulate(make(5), problem, horizon, seed=seed, record_duels=True)
-    generic = simulate(make(5), problem, horizon, seed=seed, record_duels=True, fused=False)
-    duels, outcomes, regret = gym_loop(make(5), problem, horizon, seed)
-    assert fused.fused and not generic.fused
-    np.testing.assert_array_equal(fused.duels, generic.duels)
-    np.testing.assert_array_equal(fused.duels, duels)
-    np.testing.assert_array_equal(fused.outcomes, outcomes)
-    np.testing.assert_array_equal(fused.recommendations, generic.recommendations)
-    for notion, value in regret.items():
-        assert fused.cumulative_regret[notion][-1] == pytest.approx(value, rel=1e-12)
-        np.testing.assert_array_equal(fused.cumulative_regret[notion], generic.cumulative_regret[notion])
+    fused = assert_paths_agree(lambda: make(5), problem, horizon, seed)
 
 
 @pytest.mark.parametrize("problem", ["sushi", "multisol", "arxiv", "cyclic4"])

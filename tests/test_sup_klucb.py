@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agent_helpers import gym_loop
+from agent_helpers import assert_paths_agree, gym_loop
 from dueling_gym.agents import make_agent
 from dueling_gym.agents.sup_klucb import SupKLUCB, klucb_select, klucb_select_reference
 from dueling_gym.experiments import derive_seeds, simulate
@@ -244,16 +244,7 @@ def test_decisions_equal_the_literal_algorithm(problem, options):
 def test_fused_generic_and_gym_loops_are_identical(problem, options):
     horizon, seed = 2500, 7
     n_arms = load_problem(problem).n_arms
-    fused = simulate(SupKLUCB(n_arms, **options), problem, horizon, seed=seed, record_duels=True)
-    generic = simulate(SupKLUCB(n_arms, **options), problem, horizon, seed=seed, record_duels=True, fused=False)
-    duels, outcomes, regret = gym_loop(SupKLUCB(n_arms, **options), problem, horizon, seed)
-    assert fused.fused and not generic.fused
-    np.testing.assert_array_equal(fused.duels, generic.duels)
-    np.testing.assert_array_equal(fused.duels, duels)
-    np.testing.assert_array_equal(fused.outcomes, outcomes)
-    np.testing.assert_array_equal(fused.recommendations, generic.recommendations)
-    for notion, value in regret.items():
-        assert fused.cumulative_regret[notion][-1] == pytest.approx(value, rel=1e-12)
+    fused = assert_paths_agree(lambda: SupKLUCB(n_arms, **options), problem, horizon, seed)
 
 
 def test_initial_phase_plays_every_pair_once_in_lexicographic_order():
