@@ -21,6 +21,7 @@ from dueling_gym.agents.base import (
     make_agent,
     register_agent,
 )
+from dueling_gym.agents.ccb import CCB
 from dueling_gym.agents.dts import DTS
 from dueling_gym.agents.kl_ucb import KLUCB
 from dueling_gym.agents.random_agent import UniformRandom
@@ -63,6 +64,7 @@ __all__ = [
     "SAVAGEBorda",
     "SAVAGECondorcet",
     "SupKLUCB",
+    "CCB",
     "SCB",
     "CopelandPAC",
 ]

@@ -16,7 +16,13 @@ import numpy as np
 from numba.experimental import structref
 
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.stats import empirical_copeland_winner, record_duel, rucb_upper_bound, uniform_choice
+from dueling_gym.stats import (
+    empirical_copeland_winner,
+    record_duel,
+    rucb_upper_bound,
+    trailing_evidence,
+    uniform_choice,
+)
 
 __all__ = ["RUCB"]
 
@@ -38,12 +44,9 @@ structref.define_proxy(
 
 @numba.njit(cache=True, nogil=True)
 def _refresh_evidence(state, first, second):
-    # evidence[i, j] = N (1/2 - mu_hat)^2 / alpha when i trails j, else -1: then
     # u[i, j] < 1/2  <=>  evidence[i, j] > ln t, so the candidate test needs no square roots.
-    total = state.wins[first, second] + state.wins[second, first]
-    for row, column in ((first, second), (second, first)):
-        mean = state.wins[row, column] / total
-        state.evidence[row, column] = total * (0.5 - mean) ** 2 / state.alpha if mean < 0.5 else -1.0
+    state.evidence[first, second] = trailing_evidence(state.wins, first, second, state.alpha)
+    state.evidence[second, first] = trailing_evidence(state.wins, second, first, state.alpha)
     for row in (first, second):
         state.max_evidence[row] = state.evidence[row].max()
 

@@ -265,3 +265,28 @@ def record_duel(wins: np.ndarray, first: int, second: int, first_won: bool) -> b
     else:
         wins[second, first] += 1
     return True
+
+
+@numba.njit(cache=True, nogil=True)
+def trailing_evidence(wins: np.ndarray, first: int, second: int, alpha: float) -> float:
+    """Evidence that ``first`` trails ``second``: ``N (1/2 - mu_hat)^2 / alpha`` if ``mu_hat < 1/2``, else ``-1``.
+
+    ``mu_hat = mu_hat[first, second]`` and ``N`` is the number of duels of the pair (spec §1.2).
+    For the RUCB-type bounds of spec §1.5 (``u = mu_hat + sqrt(alpha ln t / N)``, ``u = 1``
+    and ``l = 0`` for ``N = 0``) and ``ln t > 0`` whenever ``N > 0``:
+
+    * ``u[first, second] < 1/2``  iff  ``evidence > ln t``;
+    * ``l[second, first] >= 1/2``  iff  ``evidence >= ln t``  (``l[second, first] = 1 - u[first, second]``).
+
+    An unplayed pair or one that ``first`` does not trail gets ``-1``, which is never above
+    ``ln t >= 0``.  Comparing evidence with ``ln t`` needs no square root and changes only when
+    the pair is played, so callers can keep the comparison results between duels.
+    """
+    first_wins = wins[first, second]
+    total = first_wins + wins[second, first]
+    if total == 0:
+        return -1.0
+    mean = first_wins / total
+    if mean < 0.5:
+        return total * (0.5 - mean) ** 2 / alpha
+    return -1.0
