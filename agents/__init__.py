@@ -24,6 +24,7 @@ from dueling_gym.agents.base import (
 from dueling_gym.agents.ccb import CCB
 from dueling_gym.agents.dts import DTS
 from dueling_gym.agents.kl_ucb import KLUCB
+from dueling_gym.agents.policy import PolicyAgent
 from dueling_gym.agents.random_agent import UniformRandom
 from dueling_gym.agents.rmed import RMED1
 from dueling_gym.agents.rucb import RUCB
@@ -67,4 +68,6 @@ __all__ = [
     "CCB",
     "SCB",
     "CopelandPAC",
+    # learned policies
+    "PolicyAgent",
 ]

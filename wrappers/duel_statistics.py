@@ -1,0 +1,98 @@
+"""DuelStatistics: the duel history as a fixed-size observation, so a feed-forward policy can learn."""
+
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from dueling_gym.agents.policy import DuelStatisticsTracker, duel_statistics_observation, duel_statistics_space
+from dueling_gym.wrappers._checks import dueling_arms
+
+__all__ = ["DuelStatistics", "duel_statistics_observation", "duel_statistics_space"]
+
+
+class DuelStatistics(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Replace the one-bit duel outcome by normalised win and count matrices of the episode.
+
+    A dueling environment's observation (who won the last duel) is useless to a memoryless
+    policy.  This wrapper keeps the win counts of the episode and observes them, so a
+    feed-forward (MLP) policy trained with PPO, A2C or DQN has a Markov state.
+
+    ## Observation Space
+
+    ``Box(0, 1, (2 K^2,), float32)``: two ``K x K`` matrices flattened row-major, one after
+    the other (built by :func:`duel_statistics_observation`, which
+    :class:`~dueling_gym.agents.policy.PolicyAgent` uses too):
+
+    * ``obs[:K*K].reshape(K, K)``: win rates ``W[i, j] / N[i, j]`` over the duels between
+      ``i`` and ``j`` so far (either orientation), ``1/2`` if never played and on the diagonal;
+    * ``obs[K*K:].reshape(K, K)``: counts normalised as ``1 / sqrt(1 + N[i, j])`` (``1`` when
+      never played, towards ``0`` as the pair is sampled); the diagonal counts self-duels.
+
+    The statistics restart at every ``reset`` (one episode is one bandit run), where the
+    observation is ``1/2`` everywhere in the first half and ``1`` in the second.
+
+    ## Action Space and Rewards
+
+    Unchanged.  The duel of a step is read from ``info["duel"]`` when a reduction wrapper
+    below provides it, else from the action (``MultiDiscrete([K, K])``, or ``Discrete(K*K)``
+    of :class:`~dueling_gym.wrappers.FlatPairActions`); the wrapped observation must be the
+    ``Discrete(2)`` outcome (``1`` iff the first arm won).
+
+    ## Info
+
+    The wrapped environment's, unchanged.
+
+    ```python
+    env = DuelStatistics(gym.make("CopelandDuel-v0",
+                                  problem_sampler=ProblemSampler("no_condorcet_winner", n_arms=5),
+                                  max_episode_steps=500))
+    model = PPO("MlpPolicy", env).learn(100_000)
+    ```
+    """
+
+    def __init__(self, env: gym.Env):
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
+        self.n_arms = dueling_arms(env, type(self).__name__)
+        inner = env.observation_space
+        if not (isinstance(inner, spaces.Discrete) and int(inner.n) == 2 and int(inner.start) == 0):
+            raise TypeError(f"DuelStatistics needs the Discrete(2) duel outcome as observation, got {inner}")
+        self.tracker = DuelStatisticsTracker(self.n_arms)
+        self.observation_space = duel_statistics_space(self.n_arms)
+        space = env.action_space
+        if isinstance(space, spaces.MultiDiscrete) and space.shape == (2,):
+            self._decode = "pair"
+        elif isinstance(space, spaces.Discrete) and int(space.n) == self.n_arms ** 2 and int(space.start) == 0:
+            self._decode = "flat"
+        else:
+            self._decode = None  # a reduction below must report info["duel"]
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        _, info = self.env.reset(seed=seed, options=options)
+        self.tracker.reset()
+        return self.tracker.observation(), info
+
+    def _duel(self, action: Any, info: dict[str, Any]) -> tuple[int, int]:
+        duel = info.get("duel")
+        if duel is not None:
+            return int(duel[0]), int(duel[1])
+        if self._decode == "pair":
+            first, second = action
+            return int(first), int(second)
+        if self._decode == "flat":
+            first, second = divmod(int(action), self.n_arms)
+            return first, second
+        raise TypeError(
+            f"DuelStatistics cannot tell which duel action {action!r} played: the wrapped env's action space "
+            f"{self.env.action_space} is not a duel and its info has no 'duel' entry"
+        )
+
+    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        outcome, reward, terminated, truncated, info = self.env.step(action)
+        first, second = self._duel(action, info)
+        self.tracker.update(first, second, bool(outcome))
+        return self.tracker.observation(), reward, terminated, truncated, info

@@ -1,0 +1,94 @@
+"""The pair reduction of Sup-KLUCB as a Gymnasium wrapper: a dueling bandit seen as a K̄-armed bandit."""
+
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from dueling_gym.reductions import PairReduction
+from dueling_gym.wrappers._checks import as_action_index, pair_action_arms
+
+__all__ = ["PairReductionWrapper"]
+
+
+class PairReductionWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Turn a K-armed dueling environment into a cardinal multi-armed bandit over pairs of arms.
+
+    The reduction of Agrawal and Chaporkar (*KLUCB Approach to Copeland Bandits*, 2019; spec
+    §2.10): every unordered pair of arms, self-pairs included, is one arm ("super-arm") of an
+    ordinary bandit, ``K̄ = K (K + 1) / 2`` of them in lexicographic order
+    (``0 <-> (0, 0), 1 <-> (0, 1), ..., K̄ - 1 <-> (K - 1, K - 1)``).  Any multi-armed bandit
+    agent (UCB1, KL-UCB, Thompson sampling) then runs on the dueling problem unchanged;
+    KL-UCB on this wrapper is Sup-KLUCB's composition.  The bookkeeping is
+    :class:`dueling_gym.reductions.PairReduction`, shared with the compiled
+    :class:`~dueling_gym.agents.SupKLUCB` agent.
+
+    ## Action Space
+
+    ``Discrete(K (K + 1) / 2)``: super-arm ``k`` duels the pair ``(i, j) = reduction.pair(k)``,
+    ``i <= j``, with ``i`` as the first arm (a self-pair is a self-duel).
+
+    ## Observation Space
+
+    The wrapped environment's, unchanged: ``Discrete(2)``, ``1`` iff the first arm ``i`` (the
+    lower index) won the duel.
+
+    ## Rewards
+
+    The **estimated** mean of the played super-arm **after** the duel has been recorded:
+    ``reward = Sup_i * Sup_j`` (``Sup_i ** 2`` for a self-pair), where ``Sup`` are the plug-in
+    normalised scores (Copeland: ``#{j != i : mu_hat_ij > 1/2} / (K - 1)``, ties at 1/2 count
+    for neither side; Borda: ``mean_{j != i} mu_hat_ij`` with 1/2 for unplayed pairs) of the
+    empirical preference matrix built from every non-self duel of the episode so far,
+    including this step's.  Rewards lie in ``[0, 1]`` and are Python floats.  As in the
+    paper, a duel outcome is not a sample of its super-arm's mean: one duel can move the
+    means of up to ``2K - 1`` super-arms.  The wrapped environment's reward (minus the
+    regret) is dropped; the regret stays in ``info``.
+
+    ## Info
+
+    The wrapped environment's ``info`` (every regret notion, per step and cumulative, and
+    ``t``: one underlying duel per step, so the accounting is exact), plus
+    ``info["duel"] = (i, j)``, the duel played.
+
+    ## Arguments
+
+    * ``env``: a K-armed dueling environment (``MultiDiscrete([K, K])`` actions).
+    * ``score``: ``"copeland"`` (default) or ``"borda"``, the plug-in score ``Sup``.
+
+    ```python
+    env = PairReductionWrapper(gym.make("CopelandDuel-v0", preferences="multisol"))
+    agent = KLUCB(env.action_space.n, seed=0)
+    ```
+
+    The statistics are reset at every ``reset``; :attr:`reduction` exposes them (e.g.
+    ``wrapper.reduction.best_arm()``, the reduction's recommended arm).
+    """
+
+    def __init__(self, env: gym.Env, score: str = "copeland"):
+        gym.utils.RecordConstructorArgs.__init__(self, score=score)
+        gym.Wrapper.__init__(self, env)
+        n_arms = pair_action_arms(env, type(self).__name__)
+        self.n_arms = n_arms
+        self.reduction = PairReduction(n_arms, score)
+        self.score = self.reduction.score
+        self._pairs = [tuple(int(a) for a in pair) for pair in self.reduction.pairs]
+        self.action_space = spaces.Discrete(self.reduction.n_super_arms)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        observation, info = self.env.reset(seed=seed, options=options)
+        self.reduction.reset()
+        return observation, info
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        k = as_action_index(action, self.reduction.n_super_arms)
+        if k < 0:
+            raise ValueError(f"action must be a super-arm in [0, {self.reduction.n_super_arms - 1}], got {action!r}")
+        first, second = self._pairs[k]
+        observation, _, terminated, truncated, info = self.env.step(np.array((first, second), dtype=np.int64))
+        self.reduction.update(first, second, bool(observation))
+        info = {**info, "duel": (first, second)}
+        return observation, self.reduction.mean(k), terminated, truncated, info
