@@ -22,7 +22,9 @@ from dueling_gym.agents.base import (
     register_agent,
 )
 from dueling_gym.agents.ccb import CCB
+from dueling_gym.agents.cw_rmed import CWRMED
 from dueling_gym.agents.dts import DTS
+from dueling_gym.agents.ecw_rmed import ECWRMED
 from dueling_gym.agents.kl_ucb import KLUCB
 from dueling_gym.agents.policy import PolicyAgent
 from dueling_gym.agents.random_agent import UniformRandom
@@ -67,6 +69,8 @@ __all__ = [
     "SupKLUCB",
     "CCB",
     "SCB",
+    "CWRMED",
+    "ECWRMED",
     "CopelandPAC",
     # learned policies
     "PolicyAgent",

@@ -44,7 +44,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import linprog
+from scipy.optimize import linprog, nnls
 
 from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.stats import kl_bernoulli
@@ -63,6 +63,8 @@ __all__ = [
     "separation_table_kernel",
     "relaxed_region_kernel",
     "kernel_workspace",
+    "covering_lp_is_optimal",
+    "CoveringOptimumCertificate",
 ]
 
 #: A constraint is generated when its left-hand side is below ``1 - _VIOLATION_TOLERANCE``
@@ -151,6 +153,10 @@ class ConstraintPool:
     def n_rows(self, i1: int) -> int:
         """Number of rows stored for winner ``i1``."""
         return len(self._rows.get(int(i1), ()))
+
+    def rows(self, i1: int) -> list[tuple[int, ...]]:
+        """The rows stored for winner ``i1`` (a copy; each row is a sorted tuple of pair indices)."""
+        return list(self._rows.get(int(i1), ()))
 
     def clear(self) -> None:
         """Forget every row."""
@@ -268,6 +274,12 @@ class CopelandLowerBoundStructure:
         self._scaled_costs = np.where(self._informative, self.regrets / safe_divergences, 0.0)
         self._inverse_divergences = np.where(self._informative, 1.0 / safe_divergences, 0.0)
         self._box_upper = self._informative.astype(np.float64)
+        # Writable copies for the compiled kernels: the agents call the same kernels on
+        # writable arrays, and matching argument types share one compiled specialisation.
+        self._kernel_arrays = (
+            self.pair_index.copy(), self.superior_mask.copy(), self.inferior_mask.copy(), self.losses.copy()
+        )
+        self._kernel_regrets = self.regrets.copy()
 
     # ------------------------------------------------------------------ construction helpers
     def _pair_regrets(self, problem: PreferenceMatrix, regret: ArrayLike | str | None) -> NDArray[np.float64]:
@@ -370,10 +382,11 @@ class CopelandLowerBoundStructure:
         inferiors_by_value = np.empty(n_arms, dtype=np.int64)
         superiors_by_value = np.empty((n_arms - 1, n_arms), dtype=np.int64)
         real_work, integer_work = kernel_workspace(n_arms)
+        pair_index, superior_mask, inferior_mask, losses = self._kernel_arrays
         n_inferiors = separation_table_kernel(
-            i1, np.ascontiguousarray(scaled, dtype=np.float64), self.pair_index, self.superior_mask,
-            self.inferior_mask, self.losses, self.min_losses, int(self.levels[0]), n_levels,
-            values, uses_i2_in_h, inferiors_by_value, superiors_by_value, real_work, integer_work,
+            i1, np.array(scaled, dtype=np.float64), pair_index, superior_mask, inferior_mask, losses,
+            self.min_losses, int(self.levels[0]), n_levels, values, uses_i2_in_h, inferiors_by_value,
+            superiors_by_value, real_work, integer_work,
         )
         return _SeparationTable(
             values=values,
@@ -565,9 +578,10 @@ class CopelandLowerBoundStructure:
         i1 = self._check_winner(i1)
         allocation = np.zeros(self.n_pairs)
         real_work, integer_work = kernel_workspace(self.n_arms)
+        pair_index, superior_mask, inferior_mask, losses = self._kernel_arrays
         value = relaxed_region_kernel(
-            i1, self.pair_index, self.superior_mask, self.inferior_mask, self.losses, self._scaled_costs,
-            self._inverse_divergences, self.regrets, allocation, real_work, integer_work,
+            i1, pair_index, superior_mask, inferior_mask, losses, self._scaled_costs, self._inverse_divergences,
+            self._kernel_regrets, allocation, real_work, integer_work,
         )
         return RelaxedRegionSolution(float(value), self.pair_matrix(allocation))
 
@@ -583,10 +597,6 @@ class CopelandLowerBoundStructure:
 # per-pair vectors are indexed by pair.  Sorting is stable (equal values keep index order), so
 # every tie is broken towards the lowest arm.
 
-#: Sorts longer than this use NumPy's merge sort instead of insertion sort (both are stable).
-_INSERTION_SORT_MAX = 32
-
-
 def kernel_workspace(n_arms: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Scratch arrays for :func:`separation_table_kernel` and :func:`relaxed_region_kernel`."""
     return np.zeros((5, n_arms + 1)), np.zeros((3, n_arms + 1), dtype=np.int64)
@@ -594,22 +604,24 @@ def kernel_workspace(n_arms: int) -> tuple[NDArray[np.float64], NDArray[np.int64
 
 @numba.njit(cache=True, nogil=True)
 def _stable_argsort(values: NDArray[np.float64], count: int, order: NDArray[np.int64]) -> None:
-    """``order[:count]`` = the indices ``0..count-1`` sorted by ``values`` (stable)."""
-    if count > _INSERTION_SORT_MAX:
-        order[:count] = np.argsort(values[:count], kind="mergesort")
-        return
+    """``order[:count]`` = the indices ``0..count-1`` sorted by ``values`` (stable insertion sort).
+
+    The lists sorted here have at most K entries; insertion sort is fast for them and keeps
+    compilation light (NumPy's sorts compile slowly in Numba).
+    """
     for k in range(count):
-        index = k
         value = values[k]
         position = k - 1
         while position >= 0 and values[order[position]] > value:
             order[position + 1] = order[position]
             position -= 1
-        order[position + 1] = index
+        order[position + 1] = k
 
 
 @numba.njit(cache=True, nogil=True)
-def _h_part(size: int, n_inferiors: int, i2_rank: int, h_prefix: NDArray[np.float64], h_sorted: NDArray[np.float64]) -> float:
+def _h_part(
+    size: int, n_inferiors: int, i2_rank: int, h_prefix: NDArray[np.float64], h_sorted: NDArray[np.float64]
+) -> float:
     """Sum of the ``size`` smallest ``y`` over ``H_{i1} \\ {i2}`` (``i2_rank`` = rank of ``i2`` in
     ``H_{i1}`` by value, ``-1`` if ``i2`` is not an inferior of ``i1``)."""
     size = min(max(size, 0), n_inferiors)
@@ -684,21 +696,27 @@ def separation_table_kernel(
 
     for row in range(n_arms - 1):
         i2 = row + 1 if row >= i1 else row
-        # O-part: the superiors of i2 other than i1 by increasing y; non-members sort last.
+        # O-part: the superiors of i2 other than i1 by increasing y, then the other arms in
+        # index order (what a stable sort with +inf for non-members gives).
+        o_arms = h_arms  # the H-part no longer needs its arm list
         o_available = 0
         for j in range(n_arms):
             if superior_mask[i2, j] and j != i1:
-                o_values[j] = scaled[pair_index[i2, j]]
+                o_arms[o_available] = j
+                o_values[o_available] = scaled[pair_index[i2, j]]
                 o_available += 1
-            else:
-                o_values[j] = np.inf
-        _stable_argsort(o_values, n_arms, order)
+        _stable_argsort(o_values, o_available, order)
         o_prefix[0] = 0.0
-        for k in range(n_arms):
-            arm = order[k]
-            superiors_by_value_out[row, k] = arm
-            value = o_values[arm]
-            o_prefix[k + 1] = o_prefix[k] + (value if value < np.inf else 0.0)
+        for k in range(o_available):
+            superiors_by_value_out[row, k] = o_arms[order[k]]
+            o_prefix[k + 1] = o_prefix[k] + o_values[order[k]]
+        position = o_available
+        for j in range(n_arms):
+            if not (superior_mask[i2, j] and j != i1):
+                superiors_by_value_out[row, position] = j
+                position += 1
+        for k in range(o_available, n_arms):
+            o_prefix[k + 1] = o_prefix[k]
 
         i2_rank = rank[i2]
         h_available = n_inferiors - 1 if i2_rank >= 0 else n_inferiors  # |H_{i1} \\ {i2}|
@@ -809,6 +827,167 @@ def _solve_covering_lp(
     if result.status != 0:
         raise RuntimeError(f"HiGHS failed on the lower-bound LP: {result.message}")
     return np.clip(result.x, lower, upper)
+
+
+class CoveringOptimumCertificate:
+    """Optimality certificates of one point of a covering LP, re-checked as the costs change.
+
+    The covering LPs of this module, ``min costs @ y`` s.t. ``A y >= 1`` (0/1 rows) and
+    ``0 <= y <= upper``, keep their feasible set while the sign structure is unchanged; only
+    their costs move with the empirical matrix.  CW-RMED therefore keeps its last optimum
+    and asks this object whether it is still optimal for the new costs before calling HiGHS
+    again.
+
+    The certificate is a dual feasible point with (almost) no duality gap.  Candidate
+    multipliers ``u >= 0`` on the tight rows come from the Karush-Kuhn-Tucker system
+    ``costs = A_tight^T u - w + v`` (``w >= 0`` on the variables at their upper bound, ``v >= 0``
+    on those at zero), solved by non-negative least squares -- or, while it stays valid, by a
+    least-squares re-fit on the support of the last multipliers (the Cholesky factor of its
+    Gram matrix is kept).  Whatever their origin, ``u`` is then completed to the dual feasible
+    point ``(u, w = max(0, A^T u - costs))`` of ``max sum(u) - upper @ w`` s.t.
+    ``A^T u - w <= costs``, and the point is accepted iff
+    ``costs @ point - (sum(u) - upper @ w) <= 1e-9 (1 + |costs @ point|)``: by weak duality it is
+    then optimal up to that relative gap.
+
+    Parameters
+    ----------
+    constraint_matrix : ndarray, shape (m, n)
+        0/1 rows (e.g. the row pool of :meth:`ConstraintPool.rows`).
+    point : ndarray, shape (n,)
+        The candidate (an optimum for earlier costs).
+    upper : ndarray, shape (n,)
+        Upper bounds (0 pins a variable, e.g. a tied pair).
+    tol : float, default 1e-7
+        Tolerance on feasibility and on the bound/tightness classification (HiGHS' own
+        feasibility tolerance).
+    """
+
+    #: Accepted relative duality gap.
+    gap_tolerance = 1e-9
+
+    def __init__(
+        self,
+        constraint_matrix: NDArray[np.float64],
+        point: NDArray[np.float64],
+        upper: NDArray[np.float64],
+        tol: float = 1e-7,
+    ) -> None:
+        self.point = np.asarray(point, dtype=np.float64)
+        self._upper = np.asarray(upper, dtype=np.float64)
+        matrix = np.asarray(constraint_matrix, dtype=np.float64)
+        row_sums = matrix @ self.point
+        self.feasible = bool(
+            np.all(self.point >= -tol) and np.all(self.point <= self._upper + tol) and np.all(row_sums >= 1.0 - tol)
+        )
+        self._tight_rows = np.ascontiguousarray(matrix[row_sums <= 1.0 + tol])
+        at_lower = self.point <= tol
+        at_upper = (self.point >= self._upper - tol) & ~at_lower
+        self._involved = ~at_lower | (self._tight_rows.sum(axis=0) > 0.0)
+        self._n_tight = self._tight_rows.shape[0]
+        upper_rows = np.flatnonzero(at_upper[self._involved])
+        lower_rows = np.flatnonzero(at_lower[self._involved])
+        system = np.zeros((int(self._involved.sum()), self._n_tight + upper_rows.size + lower_rows.size))
+        system[:, : self._n_tight] = self._tight_rows[:, self._involved].T
+        system[upper_rows, self._n_tight + np.arange(upper_rows.size)] = -1.0
+        system[lower_rows, self._n_tight + upper_rows.size + np.arange(lower_rows.size)] = 1.0
+        self._system = system
+        self._support: NDArray[np.int64] | None = None  # columns of the last multipliers
+        self._factor: NDArray[np.float64] | None = None  # Cholesky factor of their Gram matrix
+
+    def _gap_is_closed(self, costs: NDArray[np.float64], row_multipliers: NDArray[np.float64]) -> bool:
+        row_multipliers = np.maximum(row_multipliers, 0.0)
+        excess = np.maximum(self._tight_rows.T @ row_multipliers - costs, 0.0)
+        dual = float(row_multipliers.sum() - self._upper @ excess)
+        primal = float(costs @ self.point)
+        return primal - dual <= self.gap_tolerance * (1.0 + abs(primal))
+
+    def holds(self, costs: NDArray[np.float64]) -> bool:
+        """Whether the point is (feasible and) optimal for ``costs`` (non-negative).
+
+        False means "not certified": re-solve the LP.
+        """
+        if not self.feasible:
+            return False
+        costs = np.asarray(costs, dtype=np.float64)
+        target = costs[self._involved]
+        if self._support is not None:  # re-fit on the support of the last multipliers
+            multipliers = np.zeros(self._system.shape[1])
+            multipliers[self._support] = _refit_support(self._system[:, self._support], self._factor, target)
+            if self._gap_is_closed(costs, multipliers[: self._n_tight]):
+                return True
+        multipliers, _ = nnls(self._system, target, maxiter=20 * self._system.shape[1] + 50)
+        if not self._gap_is_closed(costs, multipliers[: self._n_tight]):
+            self._support = self._factor = None
+            return False
+        # Non-negative least squares keeps its positive columns linearly independent, so the
+        # Gram matrix of the support is positive definite.
+        support = np.flatnonzero(multipliers > 0.0)
+        factor = _gram_cholesky(np.ascontiguousarray(self._system[:, support]))
+        if factor.shape[0] == support.size:
+            self._support, self._factor = support, factor
+        else:  # pragma: no cover - numerically singular: no fast path
+            self._support = self._factor = None
+        return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _gram_cholesky(columns):
+    """Lower Cholesky factor of ``columns^T columns``; an empty array if it is not positive definite.
+
+    Plain loops instead of BLAS: the matrices are small, and threaded BLAS calls are
+    needlessly slow when many simulations share the cores.
+    """
+    n_rows, n_columns = columns.shape
+    factor = np.zeros((n_columns, n_columns))
+    for i in range(n_columns):
+        for j in range(i + 1):
+            total = 0.0
+            for k in range(n_rows):
+                total += columns[k, i] * columns[k, j]
+            for k in range(j):
+                total -= factor[i, k] * factor[j, k]
+            if i == j:
+                if total <= 1e-12:
+                    return np.zeros((0, 0))
+                factor[i, i] = math.sqrt(total)
+            else:
+                factor[i, j] = total / factor[j, j]
+    return factor
+
+
+@numba.njit(cache=True, nogil=True)
+def _refit_support(columns, factor, target):
+    """Least-squares coefficients of ``target`` on ``columns`` (normal equations, Cholesky ``factor``)."""
+    n_rows, n_columns = columns.shape
+    solution = np.empty(n_columns)
+    for i in range(n_columns):  # forward substitution on columns^T target
+        total = 0.0
+        for k in range(n_rows):
+            total += columns[k, i] * target[k]
+        for k in range(i):
+            total -= factor[i, k] * solution[k]
+        solution[i] = total / factor[i, i]
+    for i in range(n_columns - 1, -1, -1):  # back substitution
+        total = solution[i]
+        for k in range(i + 1, n_columns):
+            total -= factor[k, i] * solution[k]
+        solution[i] = total / factor[i, i]
+    return solution
+
+
+def covering_lp_is_optimal(
+    costs: NDArray[np.float64],
+    constraint_matrix: NDArray[np.float64],
+    point: NDArray[np.float64],
+    upper: NDArray[np.float64],
+    tol: float = 1e-7,
+) -> bool:
+    """Certify that ``point`` solves ``min costs @ y`` s.t. ``constraint_matrix @ y >= 1``, ``0 <= y <= upper``.
+
+    One-off form of :class:`CoveringOptimumCertificate` (see there).  True only if ``point``
+    is feasible and optimal up to ``tol``.
+    """
+    return CoveringOptimumCertificate(constraint_matrix, point, upper, tol).holds(np.asarray(costs, dtype=np.float64))
 
 
 def _read_only(array: NDArray) -> NDArray:
