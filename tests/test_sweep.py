@@ -178,3 +178,30 @@ def test_reproduce_list(capsys):
     assert main(["reproduce", "--list"]) == 0
     out = capsys.readouterr().out
     assert "komiyama2016" in out and "zoghi2015-scalability" in out
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_every_preset_builds_with_registered_agents(quick):
+    from dueling_gym.experiments.presets import PRESETS
+
+    for preset in PRESETS.values():
+        spec = SweepSpec(**preset.sweep_arguments(quick))  # raises on an unknown agent or problem
+        assert spec.units()
+        for problem in spec.problems[:3]:
+            assert problem.build().n_arms >= 2
+
+
+def test_reproduce_quick_preset_end_to_end(tmp_path, capsys, monkeypatch):
+    # The quick preset shrunk further (two problems, two seeds) through the same code path.
+    from dueling_gym.experiments import presets
+
+    small = presets.Preset(
+        name="tiny", title="tiny", reference="test",
+        full=dict(agents=("random", "ecw_rmed"), problems=("multisol",), seeds=(0,), horizon=2000),
+        quick=dict(agents=("random", "ecw_rmed"), problems=("multisol", "cyclic4"), seeds=(0, 1), horizon=2000),
+    )
+    monkeypatch.setitem(presets.PRESETS, "tiny", small)
+    assert main(["reproduce", "tiny", "--quick", "--out", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "| multisol | ecw_rmed | 2 | 2000 |" in out
+    assert (tmp_path / "regret.png").exists()
