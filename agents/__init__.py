@@ -21,7 +21,10 @@ from dueling_gym.agents.base import (
     make_agent,
     register_agent,
 )
+from dueling_gym.agents.car import CARCond, CARParallel, CARVerify
 from dueling_gym.agents.ccb import CCB
+from dueling_gym.agents.clucb_borda import CLUCBBordaExact, CLUCBBordaPAC
+from dueling_gym.agents.combinatorial import CombinatorialAgent
 from dueling_gym.agents.cw_rmed import CWRMED
 from dueling_gym.agents.dts import DTS
 from dueling_gym.agents.ecw_rmed import ECWRMED
@@ -72,6 +75,13 @@ __all__ = [
     "CWRMED",
     "ECWRMED",
     "CopelandPAC",
+    # combinatorial pure exploration
+    "CombinatorialAgent",
+    "CLUCBBordaPAC",
+    "CLUCBBordaExact",
+    "CARCond",
+    "CARVerify",
+    "CARParallel",
     # learned policies
     "PolicyAgent",
 ]

@@ -33,6 +33,7 @@ __all__ = [
     "register_agent",
     "make_agent",
     "list_agents",
+    "agent_kind",
     "AGENT_REGISTRY",
     "check_n_arms",
     "check_action",
@@ -269,14 +270,22 @@ def register_agent(name: str) -> Callable[[type], type]:
 
 
 def list_agents(kind: str | None = None) -> list[str]:
-    """Registered agent names; ``kind`` = ``"dueling"`` or ``"bandit"`` filters them."""
+    """Registered agent names; ``kind`` = ``"dueling"``, ``"bandit"`` or ``"combinatorial"`` filters them."""
     names = sorted(AGENT_REGISTRY)
     if kind is None:
         return names
-    base = {"dueling": DuelingAgent, "bandit": BanditAgent}.get(kind)
-    if base is None:
-        raise ValueError(f"kind must be 'dueling', 'bandit' or None, got {kind!r}")
-    return [name for name in names if issubclass(AGENT_REGISTRY[name], base)]
+    if kind not in ("dueling", "bandit", "combinatorial"):
+        raise ValueError(f"kind must be 'dueling', 'bandit', 'combinatorial' or None, got {kind!r}")
+    return [name for name in names if agent_kind(AGENT_REGISTRY[name]) == kind]
+
+
+def agent_kind(cls: type) -> str:
+    """``"dueling"`` (K-armed duels), ``"bandit"`` (cardinal arms) or ``"combinatorial"`` (matchings)."""
+    if issubclass(cls, DuelingAgent):
+        return "dueling"
+    if issubclass(cls, BanditAgent):
+        return "bandit"
+    return "combinatorial"
 
 
 def make_agent(name: str, n_arms: int, *, seed: SeedLike = None, **hyperparameters: Any) -> Any:

@@ -104,6 +104,7 @@ def _command_agents(args: argparse.Namespace) -> int:
     import inspect
 
     from dueling_gym.agents import AGENT_REGISTRY, list_agents
+    from dueling_gym.agents.base import agent_kind
 
     rows = []
     for name in list_agents(args.kind):
@@ -111,7 +112,7 @@ def _command_agents(args: argparse.Namespace) -> int:
         parameters = inspect.signature(cls.__init__).parameters
         defaults = ", ".join(f"{key}={spec.default!r}" for key, spec in parameters.items()
                              if spec.kind == spec.KEYWORD_ONLY and key != "seed")
-        kind = "dueling" if name in list_agents("dueling") else "bandit"
+        kind = agent_kind(cls)
         summary = (inspect.getdoc(cls) or "").splitlines()[0] if inspect.getdoc(cls) else ""
         rows.append([name, kind, cls.__name__, defaults or "-", summary])
     print(_format_table(["name", "kind", "class", "hyperparameters (defaults)", "description"], rows))
@@ -238,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     from dueling_gym.problems.preference import REGRET_NOTIONS
 
     agents = subcommands.add_parser("agents", help="the registered agents")
-    agents.add_argument("--kind", choices=["dueling", "bandit"], help="only dueling or bandit agents")
+    agents.add_argument("--kind", choices=["dueling", "bandit", "combinatorial"], help="only agents of this kind")
     agents.set_defaults(handler=_command_agents)
 
     run = subcommands.add_parser(

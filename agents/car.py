@@ -1,0 +1,473 @@
+"""CAR-Cond, CAR-Verify and CAR-Parallel: identifying the Condorcet matching (CPE-DB).
+
+Chen, Du, Huang, Zhao, *Combinatorial Pure Exploration for Dueling Bandits*, ICML 2020:
+Algorithm 2 (CAR-Cond, §4.1), Algorithm 4 (CAR-Verify) and Algorithm 3 (CAR-Parallel, §4.3);
+spec §4.5-§4.7.  Comments ``[A2 Ln]``, ``[A3 Ln]``, ``[A4 Ln]`` point to line ``n`` of those
+algorithms.  The algorithms are Python generators that ``yield`` duels (spec §0); the
+:class:`~dueling_gym.agents.combinatorial.GeneratorAgent` adapter turns them into
+``act``/``observe``.
+
+**CAR-Cond** keeps accepted / rejected / undecided edge sets ``A, R, U``.  Epoch ``q`` has
+``ε_q = 2^-q`` and rounds ``t = e_{q-1}+1 .. e_q`` with ``e_q = 4^q`` and ``e_0 = 0`` (so epoch 1
+is rounds 1..4).  A round duels every pair of undecided edges sharing a position once, builds
+the bounds ``P̄_t, P̲_t`` (radius ``sqrt(ln(4 K t³/δ) / (2 T))``, ``t`` = round), and for every
+undecided edge compares the Condorcet-oracle values with the edge forced in / out:
+``InL > ExU + ε_q`` accepts, ``ExL > InU + ε_q`` rejects (upper ``U`` values on ``P̄``, lower ``L``
+on ``P̲``; register A2).  The oracle is the exact LP of
+:class:`~dueling_gym.combinatorial.CondorcetOracle` (``oracle="lp"``) or the paper's
+Frank-Wolfe method (``oracle="frank_wolfe"``, capped, see
+:func:`~dueling_gym.combinatorial.frank_wolfe_condorcet_oracle`).
+
+*Skipping provably useless LP calls* (``oracle_cache=True``, exact): the four oracle values
+of an edge depend on the bounds only through a 1-Lipschitz map
+(:func:`~dueling_gym.combinatorial.oracle_drift` bounds the change ``D`` since they were last
+computed, as long as ``A`` and ``R`` are unchanged).  ``InL_t - ExU_t <= InL_ref - ExU_ref + 2D``,
+so when both that bound and the reject analogue stay ``<= ε_q`` the edge cannot be decided this
+round and its LPs are skipped; otherwise all needed values are recomputed.  Two more exact
+shortcuts: ``InL <= InU`` and ``ExL <= ExU`` (``P̲ <= P̄`` entrywise), so ``InL`` is only
+solved when ``InU > ExU + ε_q`` and ``ExL`` only when ``ExU > InU + ε_q``.  Decisions are the
+same as evaluating all four LPs every round (up to the LP solver's 1e-7 tolerance).
+
+**CAR-Verify(δ)** (``δ < δ0 = 0.01``): ``M̂ = CAR-Cond(δ0)``, then, with fresh statistics
+(register A3), verification steps ``t = 1, 2, ...``: error if the best challenger
+``max_{M ≠ M̂} f(M, M̂, P̲_t) >= 1/2``; answer ``M̂`` if ``max_{M ≠ M̂} f(M, M̂, P̄_t) <= 1/2``;
+else duel the differing same-position pair of the ``P̄`` challenger with the largest radius.
+The best challenger is ``l`` MWMC calls, each forbidding one edge of ``M̂``.
+
+**CAR-Parallel(δ)**: instances ``V_k = CAR-Verify(δ / 2^{k+1})``, ``k = 0, 1, ...`` (each with its
+own statistics and its own CAR-Cond run); at global step ``t`` every ``V_k`` with
+``t mod 2^k = 0`` is resumed for exactly one duel.  The first instance that returns a matching
+ends the run; an instance returning "error" is dropped (register A4).
+
+Other resolved gaps: ``δ`` is an input of CAR-Cond (A1); sets are frozen during a round, so
+``R_{t-1} ∪ {e}`` and ``R_t`` coincide (line 18); pairs with a decided edge are never sampled
+again (as printed); unsampled pairs have radius 1 ("``x/0 := 1``"); a round that plays no duel
+and decides nothing can never make progress (it only happens after a wrong decision, i.e.
+outside the ``1 - δ`` event) and ends the run as a failure (``failed = True``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dueling_gym.agents.base import check_number, register_agent
+from dueling_gym.agents.combinatorial import Duel, GeneratorAgent, SeedLike
+from dueling_gym.combinatorial import (
+    CondorcetOracle,
+    MatchingSolver,
+    PairStatistics,
+    bound_matrices,
+    confidence_radius,
+    frank_wolfe_condorcet_oracle,
+    log_constant,
+    oracle_drift,
+    position_starts,
+)
+from dueling_gym.problems.bipartite import Matching
+
+__all__ = ["CARCond", "CARVerify", "CARParallel", "CondState"]
+
+#: Safety slack of the LP-skipping test (HiGHS feasibility tolerance is 1e-7).
+SKIP_TOLERANCE = 1e-7
+ORACLES = ("lp", "frank_wolfe")
+
+
+@dataclass
+class CondState:
+    """State of one CAR-Cond run (inspectable while it runs)."""
+
+    accepted: np.ndarray
+    rejected: np.ndarray
+    stats: PairStatistics
+    t: int = 0
+    epoch: int = 1
+    oracle_calls: int = 0
+    skipped_evaluations: int = 0
+    samples: int = 0
+    # LP-skipping cache: references of the bounds and (upper bounds on) the four values.
+    cache_valid: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    ref_lower: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    ref_upper: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    values: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))  # InU, InL<=, ExU, ExL<=
+
+
+@dataclass
+class _Instance:
+    """One CAR-Verify instance of CAR-Parallel."""
+
+    k: int
+    delta: float
+    cond: CondState
+    verify_stats: PairStatistics
+    generator: Any = None
+    pending: Duel | None = None
+    alive: bool = True
+    phase: str = "cond"
+    m_hat: Matching | None = None
+
+
+def _check_delta(name: str, delta: Any) -> float:
+    delta = check_number(name, delta, strict=True, minimum=0.0)
+    if delta >= 1.0:
+        raise ValueError(f"{name} must lie in (0, 1), got {delta}")
+    return delta
+
+
+class _CAR(GeneratorAgent):
+    """Shared machinery: CAR-Cond rounds, the verification loop, the oracle."""
+
+    target = "condorcet"
+
+    def _configure(self) -> None:
+        if self.oracle not in ORACLES:
+            raise ValueError(f"oracle must be one of {ORACLES}, got {self.oracle!r}")
+        if self.fw_max_iterations is not None:
+            self.fw_max_iterations = int(check_number("fw_max_iterations", self.fw_max_iterations, minimum=0.0))
+        self._oracle = CondorcetOracle(self.graph)
+        self._mwmc = MatchingSolver(self.graph)
+        self._pairs = np.asarray(self.graph.comparable_pairs)
+        self._log_constant = log_constant(self.n_comparable_pairs)   # union bound over the K pairs
+        self._positions = np.asarray(self.graph.edge_positions)
+        self._starts = position_starts(self.graph)
+
+    # ------------------------------------------------------------------ states
+    def _new_cond_state(self) -> CondState:
+        m, K = self.n_edges, self.n_comparable_pairs
+        return CondState(
+            accepted=np.zeros(m, dtype=bool), rejected=np.zeros(m, dtype=bool), stats=PairStatistics(self.graph),
+            cache_valid=np.zeros(m, dtype=bool), ref_lower=np.zeros((m, K)), ref_upper=np.zeros((m, K)),
+            values=np.zeros((m, 4)),
+        )
+
+    def _cond_guess(self, state: CondState) -> Matching:
+        """Best guess of a running CAR-Cond: contains ``A``, avoids ``R``, favours empirically strong edges."""
+        means = state.stats.empirical_means()
+        strength = np.zeros(self.n_edges)
+        np.add.at(strength, self._pairs[:, 1], means - 0.5)
+        np.add.at(strength, self._pairs[:, 2], 0.5 - means)
+        matching = self._mwmc(strength, required=np.flatnonzero(state.accepted),
+                              forbidden=np.flatnonzero(state.rejected))
+        if matching is None:
+            matching = self._mwmc(strength)
+        assert matching is not None
+        return matching
+
+    # ------------------------------------------------------------------ oracle
+    def _oracle_value(self, Q: np.ndarray, A1: list[int], R1: list[int], A2: list[int], R2: list[int],
+                      epsilon: float, state: CondState) -> float:
+        state.oracle_calls += 1
+        if self.oracle == "lp":
+            return self._oracle.value(Q, A1, R1, A2, R2)
+        return frank_wolfe_condorcet_oracle(self.graph, Q, A1, R1, A2, R2, epsilon=epsilon,
+                                            max_outer=self.fw_max_iterations, max_inner=self.fw_max_iterations)
+
+    # ------------------------------------------------------------------ CAR-Cond (Algorithm 2)
+    def _car_cond(self, delta: float, state: CondState) -> Generator[Duel, bool, Matching | None]:
+        pairs, l = self._pairs, self.n_positions
+        stats = state.stats
+        use_lp = self.oracle == "lp"
+        use_cache = self.oracle_cache and use_lp
+        q = 1                                                                               # [A2 L2-3]
+        while True:
+            state.t += 1
+            t = state.t
+            while t > 4 ** q:                                                               # [A2 L4-5]: e_q = 4^q
+                q += 1
+            state.epoch = q
+            epsilon = 2.0 ** -q
+            undecided = ~(state.accepted | state.rejected)
+            # [A2 L6]: one duel per pair of undecided edges at the same position (ascending pairs).
+            active = np.flatnonzero(undecided[pairs[:, 1]] & undecided[pairs[:, 2]])
+            for k in active.tolist():
+                won = yield (int(pairs[k, 1]), int(pairs[k, 2]))
+                stats.counts[k] += 1
+                stats.wins[k] += bool(won)
+                state.samples += 1
+            lower, upper = stats.bounds(t, delta, self._log_constant)                       # [A2 L7]
+            matrices: tuple[np.ndarray, np.ndarray] | None = None
+            A = np.flatnonzero(state.accepted).tolist()                                     # [A2 L8, L10]: frozen
+            R = np.flatnonzero(state.rejected).tolist()
+            edges = np.flatnonzero(undecided)
+            if use_cache and edges.size:
+                drift = np.asarray(oracle_drift(self.graph, state.ref_lower[edges], state.ref_upper[edges],
+                                                lower, upper, starts=self._starts))
+            accept, reject = [], []
+            for i, e in enumerate(edges.tolist()):                                          # [A2 L9]
+                if use_cache and state.cache_valid[e]:
+                    in_up, in_low, ex_up, ex_low = state.values[e]
+                    slack = 2.0 * drift[i] + SKIP_TOLERANCE
+                    if in_low - ex_up + slack <= epsilon and ex_low - in_up + slack <= epsilon:
+                        state.skipped_evaluations += 1
+                        continue
+                if matrices is None:
+                    matrices = bound_matrices(self.graph, lower, upper)
+                p_upper, p_lower = matrices
+                A_in, R_ex = A + [e], R + [e]
+                in_up = self._oracle_value(p_upper, A_in, R, A, R, epsilon, state)               # [A2 L11]
+                ex_up = self._oracle_value(p_upper, A, R_ex, A, R, epsilon, state)               # [A2 L13]
+                # Exact oracle: InL <= InU and ExL <= ExU, so the lower values are solved only when
+                # they can matter (the approximate Frank-Wolfe values are not monotone: all four).
+                in_low = in_up
+                if (in_up > ex_up + epsilon or not use_lp) and math.isfinite(in_up):
+                    in_low = self._oracle_value(p_lower, A_in, R, A, R, epsilon, state)          # [A2 L12]
+                ex_low = ex_up
+                if (ex_up > in_up + epsilon or not use_lp) and math.isfinite(ex_up):
+                    ex_low = self._oracle_value(p_lower, A, R_ex, A, R, epsilon, state)          # [A2 L14]
+                state.values[e] = (in_up, in_low, ex_up, ex_low)
+                state.ref_lower[e] = lower
+                state.ref_upper[e] = upper
+                state.cache_valid[e] = all(map(math.isfinite, (in_up, in_low, ex_up, ex_low)))
+                if in_low > ex_up + epsilon:                                                # [A2 L15-16]
+                    accept.append(e)
+                    if len(A) + len(accept) == l:                                           # [A2 L20]
+                        break
+                elif ex_low > in_up + epsilon:                                              # [A2 L17-18]
+                    reject.append(e)
+            if accept or reject:
+                state.accepted[accept] = True
+                state.rejected[reject] = True
+                state.cache_valid[:] = False   # oracle values depend on A and R
+                if int(state.accepted.sum()) >= l:                                          # [A2 L20]
+                    return tuple(sorted(np.flatnonzero(state.accepted).tolist()))
+            elif active.size == 0:
+                return None   # stalled: no duel to play and nothing decided (only after a wrong decision)
+
+    # ------------------------------------------------------------------ verification (Algorithm 4)
+    def _best_challenger(self, m_hat: Matching, Q: np.ndarray) -> tuple[float, Matching | None]:
+        """``max_{M ≠ M̂} f(M, M̂, Q)`` and its argmax: ``l`` MWMC calls, each forbidding one edge of ``M̂``."""
+        hat = np.asarray(m_hat)
+        weights = Q[np.arange(self.n_edges), hat[self._positions]]   # Q[e, ê_{s(e)}]
+        best, best_matching = -math.inf, None
+        for edge in m_hat:
+            matching = self._mwmc(weights, forbidden=[edge])
+            if matching is not None:
+                value = float(weights[list(matching)].sum()) / self.n_positions
+                if value > best:
+                    best, best_matching = value, matching
+        return best, best_matching
+
+    def _verify(self, delta: float, m_hat: Matching, stats: PairStatistics) -> Generator[Duel, bool, Matching | None]:
+        pairs = self._pairs
+        s = 0
+        while True:                                                                         # [A4 L4]
+            s += 1
+            lower, upper = stats.bounds(s, delta, self._log_constant)                       # [A4 L5]
+            p_upper, p_lower = bound_matrices(self.graph, lower, upper)
+            if self._best_challenger(m_hat, p_lower)[0] >= 0.5:                             # [A4 L6-8]
+                return None
+            value, challenger = self._best_challenger(m_hat, p_upper)                      # [A4 L9]
+            if challenger is None or value <= 0.5:                                          # [A4 L10-12]
+                return m_hat
+            # [A4 L14]: differing same-position pair (e ∈ M_t \ M̂, g ∈ M̂ \ M_t) with the largest
+            # radius; lowest position on ties.
+            best_pair, best_radius = None, -math.inf
+            for e, g in zip(challenger, m_hat):
+                if e != g:
+                    k = self.graph.pair_index(e, g)
+                    radius = float(confidence_radius(stats.counts[k:k + 1], s, delta, self._log_constant)[0])
+                    if radius > best_radius:
+                        best_pair, best_radius = (e, g), radius
+            e, g = best_pair
+            won = yield (e, g)                                                              # [A4 L15]
+            stats.record(e, g, won)
+
+    def _car_verify(self, delta: float, instance: _Instance) -> Generator[Duel, bool, Matching | None]:
+        m_hat = yield from self._car_cond(self.delta0, instance.cond)                      # [A4 L2-3]
+        if m_hat is None:
+            return None
+        instance.m_hat = m_hat
+        instance.phase = "verify"
+        return (yield from self._verify(delta, m_hat, instance.verify_stats))
+
+    def _new_instance(self, k: int, delta: float) -> _Instance:
+        return _Instance(k=k, delta=delta, cond=self._new_cond_state(), verify_stats=PairStatistics(self.graph))
+
+    def _instance_guess(self, instance: _Instance) -> Matching:
+        return instance.m_hat if instance.m_hat is not None else self._cond_guess(instance.cond)
+
+
+_COMMON_PARAMETERS = """
+    oracle : {"lp", "frank_wolfe"}, default "lp"
+        The Condorcet oracle: the exact LP (HiGHS) or the paper's Frank-Wolfe method (slow,
+        capped by ``fw_max_iterations``; its values are lower bounds only).
+    oracle_cache : bool, default True
+        Skip LP calls that provably cannot change a decision (exact; module docstring).
+    fw_max_iterations : int or None, default 200
+        Cap of both Frank-Wolfe loops (``None``: the paper's counts, unusable in practice).
+    seed : int, SeedSequence or None
+        Accepted for API uniformity; the algorithm is deterministic given the outcomes.
+"""
+
+
+@register_agent("car_cond")
+class CARCond(_CAR):
+    """CAR-Cond (Chen et al., ICML 2020, Algorithm 2): the Condorcet matching with confidence ``1 - δ``.
+
+    Sample complexity ``O(sum_j sum_{e ≠ e' ∈ E_j} (Δ^C_{e,e'})^-2 ln(K / (δ (Δ^C_{e,e'})²)))``
+    (Theorem 4); assumes a Condorcet matching exists.  Per round: up to ``K`` duels and up to
+    ``4 |U|`` oracle LPs (far fewer with ``oracle_cache``).
+
+    Parameters
+    ----------
+    problem : BipartiteDuelProblem, CombinatorialDuelEnv or (n_candidates, n_positions, edges)
+        The graph (preferences are never read).
+    delta : float, default 0.05
+        Confidence ``δ ∈ (0, 1)``.
+    """
+
+    def __init__(self, problem: Any, *, delta: float = 0.05, oracle: str = "lp", oracle_cache: bool = True,
+                 fw_max_iterations: int | None = 200, seed: SeedLike = None):
+        self.delta = _check_delta("delta", delta)
+        self.oracle = oracle
+        self.oracle_cache = bool(oracle_cache)
+        self.fw_max_iterations = fw_max_iterations
+        super().__init__(problem, seed=seed)
+
+    def _reset_algorithm_state(self) -> None:
+        self.state = self._new_cond_state()
+
+    def _run(self) -> Generator[Duel, bool, Matching | None]:
+        return (yield from self._car_cond(self.delta, self.state))
+
+    def current_guess(self) -> Matching:
+        return self._cond_guess(self.state)
+
+
+@register_agent("car_verify")
+class CARVerify(_CAR):
+    """CAR-Verify (Chen et al., ICML 2020, Algorithm 4): CAR-Cond(δ0) then verification at ``δ``.
+
+    Returns the Condorcet matching or "error" with probability at least ``1 - δ`` (Lemma 12);
+    on "error" the agent stops with ``failed = True`` (its recommendation is then CAR-Cond's
+    candidate ``M̂``).  Verification statistics start fresh (register A3).
+
+    Parameters
+    ----------
+    problem : BipartiteDuelProblem, CombinatorialDuelEnv or (n_candidates, n_positions, edges)
+        The graph (preferences are never read).
+    delta : float, default 0.005
+        Verification confidence; the paper requires ``δ < δ0``.
+    delta0 : float, default 0.01
+        Confidence of the inner CAR-Cond run (the paper's constant ``δ0 = 0.01``).
+    """
+
+    def __init__(self, problem: Any, *, delta: float = 0.005, delta0: float = 0.01, oracle: str = "lp",
+                 oracle_cache: bool = True, fw_max_iterations: int | None = 200, seed: SeedLike = None):
+        self.delta = _check_delta("delta", delta)
+        self.delta0 = _check_delta("delta0", delta0)
+        if self.delta >= self.delta0:
+            raise ValueError(f"CAR-Verify requires delta < delta0 = {self.delta0} (Algorithm 4 line 1), "
+                             f"got {self.delta}")
+        self.oracle = oracle
+        self.oracle_cache = bool(oracle_cache)
+        self.fw_max_iterations = fw_max_iterations
+        super().__init__(problem, seed=seed)
+
+    def _reset_algorithm_state(self) -> None:
+        self.instance = self._new_instance(0, self.delta)
+
+    @property
+    def state(self) -> CondState:
+        """The inner CAR-Cond state."""
+        return self.instance.cond
+
+    @property
+    def phase(self) -> str:
+        """``"cond"`` (CAR-Cond running) or ``"verify"``."""
+        return self.instance.phase
+
+    def _run(self) -> Generator[Duel, bool, Matching | None]:
+        return (yield from self._car_verify(self.delta, self.instance))
+
+    def current_guess(self) -> Matching:
+        return self._instance_guess(self.instance)
+
+
+@register_agent("car_parallel")
+class CARParallel(_CAR):
+    """CAR-Parallel (Chen et al., ICML 2020, Algorithm 3): parallel CAR-Verify instances.
+
+    Instance ``V_k = CAR-Verify(δ / 2^{k+1})``, ``k = 0, 1, ...``, is resumed for one duel at every
+    global step ``t`` with ``t mod 2^k = 0`` (instance ``k`` starts at ``t = 2^k``); the first
+    answer wins, instances returning "error" are dropped.  Returns the Condorcet matching with
+    probability at least ``1 - δ`` and expected sample complexity of Theorem 5.  The sample count
+    is the total number of duels over all instances.
+
+    Parameters
+    ----------
+    problem : BipartiteDuelProblem, CombinatorialDuelEnv or (n_candidates, n_positions, edges)
+        The graph (preferences are never read).
+    delta : float, default 0.005
+        Overall confidence; the paper requires ``δ < 0.01``.
+    delta0 : float, default 0.01
+        Confidence of every instance's inner CAR-Cond run.
+    """
+
+    #: Instances beyond this index are never created (2**62 global steps are out of reach).
+    MAX_INSTANCES = 62
+
+    def __init__(self, problem: Any, *, delta: float = 0.005, delta0: float = 0.01, oracle: str = "lp",
+                 oracle_cache: bool = True, fw_max_iterations: int | None = 200, seed: SeedLike = None):
+        self.delta = _check_delta("delta", delta)
+        self.delta0 = _check_delta("delta0", delta0)
+        if self.delta >= self.delta0:
+            raise ValueError(f"CAR-Parallel requires delta < delta0 = {self.delta0} (Algorithm 3 line 1), "
+                             f"got {self.delta}")
+        self.oracle = oracle
+        self.oracle_cache = bool(oracle_cache)
+        self.fw_max_iterations = fw_max_iterations
+        super().__init__(problem, seed=seed)
+
+    def _reset_algorithm_state(self) -> None:
+        self.instances: list[_Instance] = []
+        self.global_step = 0
+        self.winner: int | None = None
+
+    def _run(self) -> Generator[Duel, bool, Matching | None]:
+        instances = self.instances
+        while True:                                                                         # [A3 L4]
+            self.global_step += 1
+            t = self.global_step
+            k = 0
+            while t % (1 << k) == 0 and k <= self.MAX_INSTANCES:                            # [A3 L5]
+                if k == len(instances):                                                     # [A3 L2-3]: start V_k
+                    instance = self._new_instance(k, self.delta / 2.0 ** (k + 1))
+                    instance.generator = self._car_verify(instance.delta, instance)
+                    instances.append(instance)
+                    try:
+                        instance.pending = next(instance.generator)
+                    except StopIteration as stop:   # answered without sampling (a single matching)
+                        if stop.value is not None:
+                            self.winner = k
+                            return stop.value
+                        instance.alive = False
+                instance = instances[k]
+                if instance.alive:                                                          # [A3 L6]: one duel
+                    won = yield instance.pending
+                    try:
+                        instance.pending = instance.generator.send(won)
+                    except StopIteration as stop:
+                        if stop.value is not None:                                          # [A3 L7-9]
+                            self.winner = k
+                            return stop.value
+                        instance.alive = False                                              # "error": dropped
+                        instance.pending = None
+                k += 1
+            if k > self.MAX_INSTANCES and not any(instance.alive for instance in instances):  # pragma: no cover
+                return None
+
+    def current_guess(self) -> Matching:
+        for instance in self.instances:
+            if instance.alive:
+                return self._instance_guess(instance)
+        return super().current_guess()
+
+
+# The shared parameter documentation is appended once, here, to every agent's docstring.
+for _agent in (CARCond, CARVerify, CARParallel,):
+    _agent.__doc__ += _COMMON_PARAMETERS

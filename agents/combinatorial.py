@@ -1,0 +1,223 @@
+"""Base classes of combinatorial pure-exploration agents (CPE-DB, Chen, Du, Huang, Zhao, ICML 2020).
+
+Combinatorial agents act in *edge* terms on a bipartite graph: ``act()`` returns a duel
+``(e, e2)`` of two edges at the same position (``e == e2`` is a self-duel, a fair coin, used by
+CLUCB-Borda), ``observe((e, e2), first_won)`` feeds back the outcome, ``recommend()`` returns a
+matching (tuple of edge indices in position order) and ``done`` tells when the agent stopped.
+They are driven by :func:`dueling_gym.experiments.pure_exploration.run_pure_exploration` or a
+plain loop over ``CombinatorialDuelEnv.step_edges``::
+
+    agent = CLUCBBordaPAC(problem, delta=0.1, epsilon=0.02, seed=0)
+    env.reset(seed=1)
+    while not agent.done:
+        e, e2 = agent.act()
+        observation, *_ = env.step_edges(e, e2)
+        agent.observe((e, e2), bool(observation))
+    env.score_matching(agent.recommend())
+
+:class:`CombinatorialAgent` is deliberately **not** a :class:`~dueling_gym.agents.base.DuelingAgent`
+(it has no ``n_arms``), so ``list_agents("dueling")`` and the K-armed sweeps never pick these
+agents up; they are still registered, so ``make_agent("car_cond", problem, delta=0.05)`` works.
+
+Agents only ever see the *graph*: the constructor copies the problem's candidates, positions
+and edges into a problem with all-tied preferences (:func:`dueling_gym.combinatorial.graph_only`).
+
+Writing an algorithm as a generator
+-----------------------------------
+The CPE-DB algorithms have nested loops that consume an unknown number of duels (epochs,
+rounds, sub-procedures, parallel instances).  :class:`GeneratorAgent` lets them be written as
+a Python generator ``_run()`` that ``yield``\\ s each duel ``(e, e2)``, receives ``first_won``
+through ``send`` and finally ``return``\\ s the answer (a matching, or ``None`` when the
+algorithm failed/stalled) -- the thin adapter suggested by spec §0.
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from collections.abc import Generator
+from operator import index
+from typing import Any, ClassVar
+
+import numpy as np
+
+from dueling_gym.combinatorial import graph_only
+from dueling_gym.problems.bipartite import BipartiteDuelProblem, Matching
+
+__all__ = ["CombinatorialAgent", "GeneratorAgent", "Duel"]
+
+SeedLike = int | np.random.SeedSequence | None
+#: A duel of two comparable edges ``(e, e2)``; ``e == e2`` is a self-duel.
+Duel = tuple[int, int]
+
+
+class CombinatorialAgent(ABC):
+    """A CPE-DB pure-exploration agent acting on the edges of a bipartite graph.
+
+    Parameters
+    ----------
+    problem : BipartiteDuelProblem, CombinatorialDuelEnv or (n_candidates, n_positions, edges)
+        The graph.  **Only** its candidates, positions and edges are read; the preferences are
+        never looked at.
+    seed : int, SeedSequence or None
+        Seed of the agent's own ``numpy.random.Generator`` (``self.rng``).
+    """
+
+    #: Registry name (set by :func:`~dueling_gym.agents.base.register_agent`).
+    name: ClassVar[str] = ""
+    #: Always True: CPE-DB is pure exploration with a stopping rule.
+    pure_exploration: ClassVar[bool] = True
+    #: The winner notion the agent identifies: ``"borda"`` or ``"condorcet"``.
+    target: ClassVar[str] = ""
+
+    def __init__(self, problem: Any, *, seed: SeedLike = None):
+        self.graph: BipartiteDuelProblem = graph_only(problem)
+        self.n_edges = self.graph.n_edges
+        self.n_positions = self.graph.n_positions
+        self.n_candidates = self.graph.n_candidates
+        self.n_comparable_pairs = self.graph.n_comparable_pairs
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self._configure()
+        self._reset_state()
+
+    # ------------------------------------------------------------------ API
+    def _configure(self) -> None:
+        """Build graph-dependent helpers and validate hyperparameters against the graph (hook).
+
+        Called once by ``__init__`` after :attr:`graph` is set and before ``_reset_state``.
+        """
+
+    @abstractmethod
+    def _reset_state(self) -> None:
+        """(Re)build the learning state; called by ``__init__`` and :meth:`reset`."""
+
+    @abstractmethod
+    def act(self) -> Duel:
+        """The next duel ``(e, e2)`` (same position; ``e == e2`` is a self-duel)."""
+
+    @abstractmethod
+    def observe(self, action: Duel, first_won: bool) -> None:
+        """Learn from the outcome of ``action`` (``first_won`` True iff ``action[0]`` won)."""
+
+    @abstractmethod
+    def recommend(self) -> Matching:
+        """The answer once :attr:`done`; before that, the agent's current guess."""
+
+    @property
+    @abstractmethod
+    def done(self) -> bool:
+        """True once the stopping rule has fired."""
+
+    @property
+    def failed(self) -> bool:
+        """True when the algorithm ended without an answer of its own (an "error" or a stall)."""
+        return False
+
+    def reset(self, *, seed: SeedLike = None) -> None:
+        """Forget everything learned; re-seed the agent's generator when ``seed`` is given."""
+        if seed is not None:
+            self.seed = seed
+            self.rng = np.random.default_rng(seed)
+        self._reset_state()
+
+    @property
+    def hyperparameters(self) -> dict[str, Any]:
+        """The constructor's keyword arguments (besides ``seed``) and their values."""
+        names = [
+            name for name, parameter in inspect.signature(type(self).__init__).parameters.items()
+            if parameter.kind == parameter.KEYWORD_ONLY and name != "seed"
+        ]
+        return {name: getattr(self, name) for name in names}
+
+    def __repr__(self) -> str:
+        parameters = "".join(f", {key}={value!r}" for key, value in self.hyperparameters.items())
+        return (f"{type(self).__name__}(graph: n_candidates={self.n_candidates}, n_positions={self.n_positions}, "
+                f"n_edges={self.n_edges}{parameters}, seed={self.seed!r})")
+
+    # ------------------------------------------------------------------ helpers
+    def _check_duel(self, action: Any) -> Duel:
+        try:
+            first, second = action
+            first, second = index(first), index(second)
+        except (TypeError, ValueError):
+            raise TypeError(f"action must be a pair of integer edges (e, e2), got {action!r}") from None
+        if not (0 <= first < self.n_edges and 0 <= second < self.n_edges):
+            raise ValueError(f"action {action!r} is out of range: edges are 0..{self.n_edges - 1}")
+        return first, second
+
+
+class GeneratorAgent(CombinatorialAgent):
+    """A :class:`CombinatorialAgent` whose algorithm is the generator :meth:`_run`.
+
+    ``_run()`` yields duels ``(e, e2)``; the value sent back is ``first_won`` (bool); its
+    ``return`` value is the answer (a matching) or ``None`` for failure.  Subclasses implement
+    ``_run`` and ``_reset_algorithm_state`` (plain attributes read by :meth:`current_guess`),
+    and may override :meth:`current_guess` (the recommendation before stopping).
+    """
+
+    def _reset_state(self) -> None:
+        self._answer: Matching | None = None
+        self._done = False
+        self._failed = False
+        self.samples = 0
+        self._reset_algorithm_state()
+        self._generator = self._run()
+        self._pending: Duel | None = None
+        self._resume(None, start=True)
+
+    def _reset_algorithm_state(self) -> None:
+        """Initialise the attributes the generator updates (hook; default: nothing)."""
+
+    @abstractmethod
+    def _run(self) -> Generator[Duel, bool, Matching | None]:
+        """The algorithm: ``first_won = yield (e, e2)`` per duel, ``return`` the answer."""
+
+    def _resume(self, value: bool | None, *, start: bool = False) -> None:
+        try:
+            duel = next(self._generator) if start else self._generator.send(value)
+        except StopIteration as stop:
+            self._pending = None
+            self._done = True
+            answer = stop.value
+            if answer is None:
+                self._failed = True
+                self._answer = self.current_guess()
+            else:
+                self._answer = tuple(sorted(int(e) for e in answer))
+            return
+        self._pending = (int(duel[0]), int(duel[1]))
+
+    # ------------------------------------------------------------------ API
+    def act(self) -> Duel:
+        if self._done:
+            raise RuntimeError(f"{type(self).__name__} has stopped (done=True); read recommend() or reset()")
+        return self._pending  # type: ignore[return-value]
+
+    def observe(self, action: Duel, first_won: bool) -> None:
+        if self._done:
+            raise RuntimeError(f"{type(self).__name__} has stopped (done=True); read recommend() or reset()")
+        action = self._check_duel(action)
+        if action != self._pending:
+            raise ValueError(f"observe() got the outcome of {action}, but the agent asked for {self._pending}")
+        self.samples += 1
+        self._resume(bool(first_won))
+
+    def recommend(self) -> Matching:
+        if self._done:
+            return self._answer  # type: ignore[return-value]
+        return self.current_guess()
+
+    def current_guess(self) -> Matching:
+        """The recommendation before stopping (default: scipy's max-weight matching under zero weights)."""
+        matching = self.graph.max_weight_matching(np.zeros(self.n_edges))
+        assert matching is not None
+        return matching
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    @property
+    def failed(self) -> bool:
+        return self._failed
