@@ -81,7 +81,7 @@ class DuelingBanditVectorEnv(VectorEnv):
         self.regret_notions = self._template.regret_notions
         self.reward_regret = self._template.reward_regret
         self.problem_sampler = self._template.problem_sampler
-        self._reward_column = 1 + self.regret_notions.index(self.reward_regret)
+        self._reward_column = self.regret_notions.index(self.reward_regret)
 
         self.single_action_space = self._template.action_space
         self.single_observation_space = self._template.observation_space
@@ -91,11 +91,15 @@ class DuelingBanditVectorEnv(VectorEnv):
         n_duels = self.n_arms * self.n_arms
         fixed = self._template.problem
         self.problems: list = [fixed] * self.num_envs if fixed is not None else [None] * self.num_envs
+        # Two contiguous lookup tables (win probability; regrets per notion), indexed by the flat
+        # duel first * K + second (plus an offset per sub-env when each has its own problem):
+        # np.take on contiguous rows is several times faster than fancy-indexing one wide table.
         if fixed is not None:
-            self._table = fixed.duel_table(self.regret_notions)
+            self._set_tables(slice(None), fixed.duel_table(self.regret_notions), allocate=True)
             self._table_offsets = None
         else:
-            self._table = np.zeros((self.num_envs * n_duels, 1 + len(self.regret_notions)))
+            self._probabilities = np.zeros(self.num_envs * n_duels)
+            self._regret_table = np.zeros((self.num_envs * n_duels, len(self.regret_notions)))
             self._table_offsets = np.arange(self.num_envs, dtype=np.int64) * n_duels
         self._cumulative = np.zeros((self.num_envs, len(self.regret_notions)))
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
@@ -104,6 +108,14 @@ class DuelingBanditVectorEnv(VectorEnv):
         self._was_reset = False
 
     # ------------------------------------------------------------------ helpers
+    def _set_tables(self, rows: slice, duel_table: np.ndarray, allocate: bool = False) -> None:
+        if allocate:
+            self._probabilities = np.ascontiguousarray(duel_table[:, 0])
+            self._regret_table = np.ascontiguousarray(duel_table[:, 1:])
+        else:
+            self._probabilities[rows] = duel_table[:, 0]
+            self._regret_table[rows] = duel_table[:, 1:]
+
     def _draw_problems(self, env_indices: np.ndarray) -> None:
         if self.problem_sampler is None:
             return
@@ -112,7 +124,7 @@ class DuelingBanditVectorEnv(VectorEnv):
             problem = self._template._validated(self.problem_sampler(self.np_random))
             self.problems[env_index] = problem
             start = env_index * n_duels
-            self._table[start:start + n_duels] = problem.duel_table(self.regret_notions)
+            self._set_tables(slice(start, start + n_duels), problem.duel_table(self.regret_notions))
 
     def _reset_info(self) -> dict[str, Any]:
         zeros = np.zeros(self.num_envs)
@@ -140,7 +152,9 @@ class DuelingBanditVectorEnv(VectorEnv):
             raise ValueError(f"actions must have shape ({self.num_envs}, 2) (first, second arm per env), got {actions.shape}")
         if not np.issubdtype(actions.dtype, np.integer):
             raise TypeError(f"actions must be integers, got dtype {actions.dtype}")
-        if actions.min() < 0 or actions.max() >= self.n_arms:
+        # One pass: as unsigned integers, negative arms become huge and fail the same test.
+        unsigned = actions.view(np.dtype(f"u{actions.dtype.itemsize}"))
+        if unsigned.max() >= self.n_arms:
             raise ValueError(f"actions out of range: arms must lie in [0, {self.n_arms - 1}]")
         return actions
 
@@ -154,10 +168,9 @@ class DuelingBanditVectorEnv(VectorEnv):
         duels = first * n_arms + second
         if self._table_offsets is not None:
             duels += self._table_offsets
-        rows = self._table[duels]
-        first_won = self.np_random.random(self.num_envs) < rows[:, 0]
-        regrets = rows[:, 1:]
-        rewards = -rows[:, self._reward_column]
+        first_won = self.np_random.random(self.num_envs) < np.take(self._probabilities, duels)
+        regrets = np.take(self._regret_table, duels, axis=0)
+        rewards = -regrets[:, self._reward_column]
         resetting = self._needs_reset
         any_resetting = bool(resetting.any())
         if any_resetting:
