@@ -11,7 +11,7 @@ import numpy as np
 
 from dueling_gym.stats import uniform_choice
 
-__all__ = ["trailing_evidence", "choose_uniform", "keep_random_subset", "preferred_argmax"]
+__all__ = [ "choose_uniform", "keep_random_subset", "preferred_argmax"]
 
 
 @numba.njit(cache=True, nogil=True)

@@ -450,8 +450,8 @@ def _solve_full_region(solver_id, n_arms, sign_version, pair_mean, winners, scal
             allocation = solution.allocation[rows, cols]
             pool_rows = solver.pool.rows(i1)
             constraint_matrix = np.zeros((len(pool_rows), allocation.size))
-            for index, row in enumerate(pool_rows):
-                constraint_matrix[index, list(row)] = 1.0
+            for row_number, row in enumerate(pool_rows):
+                constraint_matrix[row_number, list(row)] = 1.0
             certificate = CoveringOptimumCertificate(constraint_matrix, allocation * structure.divergences, upper)
             solver.optima[i1] = (int(sign_version), certificate)
             solver.n_lp_solves += 1

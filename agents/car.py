@@ -252,7 +252,6 @@ class _CAR(GeneratorAgent):
         return best, best_matching
 
     def _verify(self, delta: float, m_hat: Matching, stats: PairStatistics) -> Generator[Duel, bool, Matching | None]:
-        pairs = self._pairs
         s = 0
         while True:                                                                         # [A4 L4]
             s += 1

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agent_helpers import gym_loop
+from agent_helpers import assert_paths_agree
 from dueling_gym.agents import RUCB, DuelingAgent, make_agent
 from dueling_gym.agents.ccb import CCB
 from dueling_gym.experiments import simulate
@@ -131,16 +131,7 @@ def reversed_problem(name):
 def test_fused_generic_and_gym_loops_are_identical(problem):
     horizon, seed = 3000, 5
     n_arms = load_problem(problem).n_arms
-    fused = simulate(CCB(n_arms), problem, horizon, seed=seed, record_duels=True)
-    generic = simulate(CCB(n_arms), problem, horizon, seed=seed, record_duels=True, fused=False)
-    duels, outcomes, regret = gym_loop(CCB(n_arms), problem, horizon, seed)
-    assert fused.fused and not generic.fused
-    np.testing.assert_array_equal(fused.duels, generic.duels)
-    np.testing.assert_array_equal(fused.duels, duels)
-    np.testing.assert_array_equal(fused.outcomes, outcomes)
-    np.testing.assert_array_equal(fused.recommendations, generic.recommendations)
-    for notion, value in regret.items():
-        assert fused.cumulative_regret[notion][-1] == pytest.approx(value, rel=1e-12)
+    assert_paths_agree(lambda: CCB(n_arms), problem, horizon, seed)
 
 
 @pytest.mark.parametrize("problem,horizon", [

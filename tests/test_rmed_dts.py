@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from agent_helpers import assert_paths_agree, gym_loop
+from agent_helpers import assert_paths_agree
 from dueling_gym.agents import make_agent
 from dueling_gym.agents.dts import DTS
 from dueling_gym.agents.rmed import RMED1
@@ -42,7 +42,7 @@ def _runs(name: str, problem: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def test_fused_generic_and_gym_loops_are_identical(name, problem):
     horizon, seed = 2000, 5
     n_arms = load_problem(problem).n_arms
-    fused = assert_paths_agree(lambda: make_agent(name, n_arms), problem, horizon, seed)
+    assert_paths_agree(lambda: make_agent(name, n_arms), problem, horizon, seed)
 
 
 def test_reset_with_the_same_seed_replays_the_run():

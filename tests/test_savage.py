@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from agent_helpers import assert_paths_agree, gym_loop
+from agent_helpers import assert_paths_agree
 from dueling_gym.agents.base import make_agent
 from dueling_gym.agents.savage import SAVAGE, SAVAGEBorda, SAVAGECondorcet, savage_act, savage_observe
 from dueling_gym.experiments import simulate

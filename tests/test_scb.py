@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from agent_helpers import gym_loop
+from agent_helpers import assert_paths_agree
 from dueling_gym.agents import make_agent
 from dueling_gym.agents._scb_kernels import kl_bai_should_stop, kl_sign_test, squaring_epoch
 from dueling_gym.agents.scb import SCB, CopelandPAC
@@ -166,16 +166,7 @@ AGENTS = [
 @pytest.mark.parametrize("label,build", AGENTS, ids=[label for label, _ in AGENTS])
 def test_fused_generic_and_gym_loops_are_identical(label, build):
     horizon, seed = 3000, 7
-    fused = simulate(build(), "multisol", horizon, seed=seed, record_duels=True)
-    generic = simulate(build(), "multisol", horizon, seed=seed, record_duels=True, fused=False)
-    duels, outcomes, regret = gym_loop(build(), "multisol", horizon, seed)
-    assert fused.fused and not generic.fused
-    np.testing.assert_array_equal(fused.duels, generic.duels)
-    np.testing.assert_array_equal(fused.duels, duels)
-    np.testing.assert_array_equal(fused.outcomes, outcomes)
-    np.testing.assert_array_equal(fused.recommendations, generic.recommendations)
-    for notion, value in regret.items():
-        assert fused.cumulative_regret[notion][-1] == pytest.approx(value, rel=1e-12)
+    assert_paths_agree(lambda: build(), "multisol", horizon, seed)
 
 
 @pytest.mark.parametrize("problem", ["multisol", "cyclic4"])

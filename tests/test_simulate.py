@@ -38,7 +38,7 @@ class CyclingAgent(DuelingAgent):
 def test_fused_generic_and_gym_loops_are_identical(problem):
     horizon, seed = 3000, 7
     n_arms = load_problem(problem).n_arms
-    fused = assert_paths_agree(lambda: RUCB(n_arms), problem, horizon, seed)
+    assert_paths_agree(lambda: RUCB(n_arms), problem, horizon, seed)
 
 
 def test_generic_loop_for_python_agents_matches_gym():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent_helpers import assert_paths_agree, gym_loop
+from agent_helpers import assert_paths_agree
 from dueling_gym.agents.base import KernelDuelingAgent, list_agents, make_agent
 from dueling_gym.agents.random_agent import UniformRandom
 from dueling_gym.agents.self_sparring import SelfSparring
@@ -34,7 +34,7 @@ LEARNING_AGENTS = ["sparring", "sparring_thompson", "self_sparring"]
 def test_fused_generic_and_gym_loops_are_identical(name):
     problem, horizon, seed = "mslr5-condorcet", 1500, 7
     make = AGENTS[name]
-    fused = assert_paths_agree(lambda: make(5), problem, horizon, seed)
+    assert_paths_agree(lambda: make(5), problem, horizon, seed)
 
 
 @pytest.mark.parametrize("problem", ["sushi", "multisol", "arxiv", "cyclic4"])

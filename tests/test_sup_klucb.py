@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agent_helpers import assert_paths_agree, gym_loop
+from agent_helpers import assert_paths_agree
 from dueling_gym.agents import make_agent
 from dueling_gym.agents.sup_klucb import SupKLUCB, klucb_select, klucb_select_reference
 from dueling_gym.experiments import derive_seeds, simulate
@@ -244,7 +244,7 @@ def test_decisions_equal_the_literal_algorithm(problem, options):
 def test_fused_generic_and_gym_loops_are_identical(problem, options):
     horizon, seed = 2500, 7
     n_arms = load_problem(problem).n_arms
-    fused = assert_paths_agree(lambda: SupKLUCB(n_arms, **options), problem, horizon, seed)
+    assert_paths_agree(lambda: SupKLUCB(n_arms, **options), problem, horizon, seed)
 
 
 def test_initial_phase_plays_every_pair_once_in_lexicographic_order():
