@@ -197,13 +197,33 @@ def _command_reproduce(args: argparse.Namespace) -> int:
             raise ValueError("give a preset NAME (above) or --list")
         return 0
     preset = get_preset(args.name)
-    spec = SweepSpec(**preset.sweep_arguments(args.quick))
     out_dir = Path(args.out) if args.out else Path("results") / (preset.name + ("-quick" if args.quick else ""))
+    if preset.kind == "pure_exploration":
+        return _reproduce_sample_complexity(preset, out_dir, args)
+    spec = SweepSpec(**preset.sweep_arguments(args.quick))
     if args.notion is None:
         args.notion = preset.notion
     print(f"{preset.title} [{'quick' if args.quick else 'full'}]: {len(spec.agents)} agents x "
           f"{len(spec.problems)} problems x {len(spec.seeds)} seeds, T = {spec.horizon}")
     return _run_spec(spec, out_dir, args, title=preset.title + (" (quick)" if args.quick else ""))
+
+
+def _reproduce_sample_complexity(preset: Any, out_dir: Path, args: argparse.Namespace) -> int:
+    from dueling_gym.experiments.sample_complexity import plot, run_study, table
+    from dueling_gym.experiments.sweep import atomic_write_text
+
+    options = preset.sweep_arguments(args.quick)
+    print(f"{preset.title} [{'quick' if args.quick else 'full'}]")
+    rows = run_study(out_dir, quick=args.quick, seeds=options["seeds"], delta=options["delta"], jobs=args.jobs,
+                     progress=not args.no_progress)
+    text = table(rows, options["delta"])
+    atomic_write_text(out_dir / "summary.txt", text + "\n")
+    print(text)
+    if not args.no_plot:
+        plot(rows, options["delta"], out_dir / "samples_vs_hardness.png")
+        print(f"plot: {out_dir / 'samples_vs_hardness.png'}")
+    print(f"results: {out_dir}/ (units/, summary.txt)")
+    return 0
 
 
 def _add_sweep_options(parser: argparse.ArgumentParser, notion_default: str | None) -> None:

@@ -185,6 +185,8 @@ def test_every_preset_builds_with_registered_agents(quick):
     from dueling_gym.experiments.presets import PRESETS
 
     for preset in PRESETS.values():
+        if preset.kind != "regret":
+            continue
         spec = SweepSpec(**preset.sweep_arguments(quick))  # raises on an unknown agent or problem
         assert spec.units()
         for problem in spec.problems[:3]:
@@ -205,3 +207,17 @@ def test_reproduce_quick_preset_end_to_end(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "| multisol | ecw_rmed | 2 | 2000 |" in out
     assert (tmp_path / "regret.png").exists()
+
+
+@pytest.mark.slow
+def test_reproduce_cpe_db_quick_resumes(tmp_path, capsys):
+    argv = ["reproduce", "chen2020-cpe-db", "--quick", "--out", str(tmp_path), "--no-progress", "--no-plot"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "clucb_borda_pac" in out and "median ratio" in out
+    units = sorted((tmp_path / "units").glob("*.json"))
+    assert len(units) == 15  # 5 instances x 3 agents
+    assert all(json.loads(path.read_text())["correct"] for path in units)
+    stamps = {path.name: path.stat().st_mtime_ns for path in units}
+    assert main(argv) == 0  # a second run reuses every finished unit
+    assert {path.name: path.stat().st_mtime_ns for path in (tmp_path / "units").glob("*.json")} == stamps

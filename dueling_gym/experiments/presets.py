@@ -83,6 +83,16 @@ PRESETS: dict[str, Preset] = {
                        seeds=(0, 1), horizon=20_000),
             notes="K drawn from 3..36 in the paper; here every K in 3..36 with 25 matrices each.",
         ),
+        Preset(
+            name="chen2020-cpe-db",
+            title="CPE-DB sample complexity: CLUCB-Borda samples to stop vs the Borda hardness",
+            reference="Chen, Du, Huang, Zhao, ICML 2020, Theorem 3 (CLUCB-Borda)",
+            full=dict(seeds=3, delta=0.05),
+            quick=dict(seeds=1, delta=0.05),
+            kind="pure_exploration",
+            notes="27 random bipartite instances with l = 2..10 positions (5 when quick); "
+                  "samples to stop plotted against H^B ln(1/delta).",
+        ),
     ]
 }
 

@@ -1,0 +1,221 @@
+"""CPE-DB sample complexity: CLUCB-Borda samples to stop against the Borda hardness ``H^B``.
+
+The study behind ``dueling-gym reproduce cpe-db-sample-complexity`` and
+``benchmarks/combinatorial.py`` (Chen, Du, Huang, Zhao, ICML 2020, Theorem 3): random bipartite
+instances with ``l`` positions and ``n = l + 2`` candidates (planted Condorcet matching, edge
+density 0.35, minimum preference gap cycling through 0.1 / 0.2 / 0.3; instances whose ``H^B``
+exceeds a cap are skipped), on which
+
+* ``clucb_borda_exact`` -- CLUCB-Borda-Exact as printed (statistics discarded every epoch);
+* ``clucb_borda_exact_reuse`` -- the same with ``reuse_samples_if_exact=True``;
+* ``clucb_borda_pac`` -- CLUCB-Borda-PAC with ``ε`` = half the smallest Borda-score gap,
+
+run to their stopping rule.  Each finished run is written atomically to its own file, so an
+interrupted study resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from dueling_gym.experiments.sweep import atomic_write_text
+
+__all__ = ["AGENTS", "instance_family", "run_one", "run_study", "table", "plot"]
+
+AGENTS = ("clucb_borda_exact", "clucb_borda_exact_reuse", "clucb_borda_pac")
+MIN_GAPS = (0.1, 0.2, 0.3)
+#: Relative cost of the agents, to start the longest runs first.
+_COST = {"clucb_borda_exact": 10.0, "clucb_borda_exact_reuse": 2.0, "clucb_borda_pac": 1.0}
+
+
+def instance_family(positions: list[int], per_size: int, hardness_cap: float) -> list[dict]:
+    """Deterministic list of instance specifications (seed search skips too-hard or tied instances)."""
+    from dueling_gym.problems import random_bipartite_problem
+
+    specs = []
+    for l in positions:
+        seed, found = 0, 0
+        while found < per_size and seed < 200:
+            min_gap = MIN_GAPS[(found + l) % len(MIN_GAPS)]
+            problem = random_bipartite_problem(l, l + 2, np.random.default_rng(10_000 * l + seed),
+                                               planted_condorcet=True, min_gap=min_gap, edge_probability=0.35)
+            seed += 1
+            hardness = problem.borda_hardness()
+            if problem.count_max_matchings() < 2 or not math.isfinite(hardness) or hardness > hardness_cap:
+                continue
+            specs.append({"n_positions": l, "n_candidates": l + 2, "seed": 10_000 * l + seed - 1,
+                          "min_gap": min_gap, "hardness": hardness})
+            found += 1
+    return specs
+
+
+def build(spec: dict):
+    from dueling_gym.problems import random_bipartite_problem
+
+    return random_bipartite_problem(spec["n_positions"], spec["n_candidates"], np.random.default_rng(spec["seed"]),
+                                    planted_condorcet=True, min_gap=spec["min_gap"], edge_probability=0.35,
+                                    name=f"l{spec['n_positions']}_s{spec['seed']}")
+
+
+def run_one(job: tuple[dict, str, int, float]) -> dict:
+    """One (instance, agent, seed) run, in a worker process."""
+    from dueling_gym.agents.clucb_borda import CLUCBBordaExact, CLUCBBordaPAC
+    from dueling_gym.experiments.pure_exploration import run_pure_exploration
+
+    spec, agent_name, seed, delta = job
+    problem = build(spec)
+    smallest_score_gap = float(problem.borda_gaps().min()) / problem.n_positions
+    if agent_name == "clucb_borda_pac":
+        agent = CLUCBBordaPAC(problem, delta=delta, epsilon=0.5 * smallest_score_gap)
+    else:
+        agent = CLUCBBordaExact(problem, delta=delta, reuse_samples_if_exact=agent_name.endswith("reuse"))
+    result = run_pure_exploration(agent, problem, seed=seed)
+    return {
+        "instance": problem.name,
+        "n_positions": problem.n_positions,
+        "n_candidates": problem.n_candidates,
+        "n_edges": problem.n_edges,
+        "n_pairs": problem.n_comparable_pairs,
+        "hardness": spec["hardness"],
+        "agent": agent_name,
+        "seed": seed,
+        "samples": result.samples,
+        "correct": result.correct,
+        "epochs": getattr(agent, "epoch", None) if agent_name != "clucb_borda_pac" else None,
+        "wall_time_s": result.wall_time,
+        "us_per_sample": 1e6 * result.time_per_sample,
+    }
+
+
+def slope(x: np.ndarray, y: np.ndarray) -> float:
+    if len(x) < 2 or np.ptp(np.log(x)) == 0:
+        return float("nan")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def table(rows: list[dict], delta: float) -> str:
+    scale = math.log(1 / delta)
+    lines = [f"{'instance':<14}{'l':>3}{'m':>4}{'K':>5}{'H^B':>9}  {'agent':<24}{'samples':>10}{'/(H ln1/d)':>11}"
+             f"{'us/sample':>10}{'epochs':>7}{'ok':>4}"]
+    for row in sorted(rows, key=lambda r: (r["hardness"], r["instance"], r["agent"], r["seed"])):
+        lines.append(f"{row['instance']:<14}{row['n_positions']:>3}{row['n_edges']:>4}{row['n_pairs']:>5}"
+                     f"{row['hardness']:>9.1f}  {row['agent']:<24}{row['samples']:>10}"
+                     f"{row['samples'] / (row['hardness'] * scale):>11.0f}{row['us_per_sample']:>10.1f}"
+                     f"{row['epochs'] if row['epochs'] is not None else '-':>7}{'y' if row['correct'] else 'N':>4}")
+    lines.append("")
+    lines.append(f"{'agent':<24}{'runs':>5}{'correct':>8}{'median ratio':>13}{'log-log slope':>14}{'us/sample':>10}")
+    for agent in AGENTS:
+        mine = [row for row in rows if row["agent"] == agent]
+        if not mine:
+            continue
+        x = np.array([row["hardness"] * scale for row in mine])
+        y = np.array([row["samples"] for row in mine], dtype=float)
+        lines.append(f"{agent:<24}{len(mine):>5}{sum(row['correct'] for row in mine):>8}"
+                     f"{np.median(y / x):>13.0f}{slope(x, y):>14.2f}"
+                     f"{np.median([row['us_per_sample'] for row in mine]):>10.1f}")
+    return "\n".join(lines)
+
+
+def plot(rows: list[dict], delta: float, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scale = math.log(1 / delta)
+    fig, ax = plt.subplots(figsize=(6.5, 4.8))
+    markers = {"clucb_borda_exact": "o", "clucb_borda_exact_reuse": "s", "clucb_borda_pac": "^"}
+    for agent in AGENTS:
+        mine = [row for row in rows if row["agent"] == agent]
+        if not mine:
+            continue
+        x = np.array([row["hardness"] * scale for row in mine])
+        y = np.array([row["samples"] for row in mine], dtype=float)
+        ax.scatter(x, y, marker=markers[agent], alpha=0.75,
+                   label=f"{agent} (slope {slope(x, y):.2f})")
+    xs = np.array([row["hardness"] * scale for row in rows])
+    grid = np.geomspace(xs.min() / 1.3, xs.max() * 1.3, 50)
+    ax.plot(grid, grid, "k--", lw=0.8, label="samples = H^B ln(1/δ)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"$H^B \ln(1/\delta)$  (Borda lower-bound scale)")
+    ax.set_ylabel("samples to stop")
+    ax.set_title(f"CLUCB-Borda on random CPE-DB instances (l = 2..10, δ = {delta})")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def study_instances(quick: bool) -> list[dict]:
+    """The instance family: ``l`` in {2, 4, 6, 8, 10} (one each) when quick, else 2..10 (three each)."""
+    if quick:
+        return instance_family([2, 4, 6, 8, 10], per_size=1, hardness_cap=150.0)
+    return instance_family(list(range(2, 11)), per_size=3, hardness_cap=600.0)
+
+
+def _unit_name(job: tuple[dict, str, int, float]) -> str:
+    spec, agent, seed, delta = job
+    return f"l{spec['n_positions']}_s{spec['seed']}__{agent}__seed{seed}__delta{delta}.json"
+
+
+def _run_and_store(arguments: tuple) -> dict:
+    job, folder = arguments
+    row = run_one(job)
+    atomic_write_text(Path(folder) / _unit_name(job), json.dumps(row))
+    return row
+
+
+def run_study(out_dir: str | Path | None, *, quick: bool = False, seeds: int = 1, delta: float = 0.05,
+              jobs: int = 1, agents: tuple[str, ...] = AGENTS, progress: bool = True) -> list[dict]:
+    """Run (or resume) the study; with ``out_dir``, one JSON file per finished run in ``out_dir/units``."""
+    unknown = sorted(set(agents) - set(AGENTS))
+    if unknown:
+        raise ValueError(f"unknown agents {unknown}; choose from {list(AGENTS)}")
+    if not (0.0 < delta < 1.0):
+        raise ValueError(f"delta must lie in (0, 1), got {delta}")
+    specs = study_instances(quick)
+    work = [(spec, agent, seed, delta) for spec in specs for agent in agents for seed in range(seeds)]
+    work.sort(key=lambda job: -job[0]["hardness"] * _COST[job[1]])
+    folder = None if out_dir is None else Path(out_dir) / "units"
+    rows: list[dict] = []
+    todo = []
+    for job in work:
+        path = None if folder is None else folder / _unit_name(job)
+        if path is not None and path.exists():
+            rows.append(json.loads(path.read_text()))
+        else:
+            todo.append(job)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(work), initial=len(work) - len(todo), desc="CPE-DB study", unit="run")
+    tasks = [(job, str(folder)) if folder is not None else job for job in todo]
+    function = _run_and_store if folder is not None else run_one
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    try:
+        if jobs == 1:
+            for task in tasks:
+                rows.append(function(task))
+                if bar is not None:
+                    bar.update(1)
+        else:
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+                for row in pool.map(function, tasks):
+                    rows.append(row)
+                    if bar is not None:
+                        bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return rows
