@@ -44,17 +44,20 @@ def _kernels_for(state: Any) -> tuple[Callable[..., Any], ...] | None:
 
 def bandit_act(state: Any) -> int:
     """The next arm of the bandit learner whose state is ``state`` (compiled code only)."""
-    raise NotImplementedError("bandit_act is only callable from Numba-compiled code")
+    raise TypeError("bandit_act dispatches on a learner's Numba state (via numba.extending.overload) and is only "
+                    "callable from compiled kernels; from Python, call the agent's own method")
 
 
 def bandit_observe(state: Any, arm: int, reward: float) -> None:
     """Feed ``reward`` in ``[0, 1]`` of ``arm`` to the learner whose state is ``state`` (compiled code only)."""
-    raise NotImplementedError("bandit_observe is only callable from Numba-compiled code")
+    raise TypeError("bandit_observe dispatches on a learner's Numba state (via numba.extending.overload) and is only "
+                    "callable from compiled kernels; from Python, call the agent's own method")
 
 
 def bandit_recommend(state: Any) -> int:
     """The recommended arm of the learner whose state is ``state`` (compiled code only)."""
-    raise NotImplementedError("bandit_recommend is only callable from Numba-compiled code")
+    raise TypeError("bandit_recommend dispatches on a learner's Numba state (via numba.extending.overload) and is only "
+                    "callable from compiled kernels; from Python, call the agent's own method")
 
 
 @overload(bandit_act)
