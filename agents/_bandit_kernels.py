@@ -130,3 +130,39 @@ def bernoulli_reward(reward: float, rng: np.random.Generator) -> bool:
     if reward <= 0.0:
         return False
     return rng.random() < reward
+
+
+# ---------------------------------------------------------------------------------------------
+# Pieces shared by the index-based learners (UCB1, UCB-SBM, KL-UCB) and Thompson sampling.
+# ---------------------------------------------------------------------------------------------
+@numba.njit(cache=True, nogil=True)
+def mean_plus_bonus_argmax(counts: np.ndarray, sums: np.ndarray, scale: float) -> int:
+    """``argmax_i mean_i + sqrt(scale / n_i)``; an unplayed arm first (lowest index), ties to the lowest index.
+
+    UCB1 uses ``scale = 2 ln t``, UCB-SBM ``scale = (a + 2) ln t / 2``.
+    """
+    best_arm = 0
+    best = -np.inf
+    for arm in range(counts.shape[0]):
+        count = counts[arm]
+        if count == 0:
+            return arm
+        index = sums[arm] / count + np.sqrt(scale / count)
+        if index > best:
+            best = index
+            best_arm = arm
+    return best_arm
+
+
+@numba.njit(cache=True, nogil=True)
+def record_pull(state, arm, reward):
+    """Add a pull of ``arm`` with ``reward`` to a learner state with ``counts``, ``sums`` and ``t``."""
+    state.counts[arm] += 1
+    state.sums[arm] += reward
+    state.t += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def most_played(state):
+    """The most played arm (lowest index on ties): every bandit learner's recommendation."""
+    return np.argmax(state.counts)

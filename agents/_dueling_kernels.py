@@ -30,6 +30,27 @@ def _pick_tied(values: np.ndarray, mask: np.ndarray, best, count: int, rng: np.r
 
 
 @numba.njit(cache=True, nogil=True)
+def _random_extreme(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator, sign: float) -> int:
+    """Index of the largest ``sign * values[i]`` over ``mask``, uniformly random among exact ties."""
+    index = -1
+    count = 0
+    best = values[0]
+    for i in range(values.shape[0]):
+        if not mask[i]:
+            continue
+        value = values[i]
+        if index < 0 or sign * value > sign * best:
+            best = value
+            index = i
+            count = 1
+        elif value == best:
+            count += 1
+    if count > 1:
+        return _pick_tied(values, mask, best, count, rng)
+    return index
+
+
+@numba.njit(cache=True, nogil=True)
 def random_argmax(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
     """``argmax_{i : mask[i]} values[i]`` with uniformly random ties; ``-1`` if the mask is empty.
 
@@ -42,22 +63,7 @@ def random_argmax(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     rng : numpy.random.Generator
         Used only when several eligible indices share the maximum.
     """
-    index = -1
-    count = 0
-    best = values[0]
-    for i in range(values.shape[0]):
-        if not mask[i]:
-            continue
-        value = values[i]
-        if index < 0 or value > best:
-            best = value
-            index = i
-            count = 1
-        elif value == best:
-            count += 1
-    if count > 1:
-        return _pick_tied(values, mask, best, count, rng)
-    return index
+    return _random_extreme(values, mask, rng, 1.0)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -66,19 +72,4 @@ def random_argmin(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator
 
     Parameters are as for :func:`random_argmax`.
     """
-    index = -1
-    count = 0
-    best = values[0]
-    for i in range(values.shape[0]):
-        if not mask[i]:
-            continue
-        value = values[i]
-        if index < 0 or value < best:
-            best = value
-            index = i
-            count = 1
-        elif value == best:
-            count += 1
-    if count > 1:
-        return _pick_tied(values, mask, best, count, rng)
-    return index
+    return _random_extreme(values, mask, rng, -1.0)

@@ -123,6 +123,18 @@ class _CAR(GeneratorAgent):
 
     target = "condorcet"
 
+    def _set_oracle_options(self, oracle: str, oracle_cache: bool, fw_max_iterations: int | None) -> None:
+        self.oracle = oracle
+        self.oracle_cache = bool(oracle_cache)
+        self.fw_max_iterations = fw_max_iterations
+
+    def _set_verification_deltas(self, delta: float, delta0: float, algorithm: str) -> None:
+        # CAR-Verify and CAR-Parallel run CAR-Cond at delta0 first, then verify at delta < delta0.
+        self.delta = _check_delta("delta", delta)
+        self.delta0 = _check_delta("delta0", delta0)
+        if self.delta >= self.delta0:
+            raise ValueError(f"{algorithm} requires delta < delta0 = {self.delta0}, got {self.delta}")
+
     def _configure(self) -> None:
         if self.oracle not in ORACLES:
             raise ValueError(f"oracle must be one of {ORACLES}, got {self.oracle!r}")
@@ -322,9 +334,7 @@ class CARCond(_CAR):
     def __init__(self, problem: Any, *, delta: float = 0.05, oracle: str = "lp", oracle_cache: bool = True,
                  fw_max_iterations: int | None = 200, seed: SeedLike = None):
         self.delta = _check_delta("delta", delta)
-        self.oracle = oracle
-        self.oracle_cache = bool(oracle_cache)
-        self.fw_max_iterations = fw_max_iterations
+        self._set_oracle_options(oracle, oracle_cache, fw_max_iterations)
         super().__init__(problem, seed=seed)
 
     def _reset_algorithm_state(self) -> None:
@@ -357,14 +367,8 @@ class CARVerify(_CAR):
 
     def __init__(self, problem: Any, *, delta: float = 0.005, delta0: float = 0.01, oracle: str = "lp",
                  oracle_cache: bool = True, fw_max_iterations: int | None = 200, seed: SeedLike = None):
-        self.delta = _check_delta("delta", delta)
-        self.delta0 = _check_delta("delta0", delta0)
-        if self.delta >= self.delta0:
-            raise ValueError(f"CAR-Verify requires delta < delta0 = {self.delta0} (Algorithm 4 line 1), "
-                             f"got {self.delta}")
-        self.oracle = oracle
-        self.oracle_cache = bool(oracle_cache)
-        self.fw_max_iterations = fw_max_iterations
+        self._set_verification_deltas(delta, delta0, "CAR-Verify (Algorithm 4 line 1)")
+        self._set_oracle_options(oracle, oracle_cache, fw_max_iterations)
         super().__init__(problem, seed=seed)
 
     def _reset_algorithm_state(self) -> None:
@@ -412,14 +416,8 @@ class CARParallel(_CAR):
 
     def __init__(self, problem: Any, *, delta: float = 0.005, delta0: float = 0.01, oracle: str = "lp",
                  oracle_cache: bool = True, fw_max_iterations: int | None = 200, seed: SeedLike = None):
-        self.delta = _check_delta("delta", delta)
-        self.delta0 = _check_delta("delta0", delta0)
-        if self.delta >= self.delta0:
-            raise ValueError(f"CAR-Parallel requires delta < delta0 = {self.delta0} (Algorithm 3 line 1), "
-                             f"got {self.delta}")
-        self.oracle = oracle
-        self.oracle_cache = bool(oracle_cache)
-        self.fw_max_iterations = fw_max_iterations
+        self._set_verification_deltas(delta, delta0, "CAR-Parallel (Algorithm 3 line 1)")
+        self._set_oracle_options(oracle, oracle_cache, fw_max_iterations)
         super().__init__(problem, seed=seed)
 
     def _reset_algorithm_state(self) -> None:

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 from numba.experimental import structref
 
-from dueling_gym.agents._bandit_kernels import register_bandit_kernels
+from dueling_gym.agents._bandit_kernels import most_played, record_pull, register_bandit_kernels
 from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, check_number, register_agent
 from dueling_gym.stats import kl_bernoulli_scalar, kl_upper_bound_scalar
 
@@ -73,14 +73,12 @@ def kl_ucb_act(state):
 
 @numba.njit(cache=True, nogil=True)
 def kl_ucb_observe(state, arm, reward):
-    state.counts[arm] += 1
-    state.sums[arm] += reward
-    state.t += 1
+    record_pull(state, arm, reward)
 
 
 @numba.njit(cache=True, nogil=True)
 def kl_ucb_recommend(state):
-    return np.argmax(state.counts)
+    return most_played(state)
 
 
 register_bandit_kernels(KLUCBStateType, kl_ucb_act, kl_ucb_observe, kl_ucb_recommend)

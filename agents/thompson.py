@@ -17,7 +17,7 @@ import numba
 import numpy as np
 from numba.experimental import structref
 
-from dueling_gym.agents._bandit_kernels import bernoulli_reward, beta_argmax, register_bandit_kernels
+from dueling_gym.agents._bandit_kernels import bernoulli_reward, beta_argmax, most_played, register_bandit_kernels
 from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, register_agent
 
 __all__ = ["BernoulliThompson", "new_thompson_state"]
@@ -52,7 +52,7 @@ def thompson_observe(state, arm, reward):
 
 @numba.njit(cache=True, nogil=True)
 def thompson_recommend(state):
-    return np.argmax(state.counts)
+    return most_played(state)
 
 
 register_bandit_kernels(ThompsonStateType, thompson_act, thompson_observe, thompson_recommend)

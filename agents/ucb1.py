@@ -16,7 +16,7 @@ import numba
 import numpy as np
 from numba.experimental import structref
 
-from dueling_gym.agents._bandit_kernels import register_bandit_kernels
+from dueling_gym.agents._bandit_kernels import mean_plus_bonus_argmax, most_played, record_pull, register_bandit_kernels
 from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, register_agent
 
 __all__ = ["UCB1", "new_ucb1_state"]
@@ -38,29 +38,18 @@ structref.define_proxy(UCB1State, UCB1StateType, ["rng", "counts", "sums", "t"])
 def ucb1_act(state):
     counts = state.counts
     scale = 2.0 * math.log(max(state.t, 1))
-    best_arm = 0
-    best = -math.inf
-    for arm in range(counts.shape[0]):
-        count = counts[arm]
-        if count == 0:
-            return arm  # initialisation: each arm once, lowest index first
-        index = state.sums[arm] / count + math.sqrt(scale / count)
-        if index > best:
-            best = index
-            best_arm = arm
-    return best_arm
+    # unplayed arms first (each once, lowest index first), then the largest index
+    return mean_plus_bonus_argmax(counts, state.sums, scale)
 
 
 @numba.njit(cache=True, nogil=True)
 def ucb1_observe(state, arm, reward):
-    state.counts[arm] += 1
-    state.sums[arm] += reward
-    state.t += 1
+    record_pull(state, arm, reward)
 
 
 @numba.njit(cache=True, nogil=True)
 def ucb1_recommend(state):
-    return np.argmax(state.counts)
+    return most_played(state)
 
 
 register_bandit_kernels(UCB1StateType, ucb1_act, ucb1_observe, ucb1_recommend)

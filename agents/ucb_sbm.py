@@ -20,7 +20,7 @@ import numba
 import numpy as np
 from numba.experimental import structref
 
-from dueling_gym.agents._bandit_kernels import register_bandit_kernels
+from dueling_gym.agents._bandit_kernels import mean_plus_bonus_argmax, most_played, record_pull, register_bandit_kernels
 from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, check_number, register_agent
 
 __all__ = ["UCBSBM", "new_ucb_sbm_state"]
@@ -42,29 +42,18 @@ structref.define_proxy(UCBSBMState, UCBSBMStateType, ["rng", "counts", "sums", "
 def ucb_sbm_act(state):
     counts = state.counts
     scale = 0.5 * (state.a + 2.0) * math.log(state.t + 1.0)
-    best_arm = 0
-    best = -math.inf
-    for arm in range(counts.shape[0]):
-        count = counts[arm]
-        if count == 0:
-            return arm  # unplayed arms first, lowest index first
-        index = state.sums[arm] / count + math.sqrt(scale / count)
-        if index > best:
-            best = index
-            best_arm = arm
-    return best_arm
+    # unplayed arms first (each once, lowest index first), then the largest index
+    return mean_plus_bonus_argmax(counts, state.sums, scale)
 
 
 @numba.njit(cache=True, nogil=True)
 def ucb_sbm_observe(state, arm, reward):
-    state.counts[arm] += 1
-    state.sums[arm] += reward
-    state.t += 1
+    record_pull(state, arm, reward)
 
 
 @numba.njit(cache=True, nogil=True)
 def ucb_sbm_recommend(state):
-    return np.argmax(state.counts)
+    return most_played(state)
 
 
 register_bandit_kernels(UCBSBMStateType, ucb_sbm_act, ucb_sbm_observe, ucb_sbm_recommend)
