@@ -12,17 +12,36 @@ structref (arrays, scalars and the agent's ``numpy.random.Generator``) and write
 first_won)`` and ``recommend(state) -> int``.  The Python methods call the kernels, and the
 fast simulator calls the very same kernels inside one compiled loop, so both paths give the
 same trajectory for the same seeds.  See ``agents/rucb.py`` for a complete example.
+
+Pickling and copying
+--------------------
+Every agent can be pickled and deep-copied (checkpoints, worker processes, what-if forks); the
+copy continues the exact trajectory of the original, generator stream included.  Structref
+states are handled generically (:mod:`dueling_gym.agents._state_snapshot`): their fields are
+read by name, nested states and arrays shared with Python attributes stay shared.  An agent that
+keeps part of its state outside ``__dict__`` and its structrefs (e.g. in a process-wide registry)
+extends ``__getstate__`` / ``__setstate__``.
 """
 
 from __future__ import annotations
 
 import inspect
-from operator import index
 from abc import ABC, abstractmethod
 from typing import Any, Callable, ClassVar
 
 import numpy as np
 from numba.core import types
+
+from dueling_gym.agents._state_snapshot import decode_attributes, encode_attributes
+from dueling_gym.validation import (
+    SeedLike,
+    check_action,
+    check_arm,
+    check_n_arms,
+    check_number,
+    check_outcome,
+    check_reward,
+)
 
 __all__ = [
     "AgentStateType",
@@ -30,6 +49,7 @@ __all__ = [
     "KernelDuelingAgent",
     "BanditAgent",
     "KernelBanditAgent",
+    "ReplayPickling",
     "register_agent",
     "make_agent",
     "list_agents",
@@ -39,8 +59,6 @@ __all__ = [
     "check_action",
     "check_number",
 ]
-
-SeedLike = int | np.random.SeedSequence | None
 
 #: name -> agent class; filled by :func:`register_agent`.
 AGENT_REGISTRY: dict[str, type] = {}
@@ -56,39 +74,6 @@ class AgentStateType(types.StructRef):
 
     def preprocess_fields(self, fields):
         return tuple((name, types.unliteral(typ)) for name, typ in fields)
-
-
-def check_n_arms(n_arms: Any, minimum: int = 2) -> int:
-    """Validate a number of arms (an integer ``>= minimum``)."""
-    if isinstance(n_arms, bool) or not isinstance(n_arms, (int, np.integer)):
-        raise TypeError(f"n_arms must be an integer, got {type(n_arms).__name__}")
-    if n_arms < minimum:
-        raise ValueError(f"n_arms must be at least {minimum}, got {n_arms}")
-    return int(n_arms)
-
-
-def check_action(action: Any, n_arms: int) -> tuple[int, int]:
-    """Validate a duel ``(first, second)`` and return it as two Python ints."""
-    try:
-        first, second = action
-        first, second = index(first), index(second)
-    except (TypeError, ValueError):
-        raise TypeError(f"action must be a pair of integer arms (first, second), got {action!r}") from None
-    if not (0 <= first < n_arms and 0 <= second < n_arms):
-        raise ValueError(f"action {action!r} is out of range: arms must lie in [0, {n_arms - 1}]")
-    return first, second
-
-
-def check_number(name: str, value: Any, *, strict: bool = True, minimum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    if minimum is not None:
-        if (strict and value <= minimum) or (not strict and value < minimum):
-            raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum}, got {value}")
-    return value
 
 
 class _AgentBase(ABC):
@@ -133,6 +118,21 @@ class _AgentBase(ABC):
     def __repr__(self) -> str:
         parameters = "".join(f", {key}={value!r}" for key, value in self.hyperparameters.items())
         return f"{type(self).__name__}(n_arms={self.n_arms}{parameters}, seed={self.seed!r})"
+
+    # ------------------------------------------------------------------ pickling and copying
+    def __getstate__(self) -> dict[str, Any]:
+        # Structref states hold raw pointers; they travel as their fields (see _state_snapshot).
+        return encode_attributes(self.__dict__)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(decode_attributes(state))
+
+    def __copy__(self) -> _AgentBase:
+        # A shallow copy shares everything, the compiled state included (Python's usual meaning);
+        # without this, copy.copy would go through __getstate__ and share only the arrays.
+        clone = type(self).__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        return clone
 
 
 class DuelingAgent(_AgentBase):
@@ -190,7 +190,7 @@ class KernelDuelingAgent(DuelingAgent):
 
     def observe(self, action: tuple[int, int], first_won: bool) -> None:
         first, second = check_action(action, self.n_arms)
-        type(self).observe_kernel(self.state, first, second, bool(first_won))
+        type(self).observe_kernel(self.state, first, second, check_outcome(first_won))
 
     def recommend(self) -> int:
         return int(type(self).recommend_kernel(self.state))
@@ -215,21 +215,7 @@ class BanditAgent(_AgentBase):
         """The arm currently believed best."""
 
     def _check_arm_reward(self, arm: Any, reward: Any) -> tuple[int, float]:
-        try:
-            arm = index(arm)
-        except TypeError:
-            raise TypeError(f"arm must be an integer, got {arm!r}") from None
-        if not 0 <= arm < self.n_arms:
-            raise ValueError(f"arm {arm} is out of range: arms must lie in [0, {self.n_arms - 1}]")
-        if isinstance(reward, (bool, np.bool_)):
-            reward = float(reward)
-        try:
-            reward = float(reward)
-        except (TypeError, ValueError):
-            raise TypeError(f"reward must be a number in [0, 1], got {reward!r}") from None
-        if not 0.0 <= reward <= 1.0:
-            raise ValueError(f"reward must lie in [0, 1], got {reward}")
-        return arm, reward
+        return check_arm(arm, self.n_arms), check_reward(reward)
 
 
 class KernelBanditAgent(BanditAgent):
@@ -253,6 +239,62 @@ class KernelBanditAgent(BanditAgent):
 
     def recommend(self) -> int:
         return int(type(self).recommend_kernel(self.state))
+
+
+class ReplayPickling:
+    """Mixin: pickling and ``copy.deepcopy`` for agents whose state includes a running Python generator.
+
+    A generator cannot be copied, but such an agent's whole state is a function of how it was
+    built, of its generator state at the last reset and of the outcomes fed to the algorithm
+    since (the algorithms are deterministic given their generator).  The copy is rebuilt from
+    these three and replays the outcomes, after which it continues the exact trajectory of the
+    original.  The price is recomputing the run so far; one byte is kept per outcome.
+
+    A subclass calls :meth:`_start_replay_log` at the start of ``_reset_state``, calls
+    :meth:`_log_outcome` whenever an outcome advances the algorithm, and implements
+    :meth:`_replay_outcome` (advance by one logged outcome, logging it again).  Attributes set by
+    hand after construction are not carried over.
+    """
+
+    rng: np.random.Generator
+    seed: Any
+    _replay_rng_state: dict[str, Any]
+    _replay_outcomes: bytearray
+
+    def _start_replay_log(self) -> None:
+        self._replay_rng_state = self.rng.bit_generator.state
+        self._replay_outcomes = bytearray()
+
+    def _log_outcome(self, first_won: bool) -> None:
+        self._replay_outcomes.append(first_won)
+
+    def _replay_outcome(self, first_won: bool) -> None:
+        """Advance the algorithm by one logged outcome (and log it again)."""
+        raise NotImplementedError
+
+    def _replay_arguments(self) -> tuple[Any, ...]:
+        """The positional arguments of the constructor (default: ``n_arms``)."""
+        return (getattr(self, "n_arms"),)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_replayed_agent, (type(self), self._replay_arguments(), getattr(self, "hyperparameters"), self.seed,
+                                  self._replay_rng_state, bytes(self._replay_outcomes)))
+
+    def __copy__(self) -> Any:
+        clone = type(self).__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        return clone
+
+
+def _replayed_agent(cls: type, arguments: tuple[Any, ...], hyperparameters: dict[str, Any], seed: Any,
+                    rng_state: dict[str, Any], outcomes: bytes) -> Any:
+    """Rebuild a pickled :class:`ReplayPickling` agent: construct, rewind the generator, replay."""
+    agent = cls(*arguments, seed=seed, **hyperparameters)
+    agent.rng.bit_generator.state = rng_state
+    agent._reset_state()
+    for first_won in outcomes:
+        agent._replay_outcome(bool(first_won))
+    return agent
 
 
 def register_agent(name: str) -> Callable[[type], type]:

@@ -77,6 +77,7 @@ def test_regret_bookkeeping_is_exact():
         i, j = rng.integers(0, 16, size=2)
         _, reward, terminated, truncated, info = env.step(np.array([i, j]))
         assert set(info["regret"]) == set(problem.defined_regret_notions)
+        assert info["duel"] == (i, j) and all(type(arm) is int for arm in info["duel"])
         for notion in totals:
             assert info["regret"][notion] == pytest.approx(problem.regret(notion, i, j))
             totals[notion] += problem.regret(notion, i, j)

@@ -85,6 +85,7 @@ def test_same_seed_same_trajectory_and_info_shapes():
         assert set(info["regret"]) == {"copeland_komiyama", "copeland_zoghi", "condorcet_strong",
                                        "condorcet_weak", "borda"}
         assert all(v.shape == (16,) for v in info["cumulative_regret"].values())
+        assert info["duel"].shape == (16, 2) and info["duel"].dtype == np.int64
         return out
 
     a, b, c = run(3), run(3), run(4)
@@ -108,6 +109,9 @@ def test_spaces():
         (np.zeros((3, 2), dtype=int), ValueError),
         (np.zeros((4, 3), dtype=int), ValueError),
         (np.zeros((4, 2)), TypeError),
+        (np.zeros((4, 2), dtype=bool), TypeError),
+        (np.full((4, 2), 250, dtype=np.uint8), ValueError),
+        (np.full((4, 2), -3, dtype=np.int8), ValueError),
         (np.full((4, 2), 5), ValueError),
         (np.full((4, 2), -1), ValueError),
     ],

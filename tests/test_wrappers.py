@@ -102,15 +102,16 @@ def test_wrappers_reject_environments_that_are_not_duels():
         DuelStatistics(DuelStatistics(gym.make("CopelandDuel-v0")))
 
 
-@pytest.mark.parametrize("wrapper, bad", [
-    (PairReductionWrapper, 15), (PairReductionWrapper, -1), (PairReductionWrapper, 1.5),
-    (BordaReductionWrapper, 5), (BordaReductionWrapper, np.array([0, 1])),
-    (FlatPairActions, 25), (FlatPairActions, "3"),
+@pytest.mark.parametrize("wrapper, bad, error", [
+    (PairReductionWrapper, 15, ValueError), (PairReductionWrapper, -1, ValueError),
+    (PairReductionWrapper, 1.5, TypeError), (BordaReductionWrapper, 5, ValueError),
+    (BordaReductionWrapper, np.array([0, 1]), TypeError), (FlatPairActions, 25, ValueError),
+    (FlatPairActions, "3", TypeError),
 ])
-def test_invalid_actions_raise(wrapper, bad):
+def test_invalid_actions_raise(wrapper, bad, error):
     env = wrapper(gym.make("CopelandDuel-v0", preferences="multisol"))
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="action"):
+    with pytest.raises(error, match="action"):
         env.step(bad)
 
 
@@ -125,12 +126,22 @@ def test_integer_like_actions_are_accepted():
 # Exact regret accounting
 # ---------------------------------------------------------------------------------------------
 def _duel_of(stack: str, env: gym.Env, action, info) -> tuple[int, int]:
-    if "duel" in info:
-        return info["duel"]
-    if np.ndim(action) == 0:  # FlatPairActions on top
-        return divmod(int(action), env.unwrapped.n_arms)
-    first, second = action
-    return int(first), int(second)
+    """The duel an action plays, decoded from the stack's own action map where it is known
+    (and then checked against the duel the environment reports in info)."""
+    n_arms = env.unwrapped.n_arms
+    if stack.startswith("pair") or stack == "statistics_of_pair":
+        duel = tuple(int(a) for a in PairReduction(n_arms).pair(int(action)))
+    elif "borda" in stack and not stack.startswith("pair"):
+        # the opponent is random: only the first arm follows from the action
+        assert info["duel"][0] == int(action)
+        duel = info["duel"]
+    elif np.ndim(action) == 0:  # FlatPairActions on top
+        duel = divmod(int(action), n_arms)
+    else:
+        first, second = action
+        duel = (int(first), int(second))
+    assert tuple(info["duel"]) == tuple(duel)
+    return duel
 
 
 @pytest.mark.parametrize("stack", sorted(STACKS))

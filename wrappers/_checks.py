@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from operator import index
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
-__all__ = ["pair_action_arms", "dueling_arms", "as_action_index"]
+__all__ = ["pair_action_arms", "dueling_arms"]
 
 
 def pair_action_arms(env: Any, wrapper: str) -> int:
@@ -34,17 +33,3 @@ def dueling_arms(env: Any, wrapper: str) -> int:
         f"{wrapper} wraps a K-armed dueling environment (action space MultiDiscrete([K, K]) or an "
         f"unwrapped env with an n_arms attribute); got action space {space}"
     )
-
-
-def as_action_index(action: Any, n: int) -> int:
-    """``action`` as a Python int if it is an integer in ``[0, n)`` (int, NumPy integer, 0-d or
-    one-element integer array), else ``-1``."""
-    if isinstance(action, np.ndarray) and action.size == 1:
-        action = action.reshape(())
-    if isinstance(action, (bool, np.bool_)):
-        return -1
-    try:
-        value = index(action)
-    except TypeError:
-        return -1
-    return value if 0 <= value < n else -1

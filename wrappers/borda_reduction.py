@@ -8,7 +8,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from dueling_gym.wrappers._checks import as_action_index, pair_action_arms
+from dueling_gym.validation import check_discrete_action
+from dueling_gym.wrappers._checks import pair_action_arms
 
 __all__ = ["BordaReductionWrapper"]
 
@@ -42,7 +43,9 @@ class BordaReductionWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     ## Info
 
     The wrapped environment's ``info`` (exact regret accounting: one underlying duel per
-    step), plus ``info["duel"] = (i, j)``, the duel played.
+    step).  ``info["duel"]`` is the duel the environment played as it reports it, which is
+    ``(i, j)`` unless a wrapper between them remaps actions; an environment that reports no
+    duel gets ``info["duel"] = (i, j)``.
 
     ## Randomness
 
@@ -73,10 +76,9 @@ class BordaReductionWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return draw + (draw >= arm)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        arm = as_action_index(action, self.n_arms)
-        if arm < 0:
-            raise ValueError(f"action must be an arm in [0, {self.n_arms - 1}], got {action!r}")
+        arm = check_discrete_action(action, self.n_arms)
         opponent = self._opponent(arm)
         observation, _, terminated, truncated, info = self.env.step(np.array((arm, opponent), dtype=np.int64))
-        info = {**info, "duel": (arm, opponent)}
+        if "duel" not in info:  # the environment's own report wins: a wrapper below may remap the duel
+            info = {**info, "duel": (arm, opponent)}
         return observation, 1.0 if observation else 0.0, terminated, truncated, info

@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from dueling_gym.agents.policy import DuelStatisticsTracker, duel_statistics_observation, duel_statistics_space
+from dueling_gym.validation import check_action, check_outcome
 from dueling_gym.wrappers._checks import dueling_arms
 
 __all__ = ["DuelStatistics", "duel_statistics_observation", "duel_statistics_space"]
@@ -37,10 +38,13 @@ class DuelStatistics(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     ## Action Space and Rewards
 
-    Unchanged.  The duel of a step is read from ``info["duel"]`` when a reduction wrapper
-    below provides it, else from the action (``MultiDiscrete([K, K])``, or ``Discrete(K*K)``
-    of :class:`~dueling_gym.wrappers.FlatPairActions`); the wrapped observation must be the
-    ``Discrete(2)`` outcome (``1`` iff the first arm won).
+    Unchanged; any action space works (the duel itself, or a reduction or remapping below).
+    The duel recorded at each step is the one the environment actually played, read from
+    ``info["duel"]`` (``(first, second)``, which the K-armed environments report at every
+    step and action-remapping wrappers pass through), never decoded from the action: a
+    wrapper below may map actions to duels in any way.  A wrapped environment whose ``info``
+    lacks a valid ``"duel"`` pair raises a ``TypeError`` at the first step.  The wrapped
+    observation must be the ``Discrete(2)`` outcome (``1`` iff the first arm won).
 
     ## Info
 
@@ -63,36 +67,26 @@ class DuelStatistics(gym.Wrapper, gym.utils.RecordConstructorArgs):
             raise TypeError(f"DuelStatistics needs the Discrete(2) duel outcome as observation, got {inner}")
         self.tracker = DuelStatisticsTracker(self.n_arms)
         self.observation_space = duel_statistics_space(self.n_arms)
-        space = env.action_space
-        if isinstance(space, spaces.MultiDiscrete) and space.shape == (2,):
-            self._decode = "pair"
-        elif isinstance(space, spaces.Discrete) and int(space.n) == self.n_arms ** 2 and int(space.start) == 0:
-            self._decode = "flat"
-        else:
-            self._decode = None  # a reduction below must report info["duel"]
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         _, info = self.env.reset(seed=seed, options=options)
         self.tracker.reset()
         return self.tracker.observation(), info
 
-    def _duel(self, action: Any, info: dict[str, Any]) -> tuple[int, int]:
-        duel = info.get("duel")
-        if duel is not None:
-            return int(duel[0]), int(duel[1])
-        if self._decode == "pair":
-            first, second = action
-            return int(first), int(second)
-        if self._decode == "flat":
-            first, second = divmod(int(action), self.n_arms)
-            return first, second
-        raise TypeError(
-            f"DuelStatistics cannot tell which duel action {action!r} played: the wrapped env's action space "
-            f"{self.env.action_space} is not a duel and its info has no 'duel' entry"
-        )
+    def _played_duel(self, info: dict[str, Any]) -> tuple[int, int]:
+        if "duel" not in info:
+            raise TypeError(
+                "DuelStatistics records the duel the environment played from info['duel'], but the wrapped "
+                f"environment ({self.env}) reported no 'duel' entry; wrap a K-armed dueling environment "
+                "(DuelingBandit-v0, CopelandDuel-v0) or a wrapper that passes its info through"
+            )
+        try:
+            return check_action(info["duel"], self.n_arms)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"info['duel'] of the wrapped environment is not a duel of {self.n_arms} arms: {error}") from None
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         outcome, reward, terminated, truncated, info = self.env.step(action)
-        first, second = self._duel(action, info)
-        self.tracker.update(first, second, bool(outcome))
+        first, second = self._played_duel(info)
+        self.tracker.update(first, second, check_outcome(outcome))
         return self.tracker.observation(), reward, terminated, truncated, info

@@ -8,7 +8,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from dueling_gym.wrappers._checks import as_action_index, pair_action_arms
+from dueling_gym.validation import check_discrete_action
+from dueling_gym.wrappers._checks import pair_action_arms
 
 __all__ = ["FlatPairActions"]
 
@@ -35,7 +36,5 @@ class FlatPairActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
 
     def action(self, action: Any) -> np.ndarray:
         """The duel ``(first, second)`` of flat action ``action``."""
-        flat = as_action_index(action, self.n_arms * self.n_arms)
-        if flat < 0:
-            raise ValueError(f"action must be an integer in [0, {self.n_arms ** 2 - 1}], got {action!r}")
+        flat = check_discrete_action(action, self.n_arms * self.n_arms)
         return np.array(divmod(flat, self.n_arms), dtype=np.int64)

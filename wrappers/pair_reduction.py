@@ -9,7 +9,8 @@ import numpy as np
 from gymnasium import spaces
 
 from dueling_gym.reductions import PairReduction
-from dueling_gym.wrappers._checks import as_action_index, pair_action_arms
+from dueling_gym.validation import check_discrete_action
+from dueling_gym.wrappers._checks import pair_action_arms
 
 __all__ = ["PairReductionWrapper"]
 
@@ -17,8 +18,8 @@ __all__ = ["PairReductionWrapper"]
 class PairReductionWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Turn a K-armed dueling environment into a cardinal multi-armed bandit over pairs of arms.
 
-    The reduction of Agrawal and Chaporkar (*KLUCB Approach to Copeland Bandits*, 2019; spec
-    §2.10): every unordered pair of arms, self-pairs included, is one arm ("super-arm") of an
+    The reduction of Agrawal and Chaporkar (*KLUCB Approach to Copeland Bandits*, 2019, §3):
+    every unordered pair of arms, self-pairs included, is one arm ("super-arm") of an
     ordinary bandit, ``K̄ = K (K + 1) / 2`` of them in lexicographic order
     (``0 <-> (0, 0), 1 <-> (0, 1), ..., K̄ - 1 <-> (K - 1, K - 1)``).  Any multi-armed bandit
     agent (UCB1, KL-UCB, Thompson sampling) then runs on the dueling problem unchanged;
@@ -52,7 +53,9 @@ class PairReductionWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     The wrapped environment's ``info`` (every regret notion, per step and cumulative, and
     ``t``: one underlying duel per step, so the accounting is exact), plus
-    ``info["duel"] = (i, j)``, the duel played.
+    ``info["duel"]``, the duel the environment played as it reports it: ``(i, j)`` unless a
+    wrapper between them remaps actions (``(i, j)`` is filled in when the environment reports
+    no duel).
 
     ## Arguments
 
@@ -84,11 +87,10 @@ class PairReductionWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return observation, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        k = as_action_index(action, self.reduction.n_super_arms)
-        if k < 0:
-            raise ValueError(f"action must be a super-arm in [0, {self.reduction.n_super_arms - 1}], got {action!r}")
+        k = check_discrete_action(action, self.reduction.n_super_arms)
         first, second = self._pairs[k]
         observation, _, terminated, truncated, info = self.env.step(np.array((first, second), dtype=np.int64))
         self.reduction.update(first, second, bool(observation))
-        info = {**info, "duel": (first, second)}
+        if "duel" not in info:  # the environment's own report wins: a wrapper below may remap the duel
+            info = {**info, "duel": (first, second)}
         return observation, self.reduction.mean(k), terminated, truncated, info

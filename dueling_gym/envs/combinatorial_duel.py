@@ -10,6 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from dueling_gym.problems.bipartite import BipartiteDuelProblem, load_bipartite_problem
+from dueling_gym.validation import check_discrete_action, check_seed
 
 __all__ = ["CombinatorialDuelEnv"]
 
@@ -40,7 +41,9 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     ``Discrete(K)``, one action per comparable pair (``K`` = number of pairs of distinct edges
     sharing a position, S3's ``K``).  Action ``k`` duels ``duels[k] = (position, e, e')`` with
     ``e < e'``; the table is the public attribute :attr:`duels` (equal to the problem's
-    ``comparable_pairs``).  Every action in the space is valid.  Agents that act in edge terms
+    ``comparable_pairs``).  Every action in the space is valid; ``step`` takes a Python or
+    NumPy integer (or an integer array of shape ``()`` or ``(1,)``) and refuses bools, floats
+    and containers with a ``TypeError``.  Agents that act in edge terms
     call :meth:`step_edges` (which also allows the self-duel ``e == e'``, a fair coin, needed by
     CLUCB-Borda when the sampled matching contains the edge being estimated).
 
@@ -55,8 +58,8 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     edges of one position form an ordinary dueling bandit; with ``L_e`` the number of edges of
     that position that beat ``e`` with probability above 1/2 (strict losses) and ``L^(1)`` their
     minimum, the regret of duelling ``e`` and ``e'`` is the Komiyama et al. (2016) scale
-    ``(L_e + L_e' - 2 L^(1)) / (2 (|E_s| - 1))`` (spec §1.4), zero iff both edges are Copeland
-    winners of their position.  CPE-DB itself is pure exploration (cost = number of duels); the
+    ``(L_e + L_e' - 2 L^(1)) / (2 (|E_s| - 1))``, zero iff both edges are Copeland winners of
+    their position.  CPE-DB itself is pure exploration (cost = number of duels); the
     reward exists so that reinforcement-learning methods can train on the environment.
 
     ## Starting State
@@ -72,9 +75,10 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     ## Info
 
     ``reset`` returns ``{"t": 0, "cumulative_regret": 0.0}``; every step returns a fresh dict
-    with ``duel`` (action index; ``None`` for a self-duel), ``position``, ``edges`` (the pair as
-    duelled, first edge first), ``regret`` (this duel's position Copeland regret),
-    ``cumulative_regret`` and ``t`` (duels so far this episode).
+    with ``duel`` (the index of the comparable pair played; ``None`` for a self-duel),
+    ``position``, ``edges`` (the edges actually duelled, first edge first), ``regret`` (this
+    duel's position Copeland regret), ``cumulative_regret`` and ``t`` (duels so far this
+    episode).
 
     ## Arguments
 
@@ -175,7 +179,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.int64, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed("seed", seed, allow_sequence=False))
         if self.problem_sampler is not None:
             self._install(self._checked_draw(self.problem_sampler(self.np_random), self._graph))
         self._uniforms = []
@@ -203,16 +207,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     def step(self, action: Any) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
         """Duel ``duels[action]``; observation 1 iff its first edge won."""
         self._check_ready()
-        if isinstance(action, (bool, np.bool_)):
-            raise TypeError(f"action must be an integer duel index, got the boolean {action!r}")
-        try:
-            duel = index(action)
-        except TypeError:
-            raise TypeError(
-                f"action must be an integer duel index in [0, {self.n_duels - 1}] (see env.duels), got {action!r}"
-            ) from None
-        if not 0 <= duel < self.n_duels:
-            raise ValueError(f"action {duel} is out of range: duel indices are 0..{self.n_duels - 1} (see env.duels)")
+        duel = check_discrete_action(action, self.n_duels)
         position, first, second = self.duels[duel]
         first_won = self._uniform() < self._duel_p[duel]
         self._duel_counts[duel] += 1
@@ -222,7 +217,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     def step_edges(self, edge: int, other: int) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
         """Duel two comparable edges directly (agents act in edge terms).
 
-        ``edge`` may equal ``other``: a self-duel is a fair coin (spec §0, §4.3 step 7) and is
+        ``edge`` may equal ``other``: a self-duel is a fair coin (``p_{e,e} = 1/2``) and is
         counted as a sample.  The observation is 1 iff ``edge`` won.
 
         Raises

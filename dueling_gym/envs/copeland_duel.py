@@ -34,7 +34,8 @@ class CopelandDuelEnv(DuelingBanditEnv):
     ``(L_i + L_j - 2 L^(1)) / (2 (K - 1))`` in ``[0, 1]``, where ``L_i`` is the number of arms
     that beat ``i``.  Zoghi et al. plot twice this value (``"copeland_zoghi"``); both scales,
     with Borda regret and (when defined) Condorcet regret, are in ``info["regret"]`` and
-    ``info["cumulative_regret"]``.
+    ``info["cumulative_regret"]``; ``info["duel"]`` is the duel actually played,
+    ``(first, second)``.
 
     ## Episode End
 

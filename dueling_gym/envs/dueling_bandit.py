@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from operator import index
 from typing import Any, Callable, SupportsFloat
 
 import gymnasium as gym
@@ -12,6 +11,7 @@ from numpy.typing import ArrayLike
 
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix
+from dueling_gym.validation import check_action, check_integer, check_n_arms, check_seed
 
 __all__ = ["DuelingBanditEnv", "ProblemSpec"]
 
@@ -43,6 +43,9 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     ``MultiDiscrete([K, K])``: the pair ``(first, second)`` of arms to duel.  ``first ==
     second`` is allowed: a self-duel is pure exploitation and its outcome a fair coin.
+    ``step`` accepts a tuple, a list or a 1-D NumPy array of length 2 of any integer dtype;
+    anything else (floats, bools, sets, dicts, other shapes) raises a ``TypeError`` and arms
+    outside ``[0, K)`` a ``ValueError``.
 
     ## Observation Space
 
@@ -60,7 +63,9 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     * ``info["regret"][notion]``: the regret of this step,
     * ``info["cumulative_regret"][notion]``: its running total over the episode,
-    * ``info["t"]``: the number of duels so far in the episode.
+    * ``info["t"]``: the number of duels so far in the episode,
+    * ``info["duel"]``: the duel actually played, ``(first, second)`` as Python ints.  Wrappers
+      that remap actions pass it through, so it is where the played duel should be read.
 
     ## Episode End
 
@@ -112,8 +117,12 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
         self._fixed_problem: PreferenceMatrix | None = None
         self.problem_sampler = problem_sampler
+        if n_arms is not None:
+            n_arms = check_n_arms(n_arms)
         if problem_sampler is None:
             self._fixed_problem = as_preference_matrix(preferences)
+            if n_arms is not None and n_arms != self._fixed_problem.n_arms:
+                raise ValueError(f"n_arms={n_arms} disagrees with the {self._fixed_problem.n_arms} arms of preferences=")
             self.n_arms = self._fixed_problem.n_arms
             self.regret_notions = self._fixed_problem.defined_regret_notions
         else:
@@ -122,16 +131,16 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
             sampler_arms = getattr(problem_sampler, "n_arms", None)
             if n_arms is None and sampler_arms is None:
                 raise ValueError("a problem_sampler without an n_arms attribute needs n_arms=")
+            if sampler_arms is not None:
+                sampler_arms = check_integer("the problem_sampler's n_arms", sampler_arms, minimum=2)
             if n_arms is not None and sampler_arms is not None and n_arms != sampler_arms:
                 raise ValueError(f"n_arms={n_arms} disagrees with the sampler's n_arms={sampler_arms}")
-            self.n_arms = int(n_arms if n_arms is not None else sampler_arms)
+            self.n_arms = n_arms if n_arms is not None else sampler_arms
             condorcet = bool(getattr(problem_sampler, "always_has_condorcet_winner", False))
             self.regret_notions = (
                 ("copeland_komiyama", "copeland_zoghi", "condorcet_strong", "condorcet_weak", "borda")
                 if condorcet else ("copeland_komiyama", "copeland_zoghi", "borda")
             )
-        if self.n_arms < 2:
-            raise ValueError(f"a dueling bandit needs at least 2 arms, got {self.n_arms}")
 
         reward_regret = self.default_reward_regret if reward_regret is None else reward_regret
         if reward_regret not in REGRET_NOTIONS:
@@ -180,7 +189,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.int64, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed("seed", seed, allow_sequence=False))
         if self.problem_sampler is not None:
             self._install_problem(self._validated(self.problem_sampler(self.np_random)))
         self._uniforms = []
@@ -191,23 +200,12 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
         zeros = dict.fromkeys(self.regret_notions, 0.0)
         return _OBSERVATIONS[0], {"regret": zeros, "cumulative_regret": dict(zeros), "t": 0}
 
-    def _duel_index(self, action: Any) -> int:
-        try:
-            first, second = action
-            first, second = index(first), index(second)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"action must be a pair of integer arms (first, second), e.g. np.array([0, 1]); got {action!r}"
-            ) from None
-        n_arms = self.n_arms
-        if not (0 <= first < n_arms and 0 <= second < n_arms):
-            raise ValueError(f"action {action!r} is out of range: arms must lie in [0, {n_arms - 1}]")
-        return first * n_arms + second
-
     def step(self, action: Any) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
         if self.problem is None or not self._win_counts:
             raise gym.error.ResetNeeded("call reset() before step()")
-        duel = self._duel_index(action)
+        first, second = check_action(action, self.n_arms)
+        n_arms = self.n_arms
+        duel = first * n_arms + second
         if self._cursor == len(self._uniforms):
             self._uniforms = self.np_random.random(_UNIFORM_BLOCK).tolist()
             self._cursor = 0
@@ -218,8 +216,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
         if first_won:
             self._win_counts[duel] += 1
         else:
-            n_arms = self.n_arms
-            self._win_counts[(duel % n_arms) * n_arms + duel // n_arms] += 1
+            self._win_counts[second * n_arms + first] += 1
         regrets = row[1:]
         self._cumulative = cumulative = [total + r for total, r in zip(self._cumulative, regrets)]
         self._t += 1
@@ -228,6 +225,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
             "regret": dict(zip(notions, regrets)),
             "cumulative_regret": dict(zip(notions, cumulative)),
             "t": self._t,
+            "duel": (first, second),
         }
         return _OBSERVATIONS[first_won], -regrets[self._reward_column], False, False, info
 

@@ -17,6 +17,7 @@ from gymnasium.vector.utils import batch_space
 
 from dueling_gym.envs.copeland_duel import CopelandDuelEnv
 from dueling_gym.envs.dueling_bandit import DuelingBanditEnv
+from dueling_gym.validation import check_action_batch, check_integer, check_seed
 
 __all__ = ["DuelingBanditVectorEnv", "CopelandDuelVectorEnv"]
 
@@ -26,7 +27,13 @@ class DuelingBanditVectorEnv(VectorEnv):
 
     Each sub-environment behaves like the single environment (same spaces, rewards and
     regret bookkeeping); ``info`` holds arrays: ``info["regret"][notion]`` and
-    ``info["cumulative_regret"][notion]`` of shape ``(num_envs,)`` and ``info["t"]``.
+    ``info["cumulative_regret"][notion]`` of shape ``(num_envs,)``, ``info["t"]`` and, after
+    a step, ``info["duel"]``: the duels played, ``int64`` of shape ``(num_envs, 2)``, with
+    ``(-1, -1)`` for a sub-environment that started a new episode instead of playing.
+
+    ``step`` takes one ``(first, second)`` pair per sub-environment, an array of shape
+    ``(num_envs, 2)`` of any integer dtype (``int8`` .. ``uint64``); other dtypes raise a
+    ``TypeError``, other shapes and arms outside ``[0, K)`` a ``ValueError``.
 
     Parameters
     ----------
@@ -63,10 +70,9 @@ class DuelingBanditVectorEnv(VectorEnv):
         reward_regret: str | None = None,
         render_mode: str | None = None,
     ):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if max_episode_steps is not None and (not isinstance(max_episode_steps, (int, np.integer)) or max_episode_steps < 1):
-            raise ValueError(f"max_episode_steps must be a positive integer or None, got {max_episode_steps!r}")
+        num_envs = check_integer("num_envs", num_envs, minimum=1)
+        if max_episode_steps is not None:
+            max_episode_steps = check_integer("max_episode_steps", max_episode_steps, minimum=1)
         # The single environment validates the arguments and resolves the defaults; it is
         # also the reference this class must stay equivalent to.
         self._template = self.single_env_class(
@@ -135,7 +141,7 @@ class DuelingBanditVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ VectorEnv API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed("seed", seed, allow_sequence=False))
         self._draw_problems(np.arange(self.num_envs))
         self._cumulative[:] = 0.0
         self._steps[:] = 0
@@ -145,22 +151,12 @@ class DuelingBanditVectorEnv(VectorEnv):
         self._was_reset = True
         return np.zeros(self.num_envs, dtype=np.int64), self._reset_info()
 
-    def _check_actions(self, actions: Any) -> np.ndarray:
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs, 2):
-            raise ValueError(f"actions must have shape ({self.num_envs}, 2) (first, second arm per env), got {actions.shape}")
-        if not np.issubdtype(actions.dtype, np.integer):
-            raise TypeError(f"actions must be integers, got dtype {actions.dtype}")
-        # One pass: as unsigned integers, negative arms become huge and fail the same test.
-        unsigned = actions.view(np.dtype(f"u{actions.dtype.itemsize}"))
-        if unsigned.max() >= self.n_arms:
-            raise ValueError(f"actions out of range: arms must lie in [0, {self.n_arms - 1}]")
-        return actions
-
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._was_reset:
             raise gym.error.ResetNeeded("call reset() before step()")
-        actions = self._check_actions(actions)
+        # int64 whatever the caller's integer dtype: first * K + second (plus a table offset)
+        # must not wrap around in int8 / uint8, nor mix uint64 with int64 offsets.
+        actions = check_action_batch(actions, self.num_envs, self.n_arms)
         n_arms = self.n_arms
         first = actions[:, 0]
         second = actions[:, 1]
@@ -178,6 +174,7 @@ class DuelingBanditVectorEnv(VectorEnv):
             regrets[resetting] = 0.0
             rewards[resetting] = 0.0
             first_won[resetting] = False
+            actions[resetting] = -1
             self._cumulative[resetting] = 0.0
             self._steps[resetting] = -1
             if self._win_counts is not None:
@@ -200,6 +197,7 @@ class DuelingBanditVectorEnv(VectorEnv):
             "regret": {notion: regrets[:, k] for k, notion in enumerate(notions)},
             "cumulative_regret": {notion: cumulative[:, k] for k, notion in enumerate(notions)},
             "t": self._steps.copy(),
+            "duel": actions,
         }
         return first_won.astype(np.int64), rewards, terminated, truncated, info
 

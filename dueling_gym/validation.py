@@ -1,0 +1,228 @@
+"""Input validation shared by every layer: numbers, probabilities, seeds, outcomes and duels.
+
+Every public entry point of the package checks its inputs with these functions, so a bad
+value is refused with a ``TypeError`` (wrong kind of value) or a ``ValueError`` (right kind,
+wrong value) that names the argument, and nothing is silently coerced, clipped or counted.
+"""
+
+from __future__ import annotations
+
+import math
+from operator import index
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = [
+    "SeedLike",
+    "check_integer",
+    "check_n_arms",
+    "check_number",
+    "check_probability",
+    "check_seed",
+    "check_rng",
+    "check_outcome",
+    "check_reward",
+    "check_arm",
+    "check_action",
+    "check_action_batch",
+    "check_discrete_action",
+    "read_only",
+]
+
+SeedLike = int | np.random.SeedSequence | None
+
+
+def check_integer(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` as a Python int; refuse bools, floats and anything out of ``[minimum, maximum]``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value}")
+    return value
+
+
+def check_n_arms(n_arms: Any, minimum: int = 2) -> int:
+    """Validate a number of arms (an integer ``>= minimum``)."""
+    return check_integer("n_arms", n_arms, minimum=minimum)
+
+
+def check_number(
+    name: str,
+    value: Any,
+    *,
+    strict: bool = True,
+    minimum: float | None = None,
+    maximum: float | None = None,
+) -> float:
+    """Return a finite real ``value`` as a float, bounded below by ``minimum`` (strictly when ``strict``)
+    and above by ``maximum`` (inclusive)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if minimum is not None and ((strict and value <= minimum) or (not strict and value < minimum)):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+    return value
+
+
+def check_probability(name: str, value: Any, *, open_low: bool = False, open_high: bool = False) -> float:
+    """A number in ``[0, 1]``; ``open_low`` / ``open_high`` exclude 0 / 1 (e.g. a confidence ``delta``)."""
+    value = check_number(name, value, strict=False, minimum=0.0, maximum=1.0)
+    if (open_low and value == 0.0) or (open_high and value == 1.0):
+        interval = f"{'(' if open_low else '['}0, 1{')' if open_high else ']'}"
+        raise ValueError(f"{name} must lie in {interval}, got {value}")
+    return value
+
+
+def check_seed(name: str, seed: Any, *, allow_sequence: bool = True) -> int | np.random.SeedSequence | None:
+    """A seed for ``numpy.random.default_rng``: None, a non-negative integer or a ``SeedSequence``.
+
+    ``allow_sequence=False`` refuses a ``SeedSequence``: Gymnasium's ``reset(seed=...)`` takes
+    None or a non-negative integer only.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, np.random.SeedSequence):
+        if allow_sequence:
+            return seed
+        raise TypeError(f"{name} must be None or a non-negative integer, got a numpy.random.SeedSequence")
+    return check_integer(name, seed, minimum=0)
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    """A ``numpy.random.Generator`` (legacy ``RandomState`` and seeds are refused: pass a Generator)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    return rng
+
+
+def check_outcome(first_won: Any) -> bool:
+    """The outcome of a duel: exactly ``bool``, ``numpy.bool_`` or the integers 0 and 1.
+
+    Floats (a reward such as -0.25), NaN, other integers and strings such as ``"False"`` are
+    refused rather than read through ``bool()``, which would count them as a win.
+    """
+    if isinstance(first_won, (bool, np.bool_)):
+        return bool(first_won)
+    if isinstance(first_won, (int, np.integer)):
+        if first_won in (0, 1):
+            return bool(first_won)
+        raise ValueError(f"first_won must be 0 or 1 (or a bool), got {first_won!r}")
+    raise TypeError(
+        f"first_won must be a bool or the integer 0 or 1, got {first_won!r} ({type(first_won).__name__})"
+    )
+
+
+def check_reward(reward: Any) -> float:
+    """A bandit reward: a finite real number in ``[0, 1]`` (bools are read as 0 and 1)."""
+    if isinstance(reward, (bool, np.bool_)):
+        return float(reward)
+    return check_number("reward", reward, strict=False, minimum=0.0, maximum=1.0)
+
+
+def check_arm(arm: Any, n_arms: int, name: str = "arm") -> int:
+    """An arm index in ``[0, n_arms)``; any integer type, no bools, floats or strings."""
+    if isinstance(arm, (bool, np.bool_)) or isinstance(arm, (str, bytes)):
+        raise TypeError(f"{name} must be an integer, got {arm!r}")
+    try:
+        arm = index(arm)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {arm!r} ({type(arm).__name__})") from None
+    if not 0 <= arm < n_arms:
+        raise ValueError(f"{name} {arm} is out of range: arms must lie in [0, {n_arms - 1}]")
+    return arm
+
+
+def _pair_error(action: Any) -> TypeError:
+    return TypeError(f"action must be a pair of integer arms (first, second), got {action!r}")
+
+
+def check_action(action: Any, n_arms: int) -> tuple[int, int]:
+    """Validate a duel ``(first, second)`` and return it as two Python ints.
+
+    Accepted: a tuple, list or 1-D NumPy array of length 2 of any integer dtype (``int8`` ..
+    ``uint64``).  Sets and dicts (no order), strings, bools and floats are refused.
+    """
+    if isinstance(action, np.ndarray):
+        # dtype.kind is much cheaper than np.issubdtype, and this runs once per environment step.
+        if action.shape != (2,) or action.dtype.kind not in "iu":
+            raise TypeError(
+                f"action must be a pair of integer arms (first, second), got an array of shape "
+                f"{action.shape} and dtype {action.dtype}"
+            )
+        first, second = action.tolist()
+        if 0 <= first < n_arms and 0 <= second < n_arms:
+            return first, second
+        raise ValueError(f"action {action!r} is out of range: arms must lie in [0, {n_arms - 1}]")
+    if not (isinstance(action, (tuple, list)) and len(action) == 2):
+        raise _pair_error(action)
+    first, second = action
+    try:
+        first = check_arm(first, n_arms, "first arm")
+        second = check_arm(second, n_arms, "second arm")
+    except TypeError:
+        raise _pair_error(action) from None
+    except ValueError:
+        raise ValueError(f"action {action!r} is out of range: arms must lie in [0, {n_arms - 1}]") from None
+    return first, second
+
+
+def check_action_batch(actions: Any, n_envs: int, n_arms: int) -> NDArray[np.int64]:
+    """Validate one duel per sub-environment and return them as an ``int64`` array of shape ``(n_envs, 2)``.
+
+    Any integer dtype is accepted (``int8`` .. ``uint64``) and widened to ``int64``, so that
+    flat duel indices such as ``first * K + second`` cannot overflow a narrow dtype.  Arrays of
+    floats, bools or objects are refused (TypeError), as are other shapes (ValueError) and arms
+    outside ``[0, n_arms)`` (ValueError).  The result never aliases ``actions``.
+    """
+    try:
+        array = np.asarray(actions)
+    except ValueError:  # ragged nesting
+        raise ValueError(f"actions must have shape ({n_envs}, 2) (first, second arm per env), got {actions!r}") from None
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"actions must be an integer array (one (first, second) pair per env), got dtype {array.dtype}")
+    if array.shape != (n_envs, 2):
+        raise ValueError(f"actions must have shape ({n_envs}, 2) (first, second arm per env), got {array.shape}")
+    if array.size:
+        # Viewed as unsigned integers of the same width, negative arms become huge and fail the
+        # same single comparison as arms >= n_arms.
+        unsigned = array.view(np.dtype(f"u{array.dtype.itemsize}"))
+        if int(unsigned.max()) >= n_arms:
+            raise ValueError(f"actions out of range: arms must lie in [0, {n_arms - 1}]")
+    return array.astype(np.int64, copy=True)
+
+
+def check_discrete_action(action: Any, n: int, name: str = "action") -> int:
+    """An index into ``Discrete(n)``: a Python or NumPy integer, or an integer array of shape ``()`` or ``(1,)``.
+
+    Bools, floats, strings, containers and arrays of other shapes or dtypes are refused with a
+    TypeError; integers outside ``[0, n)`` with a ValueError.
+    """
+    if isinstance(action, np.ndarray):
+        if action.shape not in ((), (1,)) or action.dtype.kind not in "iu":
+            raise TypeError(
+                f"{name} must be an integer (or an integer array of shape () or (1,)), got an array of shape "
+                f"{action.shape} and dtype {action.dtype}"
+            )
+        value = action.reshape(()).item()
+    elif isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer in [0, {n - 1}], got {action!r} ({type(action).__name__})")
+    else:
+        value = int(action)
+    if not 0 <= value < n:
+        raise ValueError(f"{name} {value} is out of range: it must lie in [0, {n - 1}]")
+    return value
+
+
+def read_only(array: NDArray[Any]) -> NDArray[Any]:
+    """Mark ``array`` read-only and return it (facts of a problem must not be changed in place)."""
+    array.flags.writeable = False
+    return array
