@@ -37,7 +37,8 @@ def test_records_are_identical_across_jobs_and_runs(tmp_path):
     assert table == (tmp_path / "parallel" / "results.csv").read_text()
     assert table.splitlines()[0].startswith("agent,problem,seed,t,regret_copeland_komiyama")
     manifest = json.loads((tmp_path / "serial" / "manifest.json").read_text())
-    assert manifest["spec"]["seeds"] == [0, 1, 2] and "numpy" in manifest["versions"]
+    assert manifest["requests"][0]["seeds"] == [0, 1, 2] and "numpy" in manifest["versions"]
+    assert manifest["horizon"] == 3000
 
 
 def test_rerun_skips_finished_units_and_rejects_a_different_sweep(tmp_path):
@@ -46,7 +47,7 @@ def test_rerun_skips_finished_units_and_rejects_a_different_sweep(tmp_path):
     run_sweep(SMALL, tmp_path, progress=False)
     assert _unit_files(tmp_path) == before  # nothing rewritten
     other = SweepSpec(agents=("rucb",), problems=("multisol",), seeds=(0,), horizon=10)
-    with pytest.raises(ValueError, match="different sweep"):
+    with pytest.raises(ValueError, match="horizon 3000, this one has 10"):
         run_sweep(other, tmp_path, progress=False)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +12,10 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = ["RegretCurve", "aggregate", "problems_of", "summary_rows", "summary_markdown", "summary_csv", "plot_regret",
-           "lower_bound_lines"]
+           "lower_bound_lines", "family_summary_markdown", "panel_layout", "Panel", "MAX_PROBLEM_PANELS", "SUMMARY_COLUMNS"]
+
+#: Above this many problems, problems of one generator family are plotted as aggregates.
+MAX_PROBLEM_PANELS = 12
 
 #: Two-sided 95% normal quantile used for confidence bands.
 _Z95 = 1.959963984540054
@@ -26,6 +31,8 @@ class RegretCurve:
     checkpoints: np.ndarray
     runs: np.ndarray  # (n_seeds, n_checkpoints)
     correct_final: np.ndarray  # per seed: was the final recommendation a Copeland winner?
+    family: str = ""  # generator and options of a generated problem; a shipped problem's own name
+    n_arms: int = 0
 
     @property
     def n_runs(self) -> int:
@@ -59,16 +66,30 @@ def aggregate(records: Sequence[dict[str, Any]], notion: str = "copeland_komiyam
             raise ValueError(f"runs of {agent} on {problem} have different checkpoints")
         runs = np.array([r["cumulative_regret"][notion] for r in members], dtype=np.float64)
         correct = np.array([r["recommendation_is_copeland_winner"][-1] for r in members], dtype=bool)
-        curves.append(RegretCurve(agent, problem, notion, checkpoints, runs, correct))
+        curves.append(RegretCurve(agent, problem, notion, checkpoints, runs, correct, _family(members[0]),
+                                  int(members[0].get("n_arms", 0))))
     return curves
 
 
-def problems_of(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """``problem label -> PreferenceMatrix`` for the problems of a sweep (rebuilt from their specs)."""
+def _family(record: dict[str, Any]) -> str:
+    spec = record.get("problem_spec")
+    if not spec or spec.get("n_arms") is None:
+        return record["problem"]
+    return spec["name"] + "".join(f"-{key}={value}" for key, value in sorted(spec.get("options", {}).items()))
+
+
+def problems_of(records: Sequence[dict[str, Any]], labels: Sequence[str] | None = None) -> dict[str, Any]:
+    """``problem label -> PreferenceMatrix`` for the problems of a sweep (rebuilt from their specs).
+
+    ``labels`` restricts it to those problems (e.g. the ones :func:`panel_layout` draws alone).
+    """
     from dueling_gym.experiments.sweep import ProblemSpec
 
+    wanted = None if labels is None else set(labels)
     problems = {}
     for record in records:
+        if wanted is not None and record["problem"] not in wanted:
+            continue
         if record["problem"] not in problems and "problem_spec" in record:
             problems[record["problem"]] = ProblemSpec(**record["problem_spec"]).build()
     return problems
@@ -91,10 +112,18 @@ def summary_rows(curves: Sequence[RegretCurve]) -> list[dict[str, Any]]:
     return rows
 
 
-def summary_markdown(curves: Sequence[RegretCurve]) -> str:
-    """A Markdown table of :func:`summary_rows`."""
+def summary_markdown(curves: Sequence[RegretCurve], notion: str | None = None) -> str:
+    """A Markdown table of :func:`summary_rows`, headed by the regret notion it reports."""
+    from dueling_gym.problems.preference import REGRET_NOTIONS
+
     rows = summary_rows(curves)
-    lines = ["| problem | agent | runs | T | regret at T (mean ± 95% CI) | recommends a Copeland winner |",
+    notions = sorted({curve.notion for curve in curves}) or ([notion] if notion else [])
+    if len(notions) > 1:
+        raise ValueError(f"one summary holds one regret notion, got {notions}")
+    heading = (f"Regret notion: {notions[0]} -- {REGRET_NOTIONS.get(notions[0], '')}" if notions
+               else "Regret notion: none (no results)")
+    lines = [heading, "",
+             "| problem | agent | runs | T | regret at T (mean ± 95% CI) | recommends a Copeland winner |",
              "|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(f"| {row['problem']} | {row['agent']} | {row['runs']} | {row['T']} | "
@@ -102,10 +131,36 @@ def summary_markdown(curves: Sequence[RegretCurve]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def summary_csv(curves: Sequence[RegretCurve]) -> str:
-    rows = summary_rows(curves)
-    header = ["problem", "agent", "runs", "T", "notion", "mean_regret", "ci95", "copeland_winner_rate"]
-    return "\n".join([",".join(header)] + [",".join(str(row[h]) for h in header) for row in rows]) + "\n"
+def family_summary_markdown(curves: Sequence[RegretCurve]) -> str:
+    """Regret at T pooled per (problem family, K, agent): the readable table of a sweep over many
+    generated problems (shipped problems are their own family)."""
+    groups: dict[tuple[str, int, str], list[RegretCurve]] = {}
+    for curve in curves:
+        groups.setdefault((curve.family or curve.problem, curve.n_arms, curve.agent), []).append(curve)
+    notion = curves[0].notion if curves else "none"
+    lines = [f"Regret notion: {notion}, pooled over the problems of each family and K", "",
+             "| family | K | agent | problems | runs | T | regret at T (mean ± 95% CI) | recommends a Copeland winner |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (family, n_arms, agent), members in sorted(groups.items(), key=lambda item: (item[0][0], item[0][1])):
+        finals = np.concatenate([c.runs[:, -1] for c in members])
+        correct = np.concatenate([c.correct_final for c in members])
+        half = _Z95 * finals.std(ddof=1) / math.sqrt(finals.size) if finals.size > 1 else 0.0
+        lines.append(f"| {family} | {n_arms} | {agent} | {len(members)} | {finals.size} | "
+                     f"{int(members[0].checkpoints[-1])} | {finals.mean():.1f} ± {half:.1f} | {100 * correct.mean():.0f}% |")
+    return "\n".join(lines) + "\n"
+
+
+SUMMARY_COLUMNS = ["problem", "agent", "runs", "T", "notion", "mean_regret", "ci95", "copeland_winner_rate"]
+
+
+def summary_csv(curves: Sequence[RegretCurve], header: bool = True) -> str:
+    """:func:`summary_rows` as CSV (quoted where a label holds a comma); the ``notion`` column names the notion."""
+    stream = io.StringIO()
+    writer = csv.DictWriter(stream, SUMMARY_COLUMNS, lineterminator="\n")
+    if header:
+        writer.writeheader()
+    writer.writerows(summary_rows(curves))
+    return stream.getvalue()
 
 
 def lower_bound_lines(problem: Any, notion: str) -> dict[str, float]:
@@ -132,6 +187,96 @@ def _y_limit(finals: Sequence[float]) -> float:
     return 1.15 * max(kept) if kept and max(kept) > 0 else 1.0
 
 
+@dataclass
+class Panel:
+    """One panel of a regret figure.
+
+    ``kind`` is ``"problem"`` (curves of one problem over t), ``"family"`` (curves pooled over
+    every run of every problem of a generator family, over t) or ``"family_vs_k"`` (regret at
+    T against the number of arms K, for a family).
+    """
+
+    title: str
+    kind: str
+    curves: list[RegretCurve]
+
+
+def panel_layout(curves: Sequence[RegretCurve], max_problem_panels: int = MAX_PROBLEM_PANELS) -> list[Panel]:
+    """Which panels a regret figure draws.
+
+    Up to ``max_problem_panels`` problems get a panel each.  Above that, the problems drawn from
+    one generator with the same options (a *family*, e.g. 850 random matrices) are pooled: one
+    panel of the mean regret over t across all their runs and one of the regret at T against K;
+    shipped problems keep their own panels.  A figure never has more than
+    ``2 * max_problem_panels`` panels (ValueError otherwise).
+    """
+    by_problem: dict[str, list[RegretCurve]] = {}
+    for curve in curves:
+        by_problem.setdefault(curve.problem, []).append(curve)
+    if len(by_problem) <= max_problem_panels:
+        return [Panel(problem, "problem", members) for problem, members in by_problem.items()]
+    families: dict[str, list[str]] = {}
+    for problem, members in by_problem.items():
+        families.setdefault(members[0].family or problem, []).append(problem)
+    panels = []
+    for family, problems in families.items():
+        if len(problems) == 1:
+            panels.append(Panel(problems[0], "problem", by_problem[problems[0]]))
+            continue
+        members = [curve for problem in problems for curve in by_problem[problem]]
+        title = f"{family} (mean over {len(problems)} problems)"
+        panels.append(Panel(title, "family", members))
+        panels.append(Panel(f"{family}: regret at T vs K", "family_vs_k", members))
+    if len(panels) > 2 * max_problem_panels:
+        raise ValueError(f"{len(by_problem)} problems in {len(families)} families would need {len(panels)} panels; "
+                         "plot fewer problems at a time")
+    return panels
+
+
+def _pooled(members: Sequence[RegretCurve]) -> list[RegretCurve]:
+    """One curve per agent pooling every run of every problem in ``members``."""
+    by_agent: dict[str, list[RegretCurve]] = {}
+    for curve in members:
+        by_agent.setdefault(curve.agent, []).append(curve)
+    pooled = []
+    for agent, curves in by_agent.items():
+        if any(not np.array_equal(c.checkpoints, curves[0].checkpoints) for c in curves):
+            raise ValueError(f"runs of {agent} in {curves[0].family} have different checkpoints")
+        pooled.append(RegretCurve(agent, curves[0].family, curves[0].notion, curves[0].checkpoints,
+                                  np.vstack([c.runs for c in curves]), np.concatenate([c.correct_final for c in curves]),
+                                  curves[0].family, 0))
+    return pooled
+
+
+def _draw_over_t(axis: Any, curves: Sequence[RegretCurve], colours: dict[str, Any]) -> None:
+    for curve in curves:
+        t = curve.checkpoints
+        axis.plot(t, curve.mean, label=curve.agent, color=colours[curve.agent], linewidth=1.6)
+        if curve.n_runs > 1:
+            axis.fill_between(t, curve.mean - curve.half_width, curve.mean + curve.half_width,
+                              color=colours[curve.agent], alpha=0.2, linewidth=0)
+    axis.set_xscale("log")
+    axis.set_xlabel("t (duels)")
+    axis.set_ylim(0, _y_limit([curve.mean[-1] + curve.half_width[-1] for curve in curves]))
+
+
+def _draw_versus_arms(axis: Any, members: Sequence[RegretCurve], colours: dict[str, Any]) -> None:
+    by_agent: dict[str, dict[int, list[np.ndarray]]] = {}
+    for curve in members:
+        by_agent.setdefault(curve.agent, {}).setdefault(curve.n_arms, []).append(curve.runs[:, -1])
+    tops = []
+    for agent, by_arms in by_agent.items():
+        arms = sorted(by_arms)
+        finals = [np.concatenate(by_arms[k]) for k in arms]
+        means = np.array([f.mean() for f in finals])
+        errors = np.array([_Z95 * f.std(ddof=1) / math.sqrt(f.size) if f.size > 1 else 0.0 for f in finals])
+        axis.errorbar(arms, means, yerr=errors, label=agent, color=colours[agent], marker="o", markersize=3,
+                      linewidth=1.4, capsize=2)
+        tops += list(means + errors)
+    axis.set_xlabel("K (arms)")
+    axis.set_ylim(0, _y_limit(tops))
+
+
 def plot_regret(
     curves: Sequence[RegretCurve],
     path: str | Path,
@@ -140,7 +285,7 @@ def plot_regret(
     formats: Sequence[str] = ("png", "svg"),
     title: str | None = None,
 ) -> list[Path]:
-    """Cumulative regret vs t (log-x), mean and 95% band per agent, one panel per problem.
+    """Cumulative regret vs t (log-x), mean and 95% band per agent, laid out by :func:`panel_layout`.
 
     Parameters
     ----------
@@ -148,7 +293,7 @@ def plot_regret(
     path : path
         Output path without (or with) extension; one file per format is written.
     problems : dict, optional
-        ``problem label -> PreferenceMatrix``; Copeland panels of known problems get the LB and
+        ``problem label -> PreferenceMatrix``; Copeland panels of single problems get the LB and
         ECWB lower-bound lines.
     formats : sequence of str
         Image formats (``"png"``, ``"svg"``, ``"pdf"``).
@@ -166,35 +311,30 @@ def plot_regret(
     except ImportError as error:  # pragma: no cover - optional extra
         raise ImportError("plots need matplotlib: pip install 'dueling-gym[plot]'") from error
 
-    by_problem: dict[str, list[RegretCurve]] = {}
-    for curve in curves:
-        by_problem.setdefault(curve.problem, []).append(curve)
-    if not by_problem:
+    if not curves:
         raise ValueError("nothing to plot: no results")
-    n_panels = len(by_problem)
+    panels = panel_layout(curves)
+    n_panels = len(panels)
     columns = min(3, n_panels)
     rows = math.ceil(n_panels / columns)
     figure, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.9 * rows), squeeze=False)
     agents = list(dict.fromkeys(curve.agent for curve in curves))
     colours = {agent: plt.cm.tab10(index % 10) for index, agent in enumerate(agents)}
-    for axis, (problem_label, members) in zip(axes.flat, by_problem.items()):
-        for curve in members:
-            t = curve.checkpoints
-            axis.plot(t, curve.mean, label=curve.agent, color=colours[curve.agent], linewidth=1.6)
-            if curve.n_runs > 1:
-                axis.fill_between(t, curve.mean - curve.half_width, curve.mean + curve.half_width,
-                                  color=colours[curve.agent], alpha=0.2, linewidth=0)
-        notion = members[0].notion
-        if problems and problem_label in problems:
-            t_line = np.logspace(0, np.log10(max(c.checkpoints[-1] for c in members)), 100)
-            for (name, slope), style in zip(lower_bound_lines(problems[problem_label], notion).items(), ("--", ":")):
-                axis.plot(t_line, slope * np.log(t_line), style, color="black", linewidth=1.2, label=name)
-        axis.set_xscale("log")
-        axis.set_title(problem_label)
-        axis.set_xlabel("t (duels)")
-        axis.set_ylabel(f"cumulative regret ({notion})")
+    notion = curves[0].notion
+    for axis, panel in zip(axes.flat, panels):
+        if panel.kind == "family_vs_k":
+            _draw_versus_arms(axis, panel.curves, colours)
+            axis.set_ylabel(f"regret at T ({notion})")
+        else:
+            members = panel.curves if panel.kind == "problem" else _pooled(panel.curves)
+            _draw_over_t(axis, members, colours)
+            axis.set_ylabel(f"cumulative regret ({notion})")
+            if panel.kind == "problem" and problems and panel.title in problems:
+                t_line = np.logspace(0, np.log10(max(c.checkpoints[-1] for c in members)), 100)
+                for (name, slope), style in zip(lower_bound_lines(problems[panel.title], notion).items(), ("--", ":")):
+                    axis.plot(t_line, slope * np.log(t_line), style, color="black", linewidth=1.2, label=name)
+        axis.set_title(panel.title, fontsize=10)
         axis.grid(True, which="both", alpha=0.3)
-        axis.set_ylim(0, _y_limit([curve.mean[-1] + curve.half_width[-1] for curve in members]))
     for axis in list(axes.flat)[n_panels:]:
         axis.set_visible(False)
     handles, labels = [], []
@@ -218,3 +358,4 @@ def plot_regret(
         written.append(target)
     plt.close(figure)
     return written
+

@@ -1,0 +1,434 @@
+"""What a sweep runs: agent and problem specifications, units and their identities.
+
+Everything here is validated and canonicalised when it is constructed, before a sweep writes
+or runs anything:
+
+* agent names are checked against the registry and every agent is built once per number of
+  arms of the sweep's problems, so a bad hyperparameter is refused up front;
+* problem aliases are resolved to the canonical name and generator options equal to their
+  defaults are dropped, so ``cyclic`` and ``cyclic4`` (or ``min_gap=0.0`` and nothing) are the
+  same problem;
+* duplicate agents, problems and seeds are removed (with a warning), so a sweep never counts
+  one run twice.
+
+A unit's :attr:`Unit.identity` holds everything that changes its numbers: the agent with all
+its hyperparameters (defaults filled in), the canonical problem with a digest of its matrix,
+the seed, the horizon, arm shuffling, the checkpoints and the package version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import re
+import warnings
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from dueling_gym.problems.generators import GENERATORS
+from dueling_gym.problems.preference import PreferenceMatrix
+from dueling_gym.validation import check_integer, check_number
+
+__all__ = ["AgentSpec", "ProblemSpec", "SweepSpec", "Unit", "package_version", "canonical_json"]
+
+_LABEL_PATTERN = re.compile(r"[^A-Za-z0-9_.=+-]+")
+
+
+def _safe(text: str) -> str:
+    return _LABEL_PATTERN.sub("-", text).strip("-")
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical JSON text of ``value`` (sorted keys; non-JSON values by ``repr``)."""
+    return json.dumps(value, sort_keys=True, default=repr, separators=(",", ":"))
+
+
+def package_version() -> str:
+    """The installed dueling-gym version (part of every unit's identity)."""
+    import dueling_gym
+
+    return str(dueling_gym.__version__)
+
+
+def _check_json_values(values: dict[str, Any], what: str) -> None:
+    """Settings are stored in the manifest and unit files, so they must survive a JSON round trip."""
+    try:
+        same = json.loads(json.dumps(values)) == values
+    except (TypeError, ValueError):
+        same = False
+    if not same:
+        raise TypeError(f"{what} must be JSON values (numbers, strings, booleans, lists), got {values!r}")
+
+
+def _parse_options(text: str, what: str) -> dict[str, Any]:
+    """``key=value,key=value`` -> dict (values read as JSON when possible, else kept as text)."""
+    values: dict[str, Any] = {}
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        key, separator, value = item.partition("=")
+        key = key.strip()
+        if not separator or not key:
+            raise ValueError(f"{what}: {item!r} must look like key=value")
+        if key in values:
+            raise ValueError(f"{what}: {key!r} is given twice")
+        try:
+            values[key] = json.loads(value)
+        except json.JSONDecodeError:
+            values[key] = value.strip()
+    return values
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A registered dueling agent with hyperparameters, e.g. ``AgentSpec("ccb", {"alpha": 0.6})``.
+
+    ``AgentSpec.parse("ccb:alpha=0.6")`` reads the command-line form.  ``label`` (default:
+    ``name:key=value,...``) names the agent in tables and plots.
+    """
+
+    name: str
+    hyperparameters: dict[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        from dueling_gym.agents import list_agents
+
+        if not isinstance(self.name, str):
+            raise TypeError(f"agent name must be a string, got {type(self.name).__name__}")
+        if not isinstance(self.hyperparameters, dict):
+            raise TypeError(f"hyperparameters of {self.name!r} must be a dict, got {type(self.hyperparameters).__name__}")
+        name = self.name.strip().lower()
+        if name not in list_agents("dueling"):
+            raise ValueError(f"unknown agent {self.name!r}; choose one of {list_agents('dueling')}")
+        _check_json_values(self.hyperparameters, f"hyperparameters of agent {self.name!r}")
+        for reserved in ("seed", "n_arms"):
+            if reserved in self.hyperparameters:
+                raise ValueError(f"agent {name!r}: {reserved!r} is set by the sweep, not as a hyperparameter")
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "hyperparameters", dict(self.hyperparameters))
+        if not self.label:
+            suffix = ",".join(f"{key}={value}" for key, value in sorted(self.hyperparameters.items()))
+            object.__setattr__(self, "label", f"{name}:{suffix}" if suffix else name)
+
+    @classmethod
+    def parse(cls, text: str) -> AgentSpec:
+        """Parse ``name`` or ``name:key=value,key=value`` (values read as JSON when possible)."""
+        name, _, rest = str(text).partition(":")
+        return cls(name.strip(), _parse_options(rest, f"agent {text!r}"))
+
+    def resolved_hyperparameters(self, horizon: int) -> dict[str, Any]:
+        """Every hyperparameter the agent runs with: its defaults updated with the given ones."""
+        from dueling_gym.agents import AGENT_REGISTRY
+
+        parameters = inspect.signature(AGENT_REGISTRY[self.name].__init__).parameters
+        resolved = {key: spec.default for key, spec in parameters.items()
+                    if spec.kind == spec.KEYWORD_ONLY and key != "seed" and spec.default is not spec.empty}
+        if "horizon" in parameters:
+            resolved["horizon"] = horizon
+        resolved.update(self.hyperparameters)
+        return resolved
+
+    def build(self, n_arms: int, horizon: int) -> Any:
+        """Instantiate the agent; horizon-aware agents (a ``horizon`` keyword) receive the sweep's."""
+        from dueling_gym.agents import AGENT_REGISTRY, make_agent
+
+        parameters = dict(self.hyperparameters)
+        accepted = inspect.signature(AGENT_REGISTRY[self.name].__init__).parameters
+        if "horizon" in accepted and "horizon" not in parameters:
+            parameters["horizon"] = horizon
+        return make_agent(self.name, n_arms, **parameters)
+
+
+def _generator_defaults(name: str) -> dict[str, Any]:
+    parameters = inspect.signature(GENERATORS[name]).parameters
+    return {key: spec.default for key, spec in parameters.items()
+            if spec.kind == spec.KEYWORD_ONLY and spec.default is not spec.empty}
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    """A shipped problem (``ProblemSpec("sushi")``) or a generated one.
+
+    Generated problems: ``ProblemSpec("unique_copeland_winner", n_arms=8, problem_seed=3)``
+    draws the matrix from ``np.random.default_rng(problem_seed)``.  ``ProblemSpec.parse`` reads
+    ``sushi`` or ``unique_copeland_winner:n_arms=8,problem_seed=3,min_gap=0.1``.  Aliases of
+    shipped problems become their canonical name; generator options equal to their defaults are
+    dropped.
+    """
+
+    name: str
+    n_arms: int | None = None
+    problem_seed: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        from dueling_gym.problems import list_problems, load_problem
+
+        if not isinstance(self.name, str):
+            raise TypeError(f"problem name must be a string, got {type(self.name).__name__}")
+        if not isinstance(self.options, dict):
+            raise TypeError(f"problem options must be a dict, got {type(self.options).__name__}")
+        _check_json_values(self.options, f"options of problem {self.name!r}")
+        name = self.name.strip().lower()
+        if name in GENERATORS:
+            if self.n_arms is None or self.problem_seed is None:
+                raise ValueError(f"generated problem {name!r} needs n_arms and problem_seed "
+                                 f"({name}:n_arms=K,problem_seed=S)")
+            object.__setattr__(self, "n_arms", check_integer(f"n_arms of problem {name!r}", self.n_arms, minimum=2))
+            object.__setattr__(self, "problem_seed",
+                               check_integer(f"problem_seed of problem {name!r}", self.problem_seed, minimum=0))
+            defaults = _generator_defaults(name)
+            unknown = sorted(set(self.options) - set(defaults))
+            if unknown:
+                raise ValueError(f"generator {name!r} has no option {unknown}; its options are "
+                                 f"{sorted(defaults) + ['n_arms', 'problem_seed']}")
+            for key, value in self.options.items():
+                default = defaults[key]
+                if isinstance(default, bool):
+                    if not isinstance(value, bool):
+                        raise TypeError(f"{key} of problem {name!r} must be true or false, got {value!r}")
+                elif isinstance(default, (int, float)):
+                    check_number(f"{key} of problem {name!r}", value, strict=False)
+            options = {key: value for key, value in self.options.items()
+                       if not (type(value) is type(defaults[key]) and value == defaults[key])}
+            object.__setattr__(self, "options", options)
+        else:
+            try:
+                name = load_problem(name).name
+            except ValueError:
+                raise ValueError(f"unknown problem {self.name!r}; choose a shipped problem {list_problems()} "
+                                 f"or a generator {sorted(GENERATORS)} (GENERATOR:n_arms=K,problem_seed=S)") from None
+            if self.n_arms is not None or self.problem_seed is not None or self.options:
+                raise ValueError(f"shipped problem {name!r} takes no n_arms, problem_seed or options")
+            object.__setattr__(self, "options", {})
+        object.__setattr__(self, "name", name)
+
+    @property
+    def generated(self) -> bool:
+        return self.name in GENERATORS
+
+    @property
+    def label(self) -> str:
+        if not self.generated:
+            return self.name
+        options = "".join(f"-{key}={value}" for key, value in sorted(self.options.items()))
+        return f"{self.name}-K{self.n_arms}-s{self.problem_seed}{options}"
+
+    @property
+    def family(self) -> str:
+        """Problems drawn by one generator with the same options form a family (shipped ones: themselves)."""
+        if not self.generated:
+            return self.name
+        return self.name + "".join(f"-{key}={value}" for key, value in sorted(self.options.items()))
+
+    @classmethod
+    def parse(cls, text: str) -> ProblemSpec:
+        name, _, rest = str(text).partition(":")
+        values = _parse_options(rest, f"problem {text!r}")
+        n_arms = values.pop("n_arms", None)
+        problem_seed = values.pop("problem_seed", None)
+        for field_name, value in (("n_arms", n_arms), ("problem_seed", problem_seed)):
+            if value is not None:
+                check_integer(f"{field_name} in problem {text!r}", value)
+        return cls(name.strip(), n_arms, problem_seed, values)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "n_arms": self.n_arms, "problem_seed": self.problem_seed,
+                "options": dict(self.options)}
+
+    @cached_property
+    def matrix(self) -> PreferenceMatrix:
+        """The problem (built once; a generator's bad option is reported with the problem's label)."""
+        if self.generated:
+            try:
+                problem = GENERATORS[self.name](self.n_arms, np.random.default_rng(self.problem_seed), **self.options)
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"problem {self.label!r}: {error}") from None
+            return PreferenceMatrix(problem.matrix, name=self.label, source=problem.source)
+        from dueling_gym.problems import load_problem
+
+        return load_problem(self.name)
+
+    def build(self) -> PreferenceMatrix:
+        return self.matrix
+
+    @cached_property
+    def identity(self) -> dict[str, Any]:
+        """The canonical problem with the SHA-256 of its matrix (catches changed data or generators)."""
+        digest = hashlib.sha256(np.ascontiguousarray(self.matrix.matrix, dtype="<f8").tobytes()).hexdigest()
+        return self.to_json() | {"matrix_sha256": digest}
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One run: agent x problem x seed, at the sweep's horizon, shuffling and checkpoints."""
+
+    agent: AgentSpec
+    problem: ProblemSpec
+    seed: int
+    horizon: int
+    shuffle_arms: bool
+    checkpoints: tuple[int, ...]
+
+    @cached_property
+    def identity(self) -> dict[str, Any]:
+        """Everything that changes this unit's numbers, as JSON-ready data."""
+        return json.loads(canonical_json({
+            "agent": {"name": self.agent.name,
+                      "hyperparameters": self.agent.resolved_hyperparameters(self.horizon)},
+            "problem": self.problem.identity,
+            "seed": self.seed,
+            "horizon": self.horizon,
+            "shuffle_arms": self.shuffle_arms,
+            "checkpoints": list(self.checkpoints),
+            "dueling_gym": package_version(),
+        }))
+
+    @cached_property
+    def digest(self) -> str:
+        return hashlib.sha256(canonical_json(self.identity).encode()).hexdigest()
+
+    @property
+    def key(self) -> str:
+        """File stem of the unit: readable names plus a digest of the identity."""
+        return f"{_safe(self.agent.name)}__{_safe(self.problem.label)}__seed{self.seed}__{self.digest[:16]}"
+
+
+def _dedupe(items: Iterable[Any], key: Any, what: str, describe: Any) -> tuple[tuple[Any, ...], list[str]]:
+    kept: dict[str, Any] = {}
+    dropped = []
+    for item in items:
+        identity = key(item)
+        if identity in kept:
+            first, again = describe(kept[identity]), describe(item)
+            dropped.append(f"{what} {first} given more than once" if first == again
+                           else f"{what} {again} is the same as {first}")
+        else:
+            kept[identity] = item
+    return tuple(kept.values()), dropped
+
+
+def resolve_checkpoints(horizon: int, checkpoints: Sequence[int] | None) -> tuple[int, ...]:
+    """The checkpoints a run records: the given ones (validated, sorted, horizon added) or the default."""
+    from dueling_gym.experiments.simulate import log_checkpoints
+
+    if checkpoints is None:
+        return tuple(int(c) for c in log_checkpoints(horizon))
+    values = sorted({check_integer("checkpoint", c, minimum=1, maximum=horizon) for c in checkpoints})
+    if not values or values[-1] != horizon:
+        values.append(horizon)
+    return tuple(values)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What a sweep runs, validated and de-duplicated when constructed.
+
+    Parameters
+    ----------
+    agents, problems : sequences of AgentSpec / ProblemSpec (or their string forms)
+    seeds : sequence of int
+        Non-negative run seeds (see :func:`dueling_gym.experiments.derive_seeds`); duplicates are
+        dropped with a warning.
+    horizon : int
+        Duels per run.
+    checkpoints : sequence of int, optional
+        Default: log-spaced (:func:`dueling_gym.experiments.log_checkpoints`).
+    shuffle_arms : bool, default True
+        Relabel the arms of the problem by a random permutation drawn from the run seed, so
+        lowest-index tie-breaking cannot favour the winner (the DTS authors' simulator does the
+        same).  Recommendations are reported in the problem's original labels.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On an unknown agent or problem, a hyperparameter the agent refuses (every agent is built
+        once per number of arms), a bad seed, horizon or checkpoint.
+    """
+
+    agents: tuple[AgentSpec, ...]
+    problems: tuple[ProblemSpec, ...]
+    seeds: tuple[int, ...]
+    horizon: int
+    checkpoints: tuple[int, ...] | None = None
+    shuffle_arms: bool = True
+
+    def __post_init__(self) -> None:
+        horizon = check_integer("horizon", self.horizon, minimum=1)
+        object.__setattr__(self, "horizon", horizon)
+        if not isinstance(self.shuffle_arms, (bool, np.bool_)):
+            raise TypeError(f"shuffle_arms must be a bool, got {self.shuffle_arms!r}")
+        object.__setattr__(self, "shuffle_arms", bool(self.shuffle_arms))
+        for what, values in (("agents", self.agents), ("problems", self.problems), ("seeds", self.seeds)):
+            if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+                raise TypeError(f"{what} must be a sequence, got {values!r}")
+        agents = [AgentSpec.parse(a) if isinstance(a, str) else a for a in self.agents]
+        problems = [ProblemSpec.parse(p) if isinstance(p, str) else p for p in self.problems]
+        seeds = [check_integer("seed", s, minimum=0) for s in self.seeds]
+        if not agents or not problems or not seeds:
+            raise ValueError("a sweep needs at least one agent, one problem and one seed")
+        if self.checkpoints is not None:
+            object.__setattr__(self, "checkpoints", resolve_checkpoints(horizon, self.checkpoints))
+        problems_kept, dropped_problems = _dedupe(problems, lambda p: canonical_json(p.to_json()), "problem",
+                                                  lambda p: repr(p.label))
+        agents_kept, dropped_agents = _dedupe(
+            agents, lambda a: canonical_json([a.name, a.resolved_hyperparameters(horizon)]), "agent",
+            lambda a: repr(a.label))
+        seeds_kept, dropped_seeds = _dedupe(seeds, str, "seed", str)
+        labels = [a.label for a in agents_kept]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"agent labels must be distinct, got {labels}")
+        object.__setattr__(self, "agents", agents_kept)
+        object.__setattr__(self, "problems", problems_kept)
+        object.__setattr__(self, "seeds", seeds_kept)
+        dropped = dropped_agents + dropped_problems + dropped_seeds
+        if dropped:
+            warnings.warn("duplicates dropped (each unit runs and counts once): " + "; ".join(dropped),
+                          UserWarning, stacklevel=3)
+        self._check_agents_build()
+
+    def _check_agents_build(self) -> None:
+        """Build every agent once per number of arms: a refused hyperparameter fails here, not mid-sweep."""
+        arm_counts = sorted({problem.matrix.n_arms for problem in self.problems})
+        for agent in self.agents:
+            for n_arms in arm_counts:
+                try:
+                    agent.build(n_arms, self.horizon)
+                except (TypeError, ValueError) as error:
+                    raise type(error)(f"agent {agent.label!r} (K={n_arms}): {error}") from None
+
+    @property
+    def resolved_checkpoints(self) -> tuple[int, ...]:
+        return self.checkpoints if self.checkpoints is not None else resolve_checkpoints(self.horizon, None)
+
+    def units(self) -> list[Unit]:
+        checkpoints = self.resolved_checkpoints
+        return [Unit(a, p, s, self.horizon, self.shuffle_arms, checkpoints)
+                for p in self.problems for a in self.agents for s in self.seeds]
+
+    def check_notion(self, notion: str) -> None:
+        """Refuse a regret notion that some problem of the sweep does not define (before running)."""
+        from dueling_gym.problems.preference import REGRET_NOTIONS
+
+        if notion not in REGRET_NOTIONS:
+            raise ValueError(f"unknown regret notion {notion!r}; choose one of {sorted(REGRET_NOTIONS)}")
+        lacking = [p.label for p in self.problems if notion not in p.matrix.defined_regret_notions]
+        if lacking:
+            shown = ", ".join(lacking[:5]) + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")
+            raise ValueError(f"regret notion {notion!r} is not defined on {shown} "
+                             f"(no Condorcet winner); choose another --notion")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agents": [{"name": a.name, "hyperparameters": a.hyperparameters, "label": a.label} for a in self.agents],
+            "problems": [p.to_json() | {"label": p.label} for p in self.problems],
+            "seeds": list(self.seeds),
+            "horizon": self.horizon,
+            "checkpoints": None if self.checkpoints is None else list(self.checkpoints),
+            "shuffle_arms": self.shuffle_arms,
+        }

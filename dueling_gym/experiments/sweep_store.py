@@ -1,0 +1,216 @@
+"""The results folder of a sweep: manifest, unit files, verification and the tidy table.
+
+Layout of a folder ``P``::
+
+    P/manifest.json        sweep-wide parameters (horizon, shuffling, checkpoints, version),
+                           every agent and problem ever requested, and the requests themselves
+    P/units/*.json         one file per finished unit, written atomically
+    P/units-rejected/      unit files that failed verification (moved here, never deleted)
+    P/results.csv          one row per (unit, checkpoint), every regret notion
+    P/.lock                held while a sweep runs in P
+
+A unit file holds the unit's identity (see :class:`~dueling_gym.experiments.sweep_spec.Unit`);
+a file is only used when it parses, is complete and its identity equals the unit it is
+supposed to be.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from dueling_gym.experiments.sweep_spec import Unit, canonical_json
+
+__all__ = ["atomic_write_text", "check_out_dir", "load_unit", "load_units", "write_table", "FolderLock",
+           "UNITS_FOLDER", "REJECTED_FOLDER", "MANIFEST", "TABLE", "FORMAT"]
+
+UNITS_FOLDER = "units"
+REJECTED_FOLDER = "units-rejected"
+MANIFEST = "manifest.json"
+TABLE = "results.csv"
+#: Version of the unit-file and manifest layout.
+FORMAT = 2
+
+
+def _umask() -> int:
+    # os.umask can only be read by setting it; set it back at once.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a reader sees the old file or the whole new one.
+
+    The file gets the permissions of a newly created file (``0666`` minus the user's umask),
+    not the ``0600`` of a temporary file.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fchmod(stream.fileno(), 0o666 & ~_umask())
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """Refuse an output folder that is a file, has no parent folder or cannot be written."""
+    if out_dir.exists():
+        if not out_dir.is_dir():
+            raise ValueError(f"output folder {out_dir} is a file, not a folder")
+        target = out_dir
+    else:
+        parent = out_dir.parent
+        if not parent.is_dir():
+            raise ValueError(f"cannot create output folder {out_dir}: its parent {parent} does not exist")
+        target = parent
+    if not os.access(target, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write to {target}: permission denied")
+    for sub in (UNITS_FOLDER, MANIFEST):
+        if (out_dir / sub).exists() and not os.access(out_dir / sub, os.W_OK):
+            raise ValueError(f"cannot write to {out_dir / sub}: permission denied")
+
+
+class FolderLock:
+    """An exclusive lock on a results folder, so two sweeps never write one folder at once."""
+
+    def __init__(self, out_dir: Path):
+        self.path = out_dir / ".lock"
+        self._handle: Any = None
+
+    def __enter__(self) -> FolderLock:
+        import fcntl
+
+        self._handle = open(self.path, "a+")
+        try:
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._handle.close()
+            raise ValueError(f"{self.path.parent} is in use by another running sweep") from None
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._handle.close()  # closing releases the lock
+
+
+def remove_stale_temporaries(out_dir: Path) -> None:
+    """Delete half-written temporaries of killed writers (only called while holding the lock)."""
+    folder = out_dir / UNITS_FOLDER
+    if folder.is_dir():
+        for path in folder.glob(".*.tmp"):
+            path.unlink(missing_ok=True)
+
+
+def _problem(record: dict[str, Any], unit: Unit) -> str | None:
+    """Why ``record`` is not a complete result of ``unit`` (None when it is)."""
+    if not isinstance(record, dict):
+        return "not a unit record"
+    if record.get("format") != FORMAT:
+        return f"unit-file format {record.get('format')!r}, expected {FORMAT}"
+    identity = record.get("identity")
+    if not isinstance(identity, dict):
+        return "no identity"
+    if canonical_json(identity) != canonical_json(unit.identity):
+        differing = sorted(k for k in set(identity) | set(unit.identity) if identity.get(k) != unit.identity.get(k))
+        return "belongs to another unit (differs in " + ", ".join(differing) + ")"
+    checkpoints = record.get("checkpoints")
+    if checkpoints != list(unit.checkpoints):
+        return "checkpoints do not match"
+    n = len(checkpoints)
+    regret = record.get("cumulative_regret")
+    if not isinstance(regret, dict) or not regret:
+        return "no regret values"
+    for notion, values in regret.items():
+        if (not isinstance(values, list) or len(values) != n
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)):
+            return f"regret values of {notion!r} are incomplete"
+    for name in ("recommendations", "recommendation_is_copeland_winner"):
+        if not isinstance(record.get(name), list) or len(record[name]) != n:
+            return f"{name} are incomplete"
+    return None
+
+
+def _reject(path: Path, out_dir: Path, reason: str) -> None:
+    rejected = out_dir / REJECTED_FOLDER
+    rejected.mkdir(exist_ok=True)
+    target = rejected / f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}"
+    os.replace(path, target)
+    warnings.warn(f"unit file {path.name} {reason}: moved to {target} and will be run again", UserWarning,
+                  stacklevel=4)
+
+
+def load_unit(unit: Unit, out_dir: Path, *, reject: bool = True) -> dict[str, Any] | None:
+    """The verified record of ``unit`` in ``out_dir``, or None when it has to be run.
+
+    A file that is empty, truncated, not JSON, incomplete or of another unit is moved to
+    ``units-rejected/`` with a warning naming it (``reject=False`` only warns).
+    """
+    path = out_dir / UNITS_FOLDER / f"{unit.key}.json"
+    if not path.exists():
+        return None
+    try:
+        record = json.loads(path.read_text())
+        reason = _problem(record, unit)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        reason = "is empty, truncated or not JSON" if path.stat().st_size else "is empty"
+    except OSError as error:
+        reason = f"cannot be read ({error.strerror})"
+    else:
+        if reason is not None:
+            reason = f"is not a result of this unit: {reason}"
+    if reason is None:
+        # Tables use the label of the current sweep (labels are not part of a unit's identity).
+        return record | {"agent": unit.agent.label, "problem": unit.problem.label}
+    if reject:
+        _reject(path, out_dir, reason)
+    else:
+        warnings.warn(f"unit file {path.name} {reason}: ignored", UserWarning, stacklevel=3)
+    return None
+
+
+def load_units(units: Sequence[Unit], out_dir: Path, *, reject: bool = True) -> list[dict[str, Any] | None]:
+    """:func:`load_unit` for every unit (None where a unit has no valid file)."""
+    return [load_unit(unit, out_dir, reject=reject) for unit in units]
+
+
+def stray_files(out_dir: Path, units: Iterable[Unit]) -> list[Path]:
+    """Files in ``units/`` that are no unit of the folder's sweep (left alone, never read)."""
+    folder = out_dir / UNITS_FOLDER
+    if not folder.is_dir():
+        return []
+    expected = {f"{unit.key}.json" for unit in units}
+    return sorted(p for p in folder.iterdir() if p.name not in expected and not p.name.startswith("."))
+
+
+def write_table(records: list[dict[str, Any]], path: str | os.PathLike) -> None:
+    """Write the tidy CSV: one row per (unit, checkpoint), one column per regret notion."""
+    notions: list[str] = []
+    for record in records:
+        notions += [n for n in record["cumulative_regret"] if n not in notions]
+    stream = io.StringIO()
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(["agent", "problem", "seed", "t", *(f"regret_{n}" for n in notions), "recommendation",
+                     "recommendation_is_copeland_winner"])
+    for record in records:
+        for index, t in enumerate(record["checkpoints"]):
+            regrets = [repr(float(record["cumulative_regret"][n][index])) if n in record["cumulative_regret"] else ""
+                       for n in notions]
+            writer.writerow([record["agent"], record["problem"], record["seed"], t, *regrets,
+                             record["recommendations"][index], int(record["recommendation_is_copeland_winner"][index])])
+    atomic_write_text(Path(path), stream.getvalue())

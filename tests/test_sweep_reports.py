@@ -1,0 +1,172 @@
+"""Reports of a sweep folder: CSV quoting, one summary per notion, figures that stay readable."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from dueling_gym.cli import main
+from dueling_gym.experiments.report import MAX_PROBLEM_PANELS, RegretCurve, panel_layout
+
+HORIZON = "300"
+
+
+def test_labels_with_commas_are_quoted_and_notions_do_not_overwrite(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    assert main(["run", "--agents", "ecw_rmed:alpha=2,beta=0.1", "rucb", "--problems", "mslr5-condorcet",
+                 "multisol", "--seeds", "2", "--horizon", HORIZON, "--out", str(out), "--no-progress"]) == 0
+    for name in ("summary.csv", "results.csv"):
+        rows = list(csv.reader(io.StringIO((out / name).read_text())))
+        assert len({len(row) for row in rows}) == 1, name  # no ragged rows
+        assert any(row[:2] == ["ecw_rmed:alpha=2,beta=0.1", "mslr5-condorcet"] or row[1] == "ecw_rmed:alpha=2,beta=0.1"
+                   for row in rows)
+    summary = (out / "summary.md").read_text()
+    assert summary.startswith("Regret notion: copeland_komiyama")
+    assert "Regret notion: borda" in summary and "Regret notion: condorcet_strong" in summary
+    notions = {row["notion"] for row in csv.DictReader(io.StringIO((out / "summary.csv").read_text()))}
+    assert {"copeland_komiyama", "copeland_zoghi", "borda", "condorcet_strong"} <= notions
+    before = {name: (out / name).read_text() for name in ("summary.md", "summary.csv")}
+    regret_png = (out / "regret.png").read_bytes()
+    capsys.readouterr()
+    assert main(["plot", str(out), "--notion", "borda"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("Regret notion: borda")
+    assert {name: (out / name).read_text() for name in before} == before  # summaries hold every notion
+    assert (out / "regret-borda.png").exists() and (out / "regret.png").read_bytes() == regret_png
+    # MultiSol has no Condorcet winner: plotting a Condorcet notion is refused and writes nothing.
+    with pytest.raises(SystemExit):
+        main(["plot", str(out), "--notion", "condorcet_strong"])
+    assert "multisol" in capsys.readouterr().err
+    assert not (out / "regret-condorcet_strong.png").exists()
+    assert {name: (out / name).read_text() for name in before} == before
+
+
+def _curves(problems: int, family_size: int) -> list[RegretCurve]:
+    checkpoints = np.array([1, 10, 100])
+    curves = []
+    for index in range(problems):
+        family = f"family{index // family_size}" if family_size > 1 else f"shipped{index}"
+        for agent in ("a", "b"):
+            curves.append(RegretCurve(agent, f"{family}-K{3 + index % 5}-s{index}", "copeland_komiyama", checkpoints,
+                                      np.ones((2, 3)) * index, np.array([True, False]), family, 3 + index % 5))
+    return curves
+
+
+def test_a_few_problems_get_a_panel_each():
+    panels = panel_layout(_curves(MAX_PROBLEM_PANELS, 4))
+    assert len(panels) == MAX_PROBLEM_PANELS and {p.kind for p in panels} == {"problem"}
+
+
+def test_problem_families_are_pooled_above_the_threshold():
+    panels = panel_layout(_curves(850, 850))  # the full agrawal2019 preset: one family of 850 matrices
+    assert [p.kind for p in panels] == ["family", "family_vs_k"]
+    assert len(panels[0].curves) == 1700
+    with pytest.raises(ValueError, match="panels"):
+        panel_layout(_curves(40, 1))  # 40 unrelated problems cannot be pooled
+
+
+def test_many_generated_problems_plot_as_two_family_panels(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    problems = [f"unique_copeland_winner:n_arms={k},problem_seed={s}" for k in (3, 4, 5, 6, 7) for s in range(3)]
+    out = tmp_path / "family"
+    assert main(["run", "--agents", "rucb", "random", "--problems", *problems, "sushi", "--seeds", "1",
+                 "--horizon", "200", "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "| unique_copeland_winner | 3 | rucb | 3 | 3 | 200 |" in printed  # pooled per family and K
+    assert "| sushi | 16 | random | 1 | 1 | 200 |" in printed
+    from PIL import Image
+
+    width, height = Image.open(out / "regret.png").size
+    assert width < 2500 and height < 1200  # three panels, not sixteen
+
+
+def test_output_folder_errors_are_one_line(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    base = ["run", "--agents", "rucb", "--problems", "sushi", "--seeds", "1", "--horizon", "10", "--no-progress"]
+    for out, pattern in [(tmp_path / "file", "is a file"), (tmp_path / "no" / "such", "does not exist")]:
+        with pytest.raises(SystemExit) as excinfo:
+            main([*base, "--out", str(out)])
+        assert excinfo.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and pattern in err[0]
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root ignores folder permissions")
+def test_read_only_folder_is_a_one_line_error(tmp_path, capsys):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(SystemExit):
+            main(["run", "--agents", "rucb", "--problems", "sushi", "--seeds", "1", "--horizon", "10",
+                  "--no-progress", "--out", str(folder / "x")])
+        assert "permission denied" in capsys.readouterr().err
+    finally:
+        folder.chmod(0o755)
+
+
+def test_write_failures_are_one_line(tmp_path, capsys, monkeypatch):
+    from dueling_gym.experiments import sweep
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sweep, "atomic_write_text", full_disk)
+    with pytest.raises(SystemExit) as excinfo:
+        main(["run", "--agents", "rucb", "--problems", "sushi", "--seeds", "1", "--horizon", "10", "--no-progress",
+              "--out", str(tmp_path / "x")])
+    assert excinfo.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "No space left" in err[0]
+
+
+# Valid words are repeated so that a good share of the drawn command lines run.
+VALID_AGENTS = ["rucb", "RUCB", "rmed1", "random", "rucb:alpha=0.6", "rucb:alpha=0.51", "ecw_rmed:alpha=2,beta=0.1"] * 4
+VALID_PROBLEMS = ["cyclic4", "cyclic", "multisol", "unique_copeland_winner:n_arms=3,problem_seed=1",
+                  "unique_copeland_winner:n_arms=3,problem_seed=1,min_gap=0.0"] * 5
+AGENT_WORDS = VALID_AGENTS + ["rucb:alpha=-1", "rucb:alpha=abc", "rucb:alpha",
+               "rucb:alpha=1,alpha=2", "nope", "", ":", "rucb:=3", "ecw_rmed:alpha=2,beta=0.1", "linear_ucb"]
+PROBLEM_WORDS = VALID_PROBLEMS + ["sushi:n_arms=3", "sush", "",
+                 "unique_copeland_winner:n_arms=3,problem_seed=1", "unique_copeland_winner:n_arms=abc,problem_seed=1",
+                 "unique_copeland_winner:n_arms=1,problem_seed=1", "unique_copeland_winner:n_arms=3",
+                 "unique_copeland_winner:n_arms=3,problem_seed=-2", "unique_copeland_winner:n_arms=3,problem_seed=1,x=1",
+                 "unique_copeland_winner:n_arms=3,problem_seed=1,min_gap=0.7"]
+SEED_WORDS = ["2", "1,1,2"] * 4 + ["0-1", "3-1", "-1", "a", "0", "1,", "99999999999", "2-", "1,-1"]
+HORIZON_WORDS = ["20"] * 6 + ["0", "-5", "x", "1"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(agents=st.lists(st.sampled_from(AGENT_WORDS), min_size=1, max_size=3),
+       problems=st.lists(st.sampled_from(PROBLEM_WORDS), min_size=1, max_size=3),
+       seeds=st.sampled_from(SEED_WORDS), horizon=st.sampled_from(HORIZON_WORDS),
+       notion=st.sampled_from([None, "copeland_komiyama", "condorcet_strong", "borda"]))
+def test_any_command_line_runs_correctly_or_fails_in_one_line(tmp_path_factory, capsys, agents, problems, seeds,
+                                                            horizon, notion):
+    out = tmp_path_factory.mktemp("cli") / "out"
+    argv = ["run", "--agents", *agents, "--problems", *problems, "--seeds", seeds, "--horizon", horizon,
+            "--out", str(out), "--no-progress", "--no-plot"] + (["--notion", notion] if notion else [])
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    if code != 0:
+        assert code == 2
+        errors = [line for line in captured.err.splitlines() if "error" in line]
+        assert len(errors) == 1, captured.err
+        assert not out.exists()  # refused before anything was written
+        return
+    # Success: every distinct unit ran once and the table counts each once.
+    event("ran")
+    rows = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
+    units = list((out / "units").glob("*.json"))
+    first_notion = rows[0]["notion"]
+    assert sum(int(row["runs"]) for row in rows if row["notion"] == first_notion) == len(units)
