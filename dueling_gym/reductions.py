@@ -50,6 +50,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from dueling_gym.validation import check_arm, check_outcome
+
 __all__ = [
     "COPELAND",
     "BORDA",
@@ -372,7 +374,7 @@ class PairReduction:
     def update(self, first: int, second: int, first_won: bool) -> None:
         """Record the outcome of duel ``(first, second)``; a self-duel changes nothing."""
         first, second = self._check_arm(first), self._check_arm(second)
-        mask = record_duel(self._wins, self._scores, first, second, bool(first_won), self._kind)
+        mask = record_duel(self._wins, self._scores, first, second, check_outcome(first_won), self._kind)
         if mask & 1:
             refresh_arm_means(self._scores, self._means, first, self._changed)
         if mask & 2:
@@ -402,13 +404,7 @@ class PairReduction:
         return int(np.argmax(self._scores))
 
     def _check_arm(self, arm: Any) -> int:
-        try:
-            arm = _as_index(arm)
-        except TypeError:
-            raise TypeError(f"arms must be integers, got {arm!r}") from None
-        if not 0 <= arm < self.n_arms:
-            raise ValueError(f"arm {arm} is out of range: arms must lie in [0, {self.n_arms - 1}]")
-        return arm
+        return check_arm(arm, self.n_arms)
 
     def _check_super_arm(self, k: Any) -> int:
         try:

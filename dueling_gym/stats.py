@@ -5,7 +5,7 @@ nothing in the project re-implements them.  Each routine exists as a Numba-compi
 kernel (``*_scalar``, callable from other compiled kernels) and as a NumPy-friendly public
 function that accepts scalars or arrays.
 
-Conventions (spec §1.5): natural logarithms; ``0 ln 0 = 0``; the second argument of the
+Conventions: natural logarithms (as in every paper implemented here); ``0 ln 0 = 0``; the second argument of the
 divergence is clipped into ``[1e-15, 1 - 1e-15]``; bounds are found by bisection on the
 monotone branch until the bracket is narrower than ``1e-12`` (at most 64 halvings).
 """
@@ -179,7 +179,7 @@ def kl_lower_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArr
 
 
 # ---------------------------------------------------------------------------------------------
-# Pairwise statistics used by the dueling agents (Numba kernels; spec §1.2, §1.5)
+# Pairwise statistics used by the dueling agents (Numba kernels)
 # ---------------------------------------------------------------------------------------------
 @numba.njit(cache=True, nogil=True)
 def empirical_preference(wins: np.ndarray, first: int, second: int) -> float:
@@ -195,8 +195,9 @@ def empirical_preference(wins: np.ndarray, first: int, second: int) -> float:
 def rucb_upper_bound(wins: np.ndarray, first: int, second: int, alpha: float, log_t: float) -> float:
     """RUCB-type upper bound ``u = mu_hat + sqrt(alpha ln t / N)``; ``1`` for an unplayed pair and ``1/2`` on the diagonal.
 
-    The ``N = 0`` convention follows spec §1.5 (``u = 1``, ``l = 0``): it agrees with the
-    papers' "x/0 := 1" on every comparison with 1/2.
+    For an unplayed pair the bounds are ``u = 1`` and ``l = 0``.  RUCB and DTS write "x/0 := 1",
+    whose literal reading gives ``u = 2``; both readings make the same decision in every
+    comparison with 1/2, and ``u = 1`` keeps bounds inside ``[0, 1]``.
     """
     if first == second:
         return 0.5
@@ -255,8 +256,9 @@ def uniform_choice(mask: np.ndarray, count: int, rng: np.random.Generator) -> in
 def record_duel(wins: np.ndarray, first: int, second: int, first_won: bool) -> bool:
     """Add a duel to the pair statistics ``W``; a self-duel carries no information and is skipped.
 
-    Returns True when the statistics changed (spec §0: self-duels are not added to pair
-    statistics except by the algorithms that say otherwise).
+    Returns True when the statistics changed.  A self-duel ``(i, i)`` is a fair coin that says
+    nothing about ``P``, so it is not counted; the algorithms that feed raw outcomes to
+    cardinal learners (Sparring, Self-Sparring) do so in their own kernels.
     """
     if first == second:
         return False
@@ -271,8 +273,8 @@ def record_duel(wins: np.ndarray, first: int, second: int, first_won: bool) -> b
 def trailing_evidence(wins: np.ndarray, first: int, second: int, alpha: float) -> float:
     """Evidence that ``first`` trails ``second``: ``N (1/2 - mu_hat)^2 / alpha`` if ``mu_hat < 1/2``, else ``-1``.
 
-    ``mu_hat = mu_hat[first, second]`` and ``N`` is the number of duels of the pair (spec §1.2).
-    For the RUCB-type bounds of spec §1.5 (``u = mu_hat + sqrt(alpha ln t / N)``, ``u = 1``
+    ``mu_hat = mu_hat[first, second]`` and ``N`` is the number of duels of the pair.
+    For the RUCB-type bounds (``u = mu_hat + sqrt(alpha ln t / N)``, ``u = 1``
     and ``l = 0`` for ``N = 0``) and ``ln t > 0`` whenever ``N > 0``:
 
     * ``u[first, second] < 1/2``  iff  ``evidence > ln t``;

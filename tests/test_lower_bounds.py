@@ -1,8 +1,10 @@
 """Lower-bound constants of Komiyama et al. (ICML 2016): LB (Theorem 2) and ECWB (Theorem 4).
 
 Checks against the oracle numbers of the published matrices (tests/data/oracles.json), against
-brute-force LPs that enumerate every constraint, and the structural facts of spec §3
-(Theorem 6, membership of the LP optimum, ties, regret scaling, the row pool, bad input).
+brute-force LPs that enumerate every constraint (tests/lower_bound_oracles.py), and the
+structural facts of the paper (Theorem 6, membership of the LP optimum, ties, regret scaling,
+the row pool, bad input); both LP methods (compact and constraint generation) are checked, and
+the compact one on large problems through Theorem 6.
 """
 
 from __future__ import annotations
@@ -20,14 +22,11 @@ from dueling_gym.problems import (
     ecw_lower_bound_constant,
     load_problem,
     lower_bound_constant,
+    no_condorcet_winner,
+    unique_copeland_winner,
 )
-from dueling_gym.problems.lower_bounds import (
-    ConstraintPool,
-    CopelandLowerBoundStructure,
-    full_region_constant_bruteforce,
-    full_region_rows,
-    relaxed_region_constant_bruteforce,
-)
+from dueling_gym.problems.lower_bounds import ConstraintPool, CopelandLowerBoundStructure
+from lower_bound_oracles import full_region_constant_bruteforce, full_region_rows, relaxed_region_constant_bruteforce
 from dueling_gym.stats import kl_bernoulli
 
 ORACLES = load_oracles()
@@ -88,11 +87,15 @@ def test_per_winner_constants_match_oracles(oracle_key, name):
     for winner, expected in per_winner.items():
         i1 = int(winner) - 1
         full = structure.full_region_constant(i1)
+        generated = structure.full_region_constant(i1, pool=ConstraintPool())
         relaxed = structure.relaxed_region_constant(i1)
+        assert full.method == "compact" and generated.method == "rows"
         assert full.value == pytest.approx(expected["C_star_LP"], abs=ORACLE_TOLERANCE)
+        assert generated.value == pytest.approx(expected["C_star_LP"], abs=ORACLE_TOLERANCE)
         assert relaxed.value == pytest.approx(expected["C_E_star_sortscan"], abs=ORACLE_TOLERANCE)
         # same separation oracle and tie-breaking: the same number of rows, give or take
-        assert abs(full.n_rows - expected["generated_constraints"]) <= max(3, expected["generated_constraints"] // 2)
+        expected_rows = expected["generated_constraints"]
+        assert abs(generated.n_rows - expected_rows) <= max(3, expected_rows // 2)
 
 
 @pytest.mark.parametrize("oracle_key,name", CASES)
@@ -124,10 +127,12 @@ def test_random_matrices_agree_with_brute_force(chunk):
     for structure in RANDOM_STRUCTURES[chunk::4]:
         for i1 in structure.winners.tolist():
             full = structure.full_region_constant(i1)
+            generated = structure.full_region_constant(i1, pool=ConstraintPool())
             relaxed = structure.relaxed_region_constant(i1)
             brute_full = full_region_constant_bruteforce(structure, i1)
             brute_relaxed = relaxed_region_constant_bruteforce(structure, i1)
             assert full.value == pytest.approx(brute_full, rel=1e-7, abs=1e-9)
+            assert generated.value == pytest.approx(brute_full, rel=1e-7, abs=1e-9)
             assert relaxed.value == pytest.approx(brute_relaxed, rel=1e-7, abs=1e-9)
             # Theorem 6, inequality (8)
             assert relaxed.value >= full.value - 1e-9
@@ -151,6 +156,87 @@ def test_relaxed_equals_full_with_several_winners(structure):
         full = structure.full_region_constant(i1).value
         relaxed = structure.relaxed_region_constant(i1).value
         assert relaxed == pytest.approx(full, rel=1e-7, abs=1e-9)
+
+
+def _condorcet_with_many_levels(n_arms: int, seed: int) -> CopelandLowerBoundStructure:
+    """A random matrix whose arm 0 beats every other arm: L^(1) = 0 and L^(2) large, so the
+    full region has many loss levels and the compact LP must bring families in by rounds."""
+    matrix = _random_preferences(np.random.default_rng(seed), n_arms)
+    matrix[0, 1:] = np.maximum(matrix[0, 1:], 1.0 - matrix[0, 1:])
+    matrix[1:, 0] = 1.0 - matrix[0, 1:]
+    return CopelandLowerBoundStructure(matrix)
+
+
+def test_compact_lp_with_many_levels_matches_constraint_generation():
+    structures = [_condorcet_with_many_levels(12, seed) for seed in range(12)]
+    structures = [s for s in structures if s.levels.size > 4][:3]  # more levels than the LP starts with
+    assert len(structures) == 3
+    for structure in structures:
+        compact = structure.full_region_constant(0)
+        generated = structure.full_region_constant(0, pool=ConstraintPool())
+        assert compact.method == "compact"
+        assert compact.value == pytest.approx(generated.value, rel=1e-7)
+        assert structure.in_full_region(0, compact.allocation, atol=1e-7)
+
+
+def test_compact_lp_matches_constraint_generation_on_a_mid_sized_problem():
+    structure = CopelandLowerBoundStructure(unique_copeland_winner(20, np.random.default_rng(3), min_gap=0.05))
+    i1 = int(structure.winners[0])
+    compact = structure.full_region_constant(i1)
+    generated = structure.full_region_constant(i1, pool=ConstraintPool())
+    assert compact.value == pytest.approx(generated.value, rel=1e-7)
+    assert compact.value <= structure.relaxed_region_constant(i1).value + 1e-9  # Theorem 6, (8)
+
+
+def test_compact_point_missing_a_row_falls_back_to_constraint_generation(monkeypatch):
+    from dueling_gym.problems.lower_bounds.lp import CompactFullRegionLP
+
+    structure = _structure("sushi")
+    exact = structure.full_region_constant(0).value
+    solve = CompactFullRegionLP.solve
+
+    def halved(self, active):  # a point that misses rows, as a solver failure would give
+        scaled, n_rows = solve(self, active)
+        return 0.5 * scaled, n_rows
+
+    monkeypatch.setattr(CompactFullRegionLP, "solve", halved)
+    solution = structure.full_region_constant(0)
+    assert solution.method == "rows"
+    assert solution.value == pytest.approx(exact, rel=1e-9)
+
+
+def _check_theorem_6_at_scale(problem: PreferenceMatrix, winners: int) -> None:
+    """With several Copeland winners C*_{i1} = C^{E*}_{i1} (Theorem 6, (9)): an exact reference
+    for the compact LP on problems far beyond brute force and constraint generation."""
+    structure = CopelandLowerBoundStructure(problem)
+    assert structure.winners.size >= 2
+    for i1 in structure.winners[:winners].tolist():
+        full = structure.full_region_constant(i1)
+        assert full.method == "compact"
+        assert full.value == pytest.approx(structure.relaxed_region_constant(i1).value, rel=1e-7)
+        assert structure.separation_minimum(i1, full.allocation).value >= 1.0 - 1e-7
+
+
+def test_hundred_arms_three_cyclic_winners():
+    _check_theorem_6_at_scale(cyclic_copeland_winners(100, np.random.default_rng(0)), winners=3)
+
+
+def test_hundred_arms_without_condorcet_winner():
+    problem = no_condorcet_winner(100, np.random.default_rng(1), min_gap=0.05)
+    lb, ecwb = lower_bound_constant(problem), ecw_lower_bound_constant(problem)
+    assert 0.0 < lb <= ecwb * (1.0 + 1e-9)
+    structure = CopelandLowerBoundStructure(problem)
+    for i1 in structure.winners.tolist():
+        full = structure.full_region_constant(i1)
+        assert structure.in_full_region(i1, full.allocation, atol=1e-7)
+        # optimal, not merely feasible: shrinking it leaves the region
+        assert not structure.in_full_region(i1, 0.999 * full.allocation)
+
+
+@pytest.mark.slow
+def test_five_hundred_arms_three_cyclic_winners():
+    # the large problem of Zoghi et al. (2015): winners with score 498, the others 0..496
+    _check_theorem_6_at_scale(cyclic_copeland_winners(500, np.random.default_rng(0)), winners=1)
 
 
 # ---------------------------------------------------------------------- allocations and membership
@@ -192,7 +278,7 @@ def test_membership_boundaries(oracle_key, name):
     for i1 in structure.winners.tolist():
         informative = structure.divergences > 0
         trivial = np.where(informative, 1.0 / np.where(informative, structure.divergences, 1.0), 0.0)
-        assert structure.in_full_region(i1, trivial)  # q = 1/d is always feasible (S1, after eq. (2))
+        assert structure.in_full_region(i1, trivial)  # q = 1/d is always feasible (remark after eq. (2))
         assert not structure.in_full_region(i1, 1.01 * trivial)  # the box
         optimum = structure.full_region_constant(i1).allocation
         assert not structure.in_full_region(i1, 0.99 * optimum)  # some constraint is tight
@@ -259,7 +345,7 @@ def test_relaxed_allocation_satisfies_equations_4_and_5():
 
 
 def test_condorcet_winner_relaxed_constant_is_closed_form():
-    # L^(1) = 0: only equation (4) remains (spec §3.1)
+    # L^(1) = 0: equation (5) asks for L_{i2} + 1 of the L_{i2} - 1 superiors, so only (4) remains
     for name in ("sushi", "arxiv", "mslr5-condorcet", "cyclic4"):
         structure = _structure(name)
         i1 = int(structure.winners[0])
@@ -316,7 +402,7 @@ def test_custom_regret_scales_the_constants():
     lb = lower_bound_constant(problem)
     ecwb = ecw_lower_bound_constant(problem)
     assert lower_bound_constant(problem, regret=np.array(komiyama)) == pytest.approx(lb)
-    # without ties Zoghi's regret is twice Komiyama's (spec §1.4)
+    # without ties Zoghi's regret is twice Komiyama's
     assert lower_bound_constant(problem, regret="copeland_zoghi") == pytest.approx(2 * lb)
     assert ecw_lower_bound_constant(problem, regret="copeland_zoghi") == pytest.approx(2 * ecwb)
     structure = CopelandLowerBoundStructure(problem)
@@ -329,7 +415,8 @@ def test_constraint_pool_is_reused_and_cleared_on_sign_change():
     fresh = structure.full_region_constant(0)
     pool = ConstraintPool()
     first = structure.full_region_constant(0, pool=pool)
-    assert pool.n_rows(0) == first.n_rows == fresh.n_rows
+    assert pool.n_rows(0) == first.n_rows
+    assert first.value == pytest.approx(fresh.value, rel=1e-9)
     # a slightly different matrix with the same signs: the stored rows stay valid
     nudged = np.clip(problem.matrix + 0.01 * np.sign(problem.matrix - 0.5), 0.0, 1.0)
     nudged_structure = CopelandLowerBoundStructure(nudged)

@@ -163,6 +163,25 @@ def test_invalid_matrices_are_rejected_with_a_named_entry(matrix, error, pattern
         PreferenceMatrix(matrix)
 
 
+@pytest.mark.parametrize("atol,error", [(np.nan, ValueError), (-1e-9, ValueError), (np.inf, ValueError),
+                                        (1.0, ValueError), (None, TypeError), (True, TypeError)])
+def test_tolerance_is_validated_on_every_construction_path(atol, error):
+    matrix = [[0.5, 0.7], [0.3, 0.5]]
+    with pytest.raises(error, match="atol"):
+        PreferenceMatrix(matrix, atol=atol)
+    with pytest.raises(error, match="atol"):
+        PreferenceMatrix.from_upper_triangle(matrix, atol=atol)
+
+
+def test_tolerance_absorbs_only_rounding():
+    printed = [[0.5, 0.727], [0.276, 0.5]]  # the two triangles disagree by 0.003
+    with pytest.raises(ValueError, match="sum to 1"):
+        PreferenceMatrix(printed)
+    repaired = PreferenceMatrix(printed, atol=0.01)
+    assert repaired.matrix[1, 0] == 1.0 - 0.727
+    assert PreferenceMatrix.from_upper_triangle(printed) == repaired
+
+
 def test_matrix_is_immutable_and_copied():
     source = np.array([[0.5, 0.7], [0.3, 0.5]])
     problem = PreferenceMatrix(source)

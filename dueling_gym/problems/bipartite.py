@@ -33,6 +33,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linear_sum_assignment
 
+from dueling_gym.problems.preference import check_atol
+from dueling_gym.validation import check_integer, check_number, check_probability, check_rng, check_seed, read_only
+
 __all__ = [
     "BipartiteDuelProblem",
     "TooManyMatchingsError",
@@ -70,25 +73,23 @@ class TooManyMatchingsError(ValueError):
     """
 
 
-def _read_only(array: NDArray[Any]) -> NDArray[Any]:
-    array.setflags(write=False)
-    return array
+def _integer_index(label: str, value: Any) -> int:
+    """``value`` as a Python int if it is an integer (NumPy integers and 0-d integer arrays too);
+    bools, floats and strings are refused rather than read as indices."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{label} must be an integer index, got the boolean {value!r}")
+    try:
+        return index(value)
+    except TypeError:
+        raise TypeError(f"{label} must be an integer index, got {value!r} ({type(value).__name__})") from None
 
 
-def _check_count(label: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{label} must be an integer, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{label} must be at least {minimum}, got {value}")
-    return int(value)
-
-
-def _check_rng(rng: Any) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng must be a numpy.random.Generator (use np.random.default_rng(seed)), got {type(rng).__name__}"
-        )
-    return rng
+def _numeric_block(position: Any, matrix: ArrayLike) -> NDArray[np.float64]:
+    """One position's preference block as floats; strings and objects are refused, not parsed."""
+    block = np.asarray(matrix)
+    if block.dtype.kind not in "biuf":
+        raise TypeError(f"position {position}: preferences must be real numbers, got dtype {block.dtype}")
+    return block.astype(np.float64)
 
 
 def _edge_indices(label: str, edges: Iterable[Any], n_edges: int) -> list[int]:
@@ -97,10 +98,7 @@ def _edge_indices(label: str, edges: Iterable[Any], n_edges: int) -> list[int]:
         raise TypeError(f"{label} must be an iterable of edge indices, got {edges!r}")
     out = []
     for edge in edges:
-        try:
-            edge = index(edge)
-        except TypeError:
-            raise TypeError(f"{label} must contain integer edge indices, got {edge!r}") from None
+        edge = _integer_index(f"{label} entry", edge)
         if not 0 <= edge < n_edges:
             raise ValueError(f"{label} edge {edge} is out of range: edges are 0..{n_edges - 1}")
         out.append(edge)
@@ -209,8 +207,8 @@ def max_weight_matching(
     edge_array = np.asarray(edges)
     if edge_array.ndim != 2 or edge_array.shape[1] != 2 or not np.issubdtype(edge_array.dtype, np.integer):
         raise ValueError(f"edges must be an integer array of (candidate, position) pairs, shape (m, 2); got {edges!r}")
-    n_positions = _check_count("n_positions", n_positions, 1)
-    n_candidates = _check_count("n_candidates", n_candidates, 1)
+    n_positions = check_integer("n_positions", n_positions, minimum=1)
+    n_candidates = check_integer("n_candidates", n_candidates, minimum=1)
     candidates = edge_array[:, 0].astype(np.int64)
     positions = edge_array[:, 1].astype(np.int64)
     if candidates.size and (candidates.min() < 0 or candidates.max() >= n_candidates
@@ -263,7 +261,9 @@ class BipartiteDuelProblem:
     source : str, optional
         Provenance of the numbers.
     atol : float, default 1e-9
-        Tolerance of the checks ``p + p^T == 1`` and ``diag == 1/2``.
+        Tolerance of the checks ``p + p^T == 1`` and ``diag == 1/2``, a finite number in
+        ``[0, MAX_ATOL]`` (as for :class:`~dueling_gym.problems.PreferenceMatrix`; NaN or a
+        negative value is refused rather than switching the checks off).
 
     Raises
     ------
@@ -300,15 +300,15 @@ class BipartiteDuelProblem:
     ):
         self.name = name
         self.source = source
-        self._n_candidates = _check_count("n_candidates", n_candidates, 1)
-        self._n_positions = _check_count("n_positions", n_positions, 1)
+        self._n_candidates = check_integer("n_candidates", n_candidates, minimum=1)
+        self._n_positions = check_integer("n_positions", n_positions, minimum=1)
         if self._n_candidates < self._n_positions:
             raise ValueError(
                 f"{self._label()}: n_candidates={self._n_candidates} < n_positions={self._n_positions}, "
                 "so no matching can cover every position"
             )
-        self._edges = _read_only(self._validated_edges(edges))
-        self._preferences = _read_only(self._validated_preferences(preferences, atol))
+        self._edges = read_only(self._validated_edges(edges))
+        self._preferences = read_only(self._validated_preferences(preferences, check_atol(atol)))
         if self.max_weight_matching(np.zeros(self.n_edges)) is None:
             raise ValueError(
                 f"{self._label()}: no matching covers all {self._n_positions} positions "
@@ -426,7 +426,7 @@ class BipartiteDuelProblem:
         ([[0, 0], [1, 0], [0, 1]], 0.7)
         """
         items = position_preferences.items() if isinstance(position_preferences, dict) else enumerate(position_preferences)
-        blocks = sorted((index(position), list(candidates), np.asarray(matrix, dtype=np.float64))
+        blocks = sorted((_integer_index("position", position), list(candidates), _numeric_block(position, matrix))
                         for position, (candidates, matrix) in items)
         if not blocks:
             raise ValueError("position_preferences is empty")
@@ -475,12 +475,12 @@ class BipartiteDuelProblem:
     @cached_property
     def edge_candidates(self) -> NDArray[np.int64]:
         """Candidate of every edge (read-only)."""
-        return _read_only(self._edges[:, 0].copy())
+        return read_only(self._edges[:, 0].copy())
 
     @cached_property
     def edge_positions(self) -> NDArray[np.int64]:
         """Position ``s(e)`` of every edge (read-only)."""
-        return _read_only(self._edges[:, 1].copy())
+        return read_only(self._edges[:, 1].copy())
 
     @cached_property
     def edges_by_position(self) -> tuple[tuple[int, ...], ...]:
@@ -491,11 +491,11 @@ class BipartiteDuelProblem:
     def _edge_at(self) -> NDArray[np.int64]:
         table = np.full((self.n_positions, self.n_candidates), -1, dtype=np.int64)
         table[self.edge_positions, self.edge_candidates] = np.arange(self.n_edges)
-        return _read_only(table)
+        return read_only(table)
 
     def edge_index(self, candidate: int, position: int) -> int:
         """Index of the edge ``(candidate, position)``; ``ValueError`` if the graph lacks it."""
-        candidate, position = index(candidate), index(position)
+        candidate, position = _integer_index("candidate", candidate), _integer_index("position", position)
         if not (0 <= candidate < self.n_candidates and 0 <= position < self.n_positions):
             raise ValueError(f"(candidate, position) = {(candidate, position)} is out of range")
         edge = int(self._edge_at[position, candidate])
@@ -512,7 +512,7 @@ class BipartiteDuelProblem:
         """
         rows = [(j, a, b) for j, group in enumerate(self.edges_by_position)
                 for k, a in enumerate(group) for b in group[k + 1:]]
-        return _read_only(np.array(rows, dtype=np.int64).reshape(-1, 3))
+        return read_only(np.array(rows, dtype=np.int64).reshape(-1, 3))
 
     @property
     def n_comparable_pairs(self) -> int:
@@ -694,11 +694,11 @@ class BipartiteDuelProblem:
         size : int, optional
             Number of independent samples; ``None`` returns a single matching.
         """
-        rng = _check_rng(rng)
+        rng = check_rng(rng)
         total = self.count_max_matchings()
         if size is None:
             return self.max_matching_at(_uniform_below(rng, total))
-        size = _check_count("size", size, 0)
+        size = check_integer("size", size, minimum=0)
         if total <= np.iinfo(np.int64).max:
             ranks = rng.integers(total, size=size).tolist()
         else:
@@ -768,7 +768,7 @@ class BipartiteDuelProblem:
         table = np.zeros((rows.shape[0], rows.shape[0]))
         for j in range(self.n_positions):
             table += self._preferences[np.ix_(rows[:, j], rows[:, j])]
-        return _read_only(table / self.n_positions)
+        return read_only(table / self.n_positions)
 
     # ------------------------------------------------------------------ Borda facts
     @cached_property
@@ -777,7 +777,7 @@ class BipartiteDuelProblem:
         # Probability that a uniform random maximum matching uses each edge.
         usage = np.array([count / total for count in self.edge_matching_counts()])
         # w(e) = sum_{e'} p_{e,e'} Pr[e(M', s(e)) = e']; incomparable entries of P are 0.
-        return _read_only(self._preferences @ usage)
+        return read_only(self._preferences @ usage)
 
     def edge_rewards(self) -> NDArray[np.float64]:
         """``w(e) = (1/|ℳ|) sum_{M} p_{e, e(M, s(e))}`` (Chen et al. 2020, eq. (4); read-only).
@@ -798,7 +798,7 @@ class BipartiteDuelProblem:
     def borda_scores(self, limit: int | None = DEFAULT_ENUMERATION_LIMIT) -> NDArray[np.float64]:
         """``B(M)`` for every matching of :meth:`max_matchings` (same order; enumerable instances)."""
         rows = np.array(self.max_matchings(limit), dtype=np.int64)
-        return _read_only(self._edge_rewards[rows].sum(axis=1) / self.n_positions)
+        return read_only(self._edge_rewards[rows].sum(axis=1) / self.n_positions)
 
     @cached_property
     def _borda_winner(self) -> Matching:
@@ -828,7 +828,7 @@ class BipartiteDuelProblem:
             else:
                 rival = self.max_weight_matching(weights, required=[edge])
             gaps[edge] = math.inf if rival is None else max(0.0, best - float(weights[list(rival)].sum()))
-        return _read_only(gaps)
+        return read_only(gaps)
 
     def borda_gaps(self) -> NDArray[np.float64]:
         """``Δ^B_e`` in reward units ``w(M)`` (Chen et al. 2020, Definition 3; read-only).
@@ -906,7 +906,7 @@ class BipartiteDuelProblem:
     def edge_copeland_losses(self) -> NDArray[np.int64]:
         """Strict losses of each edge within its position: ``#{e' ∈ E_s(e) : p_{e,e'} < 1/2}``."""
         comparable = self.edge_positions[:, None] == self.edge_positions[None, :]
-        return _read_only((comparable & (self._preferences < 0.5)).sum(axis=1).astype(np.int64))
+        return read_only((comparable & (self._preferences < 0.5)).sum(axis=1).astype(np.int64))
 
     @cached_property
     def _copeland_regret_terms(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -925,7 +925,7 @@ class BipartiteDuelProblem:
         (spec §1.4 applied to the dueling bandit of one position).  Zero exactly when both edges
         are Copeland winners of their position; ``0`` at a position with a single edge.
         """
-        edge, other = index(edge), index(other)
+        edge, other = _integer_index("edge", edge), _integer_index("other", other)
         for label, value in (("edge", edge), ("other", other)):
             if not 0 <= value < self.n_edges:
                 raise ValueError(f"{label} {value} is out of range: edges are 0..{self.n_edges - 1}")
@@ -939,7 +939,7 @@ class BipartiteDuelProblem:
         """:meth:`copeland_regret` of every row of :attr:`comparable_pairs` (read-only)."""
         excess, scale = self._copeland_regret_terms
         pairs = self.comparable_pairs
-        return _read_only((excess[pairs[:, 1]] + excess[pairs[:, 2]]) / scale[pairs[:, 1]])
+        return read_only((excess[pairs[:, 1]] + excess[pairs[:, 2]]) / scale[pairs[:, 1]])
 
     # ------------------------------------------------------------------ scoring
     def score(self, matching: Iterable[int]) -> dict[str, Any]:
@@ -1065,13 +1065,11 @@ def load_bipartite_problem(name: str) -> BipartiteDuelProblem:
     return BIPARTITE_PROBLEMS[name]()
 
 
-def _check_probability(label: str, value: float, *, upper_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{label} must be a number, got {type(value).__name__}")
-    value = float(value)
-    if not (0.0 <= value <= 1.0) or (upper_open and value >= 0.5):
-        raise ValueError(f"{label} must lie in {'[0, 0.5)' if upper_open else '[0, 1]'}, got {value}")
-    return value
+def _check_min_gap(min_gap: Any) -> float:
+    min_gap = check_number("min_gap", min_gap, strict=False, minimum=0.0)
+    if min_gap >= 0.5:
+        raise ValueError(f"min_gap must lie in [0, 0.5), got {min_gap}")
+    return min_gap
 
 
 def _random_graph(n_positions: int, n_candidates: int, rng: np.random.Generator,
@@ -1096,10 +1094,10 @@ def random_bipartite_graph(
     A uniformly random injective assignment of candidates to positions is planted, then every
     other (candidate, position) pair becomes an edge independently with ``edge_probability``.
     """
-    n_positions = _check_count("n_positions", n_positions, 1)
-    n_candidates = _check_count("n_candidates", n_candidates, n_positions)
-    edge_probability = _check_probability("edge_probability", edge_probability)
-    return _random_graph(n_positions, n_candidates, _check_rng(rng), edge_probability)[0]
+    n_positions = check_integer("n_positions", n_positions, minimum=1)
+    n_candidates = check_integer("n_candidates", n_candidates, minimum=n_positions)
+    edge_probability = check_probability("edge_probability", edge_probability)
+    return _random_graph(n_positions, n_candidates, check_rng(rng), edge_probability)[0]
 
 
 def random_bipartite_problem(
@@ -1137,11 +1135,11 @@ def random_bipartite_problem(
     name : str, optional
         Label of the problem.
     """
-    n_positions = _check_count("n_positions", n_positions, 1)
-    n_candidates = _check_count("n_candidates", n_candidates, n_positions)
-    rng = _check_rng(rng)
-    edge_probability = _check_probability("edge_probability", edge_probability)
-    min_gap = _check_probability("min_gap", min_gap, upper_open=True)
+    n_positions = check_integer("n_positions", n_positions, minimum=1)
+    n_candidates = check_integer("n_candidates", n_candidates, minimum=n_positions)
+    rng = check_rng(rng)
+    edge_probability = check_probability("edge_probability", edge_probability)
+    min_gap = _check_min_gap(min_gap)
     if edges is None:
         edge_list, planted = _random_graph(n_positions, n_candidates, rng, edge_probability)
         planted_edges = [edge_list.index(edge) for edge in planted]
@@ -1213,9 +1211,10 @@ class BipartiteProblemSampler:
 
     def __init__(self, n_positions: int, n_candidates: int, *, edges: ArrayLike | None = None,
                  graph_seed: int = 0, edge_probability: float = 0.5, **options: Any):
-        self.n_positions = _check_count("n_positions", n_positions, 1)
-        self.n_candidates = _check_count("n_candidates", n_candidates, self.n_positions)
+        self.n_positions = check_integer("n_positions", n_positions, minimum=1)
+        self.n_candidates = check_integer("n_candidates", n_candidates, minimum=self.n_positions)
         if edges is None:
+            graph_seed = check_seed("graph_seed", graph_seed)
             edges = random_bipartite_graph(self.n_positions, self.n_candidates, np.random.default_rng(graph_seed),
                                            edge_probability=edge_probability)
         self.edges = tuple((int(c), int(s)) for c, s in np.asarray(edges).tolist())

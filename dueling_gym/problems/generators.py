@@ -13,12 +13,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dueling_gym.problems.preference import PreferenceMatrix
+from dueling_gym.validation import check_n_arms, check_number, check_rng
 
 __all__ = [
     "utility_based",
     "no_condorcet_winner",
     "cyclic_copeland_winners",
     "unique_copeland_winner",
+    "zoghi2015_scalability",
     "ProblemSampler",
     "GENERATORS",
 ]
@@ -26,24 +28,11 @@ __all__ = [
 _MAX_REJECTIONS = 10_000
 
 
-def _check_n_arms(n_arms: int, minimum: int = 2) -> int:
-    if isinstance(n_arms, bool) or not isinstance(n_arms, (int, np.integer)):
-        raise TypeError(f"n_arms must be an integer, got {type(n_arms).__name__}")
-    if n_arms < minimum:
-        raise ValueError(f"n_arms must be at least {minimum} for this generator, got {n_arms}")
-    return int(n_arms)
-
-
-def _check_rng(rng: Any) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator (use np.random.default_rng(seed)), got {type(rng).__name__}")
-    return rng
-
-
-def _check_gap(min_gap: float) -> float:
-    if not (0.0 <= min_gap < 0.5):
+def _check_gap(min_gap: Any) -> float:
+    min_gap = check_number("min_gap", min_gap, strict=False, minimum=0.0)
+    if min_gap >= 0.5:
         raise ValueError(f"min_gap must lie in [0, 0.5), got {min_gap}")
-    return float(min_gap)
+    return min_gap
 
 
 def _random_upper(n_arms: int, rng: np.random.Generator, min_gap: float) -> NDArray[np.float64]:
@@ -72,10 +61,9 @@ def utility_based(
     ``Phi((theta_i - theta_j) / sqrt(2))``.  Utilities are drawn until they are pairwise
     distinct, so every pair has a strict winner.
     """
-    n_arms = _check_n_arms(n_arms)
-    rng = _check_rng(rng)
-    if not (np.isfinite(spread) and spread > 0):
-        raise ValueError(f"spread must be positive and finite, got {spread}")
+    n_arms = check_n_arms(n_arms)
+    rng = check_rng(rng)
+    spread = check_number("spread", spread, minimum=0.0)
     if model not in ("bradley_terry", "thurstone"):
         raise ValueError(f"model must be 'bradley_terry' or 'thurstone', got {model!r}")
     for _ in range(_MAX_REJECTIONS):
@@ -101,8 +89,8 @@ def no_condorcet_winner(n_arms: int, rng: np.random.Generator, *, min_gap: float
     Off-diagonal entries are drawn independently (uniform away from 1/2) and the matrix is
     redrawn until no arm beats all others.  Needs ``n_arms >= 3``.
     """
-    n_arms = _check_n_arms(n_arms, minimum=3)
-    rng = _check_rng(rng)
+    n_arms = check_n_arms(n_arms, minimum=3)
+    rng = check_rng(rng)
     min_gap = _check_gap(min_gap)
     for _ in range(_MAX_REJECTIONS):
         matrix = _random_upper(n_arms, rng, min_gap)
@@ -128,10 +116,14 @@ def cyclic_copeland_winners(
     (the paper does not print its values).  With ``shuffle`` the arm labels are permuted at
     random, so index-based tie-breaking cannot favour the winners.  Needs ``n_arms >= 4``.
     """
-    n_arms = _check_n_arms(n_arms, minimum=4)
-    rng = _check_rng(rng)
-    if not (0.5 < low <= high <= 1.0):
+    n_arms = check_n_arms(n_arms, minimum=4)
+    rng = check_rng(rng)
+    low = check_number("low", low, minimum=0.5, maximum=1.0)
+    high = check_number("high", high, minimum=0.5, maximum=1.0)
+    if low > high:
         raise ValueError(f"need 0.5 < low <= high <= 1, got low={low}, high={high}")
+    if not isinstance(shuffle, (bool, np.bool_)):
+        raise TypeError(f"shuffle must be a bool, got {shuffle!r} ({type(shuffle).__name__})")
     strength = rng.uniform(low, high, size=(n_arms, n_arms))
     # Default orientation: lower index wins (a total order), then the 3-cycle among 0, 1, 2.
     beats = np.triu(np.ones((n_arms, n_arms), dtype=bool), 1)
@@ -152,8 +144,8 @@ def unique_copeland_winner(n_arms: int, rng: np.random.Generator, *, min_gap: fl
     Off-diagonal entries are drawn independently (uniform, at least ``min_gap`` from 1/2)
     and redrawn until exactly one arm has the maximal Copeland score.
     """
-    n_arms = _check_n_arms(n_arms)
-    rng = _check_rng(rng)
+    n_arms = check_n_arms(n_arms)
+    rng = check_rng(rng)
     min_gap = _check_gap(min_gap)
     for _ in range(_MAX_REJECTIONS):
         matrix = _random_upper(n_arms, rng, min_gap)
@@ -200,7 +192,7 @@ class ProblemSampler:
         if generator not in GENERATORS:
             raise ValueError(f"unknown generator {generator!r}; choose one of {sorted(GENERATORS)}")
         self.generator = generator
-        self.n_arms = _check_n_arms(n_arms)
+        self.n_arms = check_n_arms(n_arms)
         self.options = dict(options)
         # Validate the options once, eagerly, with a throwaway generator.
         GENERATORS[generator](self.n_arms, np.random.default_rng(0), **self.options)
@@ -216,3 +208,42 @@ class ProblemSampler:
     def __repr__(self) -> str:
         options = "".join(f", {key}={value!r}" for key, value in self.options.items())
         return f"ProblemSampler({self.generator!r}, n_arms={self.n_arms}{options})"
+
+
+def zoghi2015_scalability(
+    n_arms: int,
+    rng: np.random.Generator,
+    *,
+    low: float = 0.6,
+    high: float = 0.9,
+) -> PreferenceMatrix:
+    """The 500-armed synthetic problem of Zoghi, Karnin, Whiteson, de Rijke (NIPS 2015, Appendix A,
+    Figure 2), for any ``n_arms >= 4`` (the paper uses ``n_arms = 500``).
+
+    The paper fixes "a preference matrix in which the three Copeland winners are in a cycle, each
+    with a Copeland score of 498, and the other arms have Copeland scores ranging from 0 to 496".
+    With ``K = 500`` this determines every pairwise *winner*: the three winners beat each other in a
+    cycle and beat all ``K − 3`` other arms (score ``K − 2``), and the other arms, whose ``K − 3``
+    distinct scores ``0, ..., K − 4`` leave no room for a cycle, form a total order.  The paper
+    does not print the winning *probabilities*; here each pair's winner wins with a probability
+    drawn uniformly from ``[low, high]`` (default ``[0.6, 0.9]``: every pair clearly decided,
+    no pair near-deterministic), and the arm labels are permuted at random so that no
+    index-based tie rule favours the winners.  The construction is that of
+    :func:`cyclic_copeland_winners` (same draws, same matrix for the same ``rng``); this function
+    adds the paper's provenance and checks the Copeland structure of the result.
+    """
+    problem = cyclic_copeland_winners(n_arms, rng, low=low, high=high, shuffle=True)
+    n_arms = problem.n_arms
+    wins = np.rint(problem.copeland_scores * (n_arms - 1)).astype(np.int64)
+    winners = problem.copeland_winners
+    expected = np.concatenate([np.arange(n_arms - 3), np.full(3, n_arms - 2)])
+    if winners.size != 3 or not np.array_equal(np.sort(wins), expected):  # pragma: no cover
+        raise RuntimeError("the drawn matrix lost the Copeland structure of the paper's problem")
+    return PreferenceMatrix(problem.matrix, name=f"zoghi2015_scalability_K{n_arms}",
+                            source="generated: Zoghi et al. (NIPS 2015), Appendix A, the synthetic problem of "
+                                   "Figure 2 (three Copeland winners in a cycle; probabilities uniform on "
+                                   f"[{low}, {high}], not given in the paper)")
+
+
+GENERATORS["zoghi2015_scalability"] = zoghi2015_scalability
+_ALWAYS_CONDORCET["zoghi2015_scalability"] = False

@@ -1,6 +1,6 @@
 """The K-armed dueling-bandit problem: a validated, immutable preference matrix.
 
-Conventions (spec §1): arms are ``0..K-1``; ``P[i, j]`` is the probability that arm ``i``
+Conventions: arms are ``0..K-1``; ``P[i, j]`` is the probability that arm ``i``
 beats arm ``j``; ``P + P.T == 1`` and the diagonal is ``1/2``.  Copeland wins and losses are
 *strict* (a tied pair ``P[i, j] == 1/2`` counts for neither side), so with ties
 ``wins[i] + losses[i] < K - 1``.
@@ -14,11 +14,13 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["PreferenceMatrix", "REGRET_NOTIONS", "RegretNotion", "as_preference_matrix"]
+from dueling_gym.validation import check_number, read_only
+
+__all__ = ["PreferenceMatrix", "REGRET_NOTIONS", "RegretNotion", "MAX_ATOL", "as_preference_matrix", "check_atol"]
 
 RegretNotion = Literal["copeland_komiyama", "copeland_zoghi", "condorcet_strong", "condorcet_weak", "borda"]
 
-#: Every per-duel regret the library knows, with its definition (spec §1.4).
+#: Every per-duel regret the library knows, with its definition and the papers that use it.
 REGRET_NOTIONS: dict[str, str] = {
     "copeland_komiyama": "(L_i + L_j - 2 L^(1)) / (2(K-1)), in [0, 1]; Komiyama et al. 2016 (CW-RMED/ECW-RMED)",
     "copeland_zoghi": "2 cpld* - cpld_i - cpld_j, in [0, 2]; Zoghi et al. 2015 (CCB/SCB)",
@@ -29,10 +31,19 @@ REGRET_NOTIONS: dict[str, str] = {
 
 _CONDORCET_NOTIONS = ("condorcet_strong", "condorcet_weak")
 
+#: Largest tolerance accepted by the matrix checks.  The two triangles of a matrix printed to
+#: two decimals disagree by at most 0.01, far below it; a larger tolerance would no longer
+#: absorb rounding but let arbitrary lower triangles be overwritten without a word.
+MAX_ATOL = 0.05
 
-def _read_only(array: NDArray[Any]) -> NDArray[Any]:
-    array.setflags(write=False)
-    return array
+
+def check_atol(atol: Any) -> float:
+    """Validate the tolerance of the preference-matrix checks: a finite number in ``[0, MAX_ATOL]``.
+
+    A NaN tolerance would make every comparison ``error > atol`` false and switch the checks
+    off; a negative one would refuse every matrix.  Both are refused here.
+    """
+    return check_number("atol", atol, strict=False, minimum=0.0, maximum=MAX_ATOL)
 
 
 class PreferenceMatrix:
@@ -47,14 +58,16 @@ class PreferenceMatrix:
     source : str, optional
         Provenance: where the numbers come from.
     atol : float, default 1e-9
-        Tolerance of the checks ``P + P.T == 1`` and ``diag(P) == 1/2``.
+        Tolerance of the checks ``P + P.T == 1`` and ``diag(P) == 1/2``: a finite number in
+        ``[0, MAX_ATOL]``.  Within it the lower triangle is rebuilt from the upper one; a
+        larger tolerance would let that rebuild silently replace real data.
 
     Raises
     ------
     TypeError
-        If ``matrix`` is not numeric.
+        If ``matrix`` is not numeric, or ``atol`` is not a number.
     ValueError
-        If the matrix is not square and two-dimensional, has fewer than two arms, contains
+        If ``atol`` is negative, NaN, infinite or above :data:`MAX_ATOL`, or if the matrix is not square and two-dimensional, has fewer than two arms, contains
         a non-finite entry or one outside ``[0, 1]``, violates ``P[i, j] + P[j, i] == 1`` or
         has a diagonal entry other than ``1/2``.  The message names the first offending entry.
 
@@ -80,12 +93,12 @@ class PreferenceMatrix:
         if np.issubdtype(array.dtype, np.complexfloating):
             raise TypeError("preference matrix must be real, got a complex array")
         array = np.array(array, dtype=np.float64, copy=True)
-        self._validate(array, atol)
+        self._validate(array, check_atol(atol))
         # Store an exactly antisymmetric matrix so every derived fact is consistent.
         upper = np.triu(array, 1)
         array = upper + (np.triu(1.0 - array, 1)).T
         np.fill_diagonal(array, 0.5)
-        self._matrix = _read_only(array)
+        self._matrix = read_only(array)
         self.name = name
         self.source = source
 
@@ -124,7 +137,7 @@ class PreferenceMatrix:
         """Build a matrix from its strict upper triangle: ``P[j, i] := 1 - P[i, j]`` for ``i < j``.
 
         This is how a printed matrix whose two triangles disagree by rounding is repaired
-        (spec §1.1; e.g. the MSLR-5 Condorcet matrix of Komiyama et al. 2016).
+        (e.g. the MSLR-5 Condorcet matrix of Komiyama et al. 2016, Appendix A).
         """
         array = np.array(matrix, dtype=np.float64, copy=True)
         if array.ndim != 2 or array.shape[0] != array.shape[1]:
@@ -178,27 +191,27 @@ class PreferenceMatrix:
     def tied_pairs(self) -> NDArray[np.int64]:
         """Pairs ``(i, j)``, ``i < j``, with ``P[i, j] == 1/2`` exactly, shape (n_ties, 2)."""
         i, j = np.nonzero(np.triu(self._matrix == 0.5, 1))
-        return _read_only(np.stack([i, j], axis=1).astype(np.int64))
+        return read_only(np.stack([i, j], axis=1).astype(np.int64))
 
     @cached_property
     def wins(self) -> NDArray[np.int64]:
         """Copeland wins ``Cpld_i = #{j != i : P[i, j] > 1/2}``."""
-        return _read_only((self._matrix > 0.5).sum(axis=1).astype(np.int64))
+        return read_only((self._matrix > 0.5).sum(axis=1).astype(np.int64))
 
     @cached_property
     def losses(self) -> NDArray[np.int64]:
         """Strict losses ``L_i = #{j != i : P[i, j] < 1/2}`` (the number of superiors of ``i``)."""
-        return _read_only((self._matrix < 0.5).sum(axis=1).astype(np.int64))
+        return read_only((self._matrix < 0.5).sum(axis=1).astype(np.int64))
 
     @cached_property
     def copeland_scores(self) -> NDArray[np.float64]:
         """Normalised Copeland scores ``cpld_i = Cpld_i / (K - 1)``."""
-        return _read_only(self.wins / (self.n_arms - 1.0))
+        return read_only(self.wins / (self.n_arms - 1.0))
 
     @cached_property
     def copeland_winners(self) -> NDArray[np.int64]:
         """Arms with the maximal Copeland score (never empty), ascending."""
-        return _read_only(np.flatnonzero(self.wins == self.wins.max()).astype(np.int64))
+        return read_only(np.flatnonzero(self.wins == self.wins.max()).astype(np.int64))
 
     @property
     def n_copeland_winners(self) -> int:
@@ -238,24 +251,24 @@ class PreferenceMatrix:
         winner = self.condorcet_winner
         if winner is None:
             raise ValueError(f"{self._label()} has no Condorcet winner; Condorcet gaps are undefined")
-        return _read_only(self._matrix[winner] - 0.5)
+        return read_only(self._matrix[winner] - 0.5)
 
     # ------------------------------------------------------------------ Borda facts
     @cached_property
     def borda_scores(self) -> NDArray[np.float64]:
         """Borda scores ``b_i = (1/(K-1)) sum_{j != i} P[i, j]``."""
-        return _read_only((self._matrix.sum(axis=1) - 0.5) / (self.n_arms - 1.0))
+        return read_only((self._matrix.sum(axis=1) - 0.5) / (self.n_arms - 1.0))
 
     @cached_property
     def borda_scores_with_self(self) -> NDArray[np.float64]:
         """Borda scores ``b'_i = (1/K) sum_j P[i, j]`` (self-duel included; Sup-KLUCB's scale)."""
-        return _read_only(self._matrix.mean(axis=1))
+        return read_only(self._matrix.mean(axis=1))
 
     @cached_property
     def borda_winners(self) -> NDArray[np.int64]:
         """Arms with the maximal Borda score (ties within 1e-12 count as equal)."""
         scores = self.borda_scores
-        return _read_only(np.flatnonzero(scores >= scores.max() - 1e-12).astype(np.int64))
+        return read_only(np.flatnonzero(scores >= scores.max() - 1e-12).astype(np.int64))
 
     # ------------------------------------------------------------------ von Neumann winner
     @cached_property
@@ -281,7 +294,7 @@ class PreferenceMatrix:
         if result.status != 0:  # pragma: no cover - the game always has a value
             raise RuntimeError(f"von Neumann LP failed: {result.message}")
         weights = np.clip(result.x[:n_arms], 0.0, None)
-        return _read_only(weights / weights.sum())
+        return read_only(weights / weights.sum())
 
     # ------------------------------------------------------------------ regret
     @cached_property
@@ -334,10 +347,10 @@ class PreferenceMatrix:
     def _regret_matrices(self) -> dict[str, NDArray[np.float64]]:
         matrices = {}
         for notion, gaps in self._arm_gaps.items():
-            matrices[notion] = _read_only(0.5 * (gaps[:, None] + gaps[None, :]))
+            matrices[notion] = read_only(0.5 * (gaps[:, None] + gaps[None, :]))
         if self.condorcet_winner is not None:
             delta = np.asarray(self.condorcet_gaps)
-            matrices["condorcet_weak"] = _read_only(np.minimum(delta[:, None], delta[None, :]))
+            matrices["condorcet_weak"] = read_only(np.minimum(delta[:, None], delta[None, :]))
         return matrices
 
     def regret(self, notion: str, first: ArrayLike, second: ArrayLike) -> NDArray[np.float64] | float:
@@ -372,7 +385,7 @@ class PreferenceMatrix:
         return array.astype(np.int64, copy=False)
 
     def expected_random_regret(self, notion: str) -> float:
-        """Expected per-round regret of uniform Random over distinct pairs (spec §2.1)."""
+        """Expected per-round regret of uniform Random over distinct pairs (the Random baseline of Komiyama et al. 2016)."""
         matrix = self.regret_matrix(notion)
         n_arms = self.n_arms
         return float((matrix.sum() - np.trace(matrix)) / (n_arms * (n_arms - 1)))
