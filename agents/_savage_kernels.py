@@ -1,15 +1,15 @@
-"""Small Numba kernels for elimination-style exploration (SAVAGE, spec §2.11).
+"""Small Numba kernels for elimination-style exploration (SAVAGE, Urvoy et al., ICML 2013).
 
 Owned by :mod:`dueling_gym.agents.savage`; kept apart from :mod:`dueling_gym.stats` because they
 are specific to Hoeffding-box exploration with nested confidence intervals, but written so that
 any other round-robin / action-elimination agent can reuse them.
 
-* :func:`hoeffding_radius` -- the two-sided Hoeffding radius ``sqrt(ln(2/delta') / (2n))`` of
-  spec §1.5, written in terms of ``ln(2/delta')`` so that callers precompute the logarithm;
-* :func:`savage_log_level` -- ``ln(2/delta')`` for SAVAGE's finite-horizon union bound
-  (``delta' = delta / (N T)``) and the anytime one (``delta' = 6 delta / (pi^2 N n^2)``);
-* :func:`nested_interval_update` -- S4's forced inclusion of successive confidence sets,
-  ``[a, b] <- [max(a, m - c), min(b, m + c)]``.
+* :func:`hoeffding_radius` -- the two-sided Hoeffding radius ``sqrt(ln(2/delta') / (2n))``,
+  written in terms of ``ln(2/delta')`` so that callers precompute the logarithm;
+* :func:`savage_log_level` -- ``ln(2/delta') = ln(eta / delta)`` for SAVAGE's finite-horizon
+  union bound (``eta = 2 N T``) and the anytime one (``eta = pi^2 N n^2 / 3``);
+* :func:`nested_interval_update` -- SAVAGE's forced inclusion of successive confidence sets
+  (§3.1 of the paper), ``[a, b] <- [max(a, m - c), min(b, m + c)]``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Small Numba kernels of SCB and its Copeland PAC solver (spec §2.8), shared by both agents.
+"""Small Numba kernels of SCB and its Copeland PAC solver, shared by both agents.
 
 Zoghi, Karnin, Whiteson, de Rijke. *Copeland Dueling Bandits.* NIPS 2015 (Algorithms 2, 3, 4).
 
@@ -6,11 +6,11 @@ The divergences and KL confidence bounds come from :mod:`dueling_gym.stats`; thi
 adds the formulas that are specific to SCB:
 
 * :func:`kl_sign_test` -- the anytime-valid KL sequential sign test that answers "is
-  ``p_ij > 1/2``?" with error probability at most ``δ'`` (spec §2.8a, gap S1');
+  ``p_ij > 1/2``?" with error probability at most ``δ'`` (Algorithm 2, line 1);
 * :func:`kl_bai_level` -- the confidence level ``ρ = ln(4tK/δ) + 2 ln ln t`` of Algorithm 4
   (line 10);
 * :func:`kl_bai_should_stop` -- Algorithm 4's stopping rule (line 8) with ``|B| = 1`` added and the
-  ``0/0 := 1``, ``x/0 := +∞`` conventions (spec §2.8c, gaps S2', S4');
+  ``0/0 := 1``, ``x/0 := +∞`` conventions (the paper leaves the ``ε = 0`` case open);
 * :func:`squaring_epoch` -- the epoch length ``T_r = 2^(2^r)`` and ``ln(1/δ_r)`` with
   ``δ_r = ln T_r / T_r`` of Algorithm 3 (line 2), computed without overflow.
 
@@ -36,7 +36,7 @@ BUDGET_CAP = 1 << 62
 
 @numba.njit(cache=True, nogil=True)
 def kl_sign_test(first_wins: int, total: int, log_inv_level: float) -> int:
-    """Decision of the KL sequential sign test after ``total`` duels of a pair (spec §2.8a).
+    """Decision of the KL sequential sign test after ``total`` duels of a pair (Algorithm 2, line 1).
 
     Stops as soon as ``n · d(p̂, 1/2) > ln(n (n+1) / δ')`` with ``n = total`` and
     ``p̂ = first_wins / n``; ``log_inv_level = ln(1/δ')``.  By a Chernoff bound and a union
@@ -69,7 +69,8 @@ def kl_bai_level(t: int, n_arms: int, log_inv_delta: float) -> float:
 def kl_bai_should_stop(n_candidates: int, max_lower: float, max_upper: float, epsilon: float) -> bool:
     """Algorithm 4's stop rule: ``|B| = 1`` or ``(1 − max lo) / (1 − max hi) <= 1 + ε``.
 
-    ``0/0 := 1`` (stop) and ``x/0 := +∞`` for ``x > 0`` (continue), spec gap S4'.
+    ``0/0 := 1`` (stop) and ``x/0 := +∞`` for ``x > 0`` (continue): with ``ε = 0`` the ratio is
+    only ever ``<= 1`` when the best interval is a point (exact scores) or ``B`` has one arm.
     """
     if n_candidates <= 1:
         return True

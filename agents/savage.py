@@ -1,30 +1,32 @@
 """SAVAGE: Sensitivity Analysis of VAriables for Generic Exploration.
 
-Urvoy, Clérot, Féraud, Naamane. *Generic Exploration and K-armed Voting Bandits.* ICML 2013
-(Algorithm 1; Copeland, Condorcet and Borda voting bandits in §4; explore-then-exploit in
-Appendix B.1).  Spec §2.11.
+Urvoy, Clérot, Féraud, Naamane. *Generic Exploration and K-armed Voting Bandits.* ICML 2013.
+Algorithm 1 (generic SAVAGE) applied to the voting bandits of §4: Copeland bandits (§4.1), the
+Condorcet restriction of the feasible set (§4.1, Theorem 3) and Borda bandits (§4.2); the
+regret version is the explore-then-exploit wrapper of Appendix B.1 (Algorithm 4).
 
-**Reconstructed algorithm (spec gap V1).**  The formulas of the paper did not survive text
-extraction; this module implements the reconstruction of spec §2.11, which was rebuilt from the
-surviving prose and checked against three public implementations.  The steps are tagged
-``[R1]``..``[R6]`` in the comments below:
+The comments below tag each step with the part of Algorithm 1 it implements:
 
-* [R1] parameters ``x_1..x_N`` (pairs ``P[i, j]``, ``i < j``, or Borda's ``K`` wrapped
-  parameters), all in the working set ``Wk`` with interval ``[a_k, b_k] = [0, 1]``;
-* [R2] round robin: sample ``k = argmin_{k in Wk} n_k`` (ties: lowest index), one duel;
-* [R3] radius ``sqrt(ln(2 N T / delta) / (2n))`` with a horizon ``T``, else the anytime radius
-  ``sqrt(ln(pi^2 N n^2 / (3 delta)) / (2n))``;
-* [R4] nested intervals ``[a_k, b_k] <- [max(a_k, m_k - c), min(b_k, m_k + c)]``;
-* [R5] ``Wk <- {k in Wk : not IndepTest(k, H)}``, the variant's independence test;
-* [R6] stop when ``Wk`` is empty (or after ``T`` duels); answer = the decision on the box ``H``;
-  with a horizon and ``exploit=True``, duel ``(answer, answer)`` until ``T`` (regret version).
+* **[init]** the working set ``W`` holds every parameter (pairs ``x_ij``, ``i < j``; for Borda
+  the ``K`` parameters ``x_i.``), the hypothesis set ``H`` is the box ``[a_k, b_k] = [0, 1]``;
+* **[loop]** explore while ``W`` is not empty and fewer than ``T`` samples were taken;
+* **[select]** sample a parameter of ``W`` with the fewest samples, ``k in argmin_{k in W} t_k``;
+* **[confidence]** Hoeffding radius ``c(t) = sqrt(ln(eta(t) / delta) / (2 t))`` with
+  ``eta(t) = 2 N T`` for a known horizon and ``eta(t) = pi^2 N t^2 / 3`` for ``T = inf``,
+  which makes the union bound over the ``N`` parameters and all sample counts equal ``delta``
+  (condition (1) of the paper, used in the proof of Theorem 1, Appendix A.1);
+* **[H]** ``H <- H ∩ {x : |x_k - mu_k| <= c(t_k)}``: nested intervals
+  ``[a_k, b_k] <- [max(a_k, mu_k - c), min(b_k, mu_k + c)]`` (the forced inclusion of the
+  successive confidence sets described in §3.1);
+* **[W]** ``W <- W minus {j : IndepTest(f, H, j)}``, the variant's independence predicate;
+* **[return]** the decision on ``H`` once ``W`` is empty; Algorithm 4 then plays it until ``T``.
 
-Per-duel cost: ``O(1)`` for Copeland/Condorcet, ``O(K)`` for the Borda variants, plus an
-``O(|Wk|)`` sweep of the working set only when a count crossing changes some ``IndepTest``
-(at most ``O(N)`` such sweeps per run).  The round robin keeps the working set as a sorted flat
-array and a cursor: among the parameters still in ``Wk`` the counts differ by at most one and the
-more-sampled ones form a prefix in index order, so "least sampled, lowest index" is simply "the
-next active parameter after the last one sampled, wrapping around".
+Per-duel cost: ``O(1)`` amortised for all variants, plus an ``O(|W|)`` sweep of the working set
+only when a count crossing can change some ``IndepTest`` (at most ``O(N)`` such sweeps per run).
+The selection keeps ``W`` as a sorted flat array and a cursor: among the parameters still in
+``W`` the counts differ by at most one and the more-sampled ones form a prefix in index order, so
+"fewest samples, lowest index" is simply "the next parameter of ``W`` after the last one
+sampled, wrapping around".
 """
 
 from __future__ import annotations
@@ -36,16 +38,16 @@ import numpy as np
 from numba.experimental import structref
 
 from dueling_gym.agents._savage_kernels import hoeffding_radius, nested_interval_update, savage_log_level
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, register_agent
+from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["SAVAGE", "SAVAGEBorda", "SAVAGECondorcet", "SAVAGE_VARIANTS"]
 
 #: Accepted values of ``variant`` (the index is the kernels' variant code).
-SAVAGE_VARIANTS = ("copeland", "condorcet", "borda", "borda_pairwise")
+SAVAGE_VARIANTS = ("copeland", "condorcet", "borda")
 _COPELAND = 0
 _CONDORCET = 1
 _BORDA = 2
-_BORDA_PAIRWISE = 3
 
 
 @structref.register
@@ -69,7 +71,7 @@ _FIELDS = [
     # the working set Wk as a sorted array order[:n_active] and the round-robin cursor
     "order", "n_active", "cursor", "pending",
     # per-arm bookkeeping of the independence tests
-    "cop_lo", "cop_up", "arm_lo", "arm_up", "excluded", "n_alive", "max_lo",
+    "cop_lo", "cop_up", "max_lo",
     "primary", "secondary",
     # phase; the last radius computed and its count
     "t", "exploring", "answer", "stop_time", "radius_count", "radius",
@@ -87,8 +89,10 @@ def _state_phase(state):
 # ---------------------------------------------------------------------------------------------
 @numba.njit(cache=True, nogil=True)
 def _update_copeland_counts(state, k, old_lower, old_upper):
-    # CopLo_i = #{j : a_ij > 1/2}, CopUp_i = #{j : b_ij > 1/2}; the mirror interval of P[j, i]
-    # is [1 - b_ij, 1 - a_ij], so arm j counts b_ij < 1/2 in CopLo_j and a_ij < 1/2 in CopUp_j.
+    # The Copeland score of arm i on the box H lies in [CopLo_i, CopUp_i] with
+    # CopLo_i = #{j : a_ij > 1/2} and CopUp_i = #{j : b_ij > 1/2} (the bounds behind the
+    # Copeland predicate of §4.1, illustrated in Appendix B.3).  The mirror interval of x_ji is
+    # [1 - b_ij, 1 - a_ij], so arm j counts b_ij < 1/2 in CopLo_j and a_ij < 1/2 in CopUp_j.
     new_lower = state.lower[k]
     new_upper = state.upper[k]
     i = state.first[k]
@@ -107,7 +111,8 @@ def _update_copeland_counts(state, k, old_lower, old_upper):
 
 @numba.njit(cache=True, nogil=True)
 def _update_borda(state, k):
-    # Borda-K: parameter k is arm k; IndepTest(k) = hi_k < max_l lo_l (spec §2.11).
+    # Borda (§4.2): parameter k is x_k., arm k's mean win rate; with the argmax predicate of
+    # §3.1, parameter k is independent once b_k < max_l a_l (k cannot be the argmax).
     if state.lower[k] > state.max_lo:
         state.max_lo = state.lower[k]
         return True  # every remaining arm may now be excluded
@@ -115,55 +120,25 @@ def _update_borda(state, k):
 
 
 @numba.njit(cache=True, nogil=True)
-def _refresh_borda_interval(state, arm):
-    # Borda interval of `arm` (times K-1): sum of a_ij over its pairs, mirror intervals for j < arm.
-    low = 0.0
-    high = 0.0
-    for other in range(state.n_arms):
-        if other < arm:
-            k = state.pair_index[other, arm]
-            low += 1.0 - state.upper[k]
-            high += 1.0 - state.lower[k]
-        elif other > arm:
-            k = state.pair_index[arm, other]
-            low += state.lower[k]
-            high += state.upper[k]
-    state.arm_lo[arm] = low
-    state.arm_up[arm] = high
-
-
-@numba.njit(cache=True, nogil=True)
-def _update_borda_pairwise(state, k):
-    _refresh_borda_interval(state, state.first[k])
-    _refresh_borda_interval(state, state.second[k])
-    best = state.arm_lo.max()
-    changed = False
-    for arm in range(state.n_arms):
-        if not state.excluded[arm] and state.arm_up[arm] < best:
-            state.excluded[arm] = True
-            state.n_alive -= 1
-            changed = True
-    return changed
-
-
-@numba.njit(cache=True, nogil=True)
 def _independent(state, k, best, alive):
-    """IndepTest(k, H) [R5]; `best` = max CopLo (Copeland), `alive` = arms left (Borda-K)."""
+    """IndepTest(f, H, k) [W]; `best` = max CopLo (Copeland), `alive` = arms left (Borda)."""
     variant = state.variant
     if variant == _BORDA:
+        # §3.1 argmax predicate: k cannot be the argmax, or the argmax is already decided
+        # (a single arm has b >= max a, so f is constant on H whatever x_k is).
         return state.upper[k] < best or alive <= 1
-    if variant == _BORDA_PAIRWISE:
-        # Both arms excluded, or a single arm left (the decision is then constant on H).
-        return (state.excluded[state.first[k]] and state.excluded[state.second[k]]) or state.n_alive <= 1
-    # (1) the sign of P[i, j] - 1/2 is settled.
+    # The sign of x_ij - 1/2 is settled on H: the exact value of x_ij no longer matters.
     if state.lower[k] > 0.5 or state.upper[k] < 0.5:
         return True
     i = state.first[k]
     j = state.second[k]
     if variant == _COPELAND:
-        # (2) neither arm can still be a Copeland winner (strict <, spec gap V3).
+        # §4.1: neither arm can still be a Copeland winner, max(CopUp_i, CopUp_j) < max_l CopLo_l.
+        # Strict: an arm whose best case ties the leader's worst case may still be a winner.
         return max(state.cop_up[i], state.cop_up[j]) < best
-    # Condorcet (2'): one of the two arms already has a certain loss.
+    # Condorcet feasible set (§4.1, Theorem 3): a Condorcet winner beats everyone, so once one
+    # arm of the pair has a certain loss (CopUp < K - 1) the pair cannot change which arm is it.
+    # This subsumes the settled-sign test above (a settled sign is a certain loss of one arm).
     top = state.n_arms - 1
     return state.cop_up[i] < top or state.cop_up[j] < top
 
@@ -200,11 +175,12 @@ def _sweep(state):
 # ---------------------------------------------------------------------------------------------
 @numba.njit(cache=True, nogil=True)
 def _decide(state, final):
-    """The decision on the box H [R6].
+    """The decision on the box H [return].
 
-    ``final`` (the working set is empty): the spec's rule with lowest-index ties.  Otherwise (a
-    guess during exploration, or the budget ran out) the same primary score with ties broken by
-    the empirical score (empirical Copeland count / Borda score / mean), then lowest index.
+    ``final`` (the working set is empty, so the decision is constant on H up to exact ties): the
+    arm with the largest lower score, lowest index among ties.  Otherwise (a guess during
+    exploration, or the budget ran out) the same primary score with ties broken by the empirical
+    score (empirical Copeland count / empirical Borda mean), then lowest index.
     """
     n_arms = state.n_arms
     variant = state.variant
@@ -216,8 +192,6 @@ def _decide(state, final):
             primary[arm] = state.lower[arm]
             if not final:
                 secondary[arm] = state.wins[arm] / state.counts[arm] if state.counts[arm] > 0 else 0.5
-    elif variant == _BORDA_PAIRWISE:
-        primary[:] = state.arm_lo
     else:
         unbeaten = 0
         if variant == _CONDORCET:
@@ -233,10 +207,7 @@ def _decide(state, final):
             i = state.first[k]
             j = state.second[k]
             mean = state.wins[k] / state.counts[k] if state.counts[k] > 0 else 0.5
-            if variant == _BORDA_PAIRWISE:
-                secondary[i] += mean
-                secondary[j] += 1.0 - mean
-            elif mean > 0.5:
+            if mean > 0.5:
                 secondary[i] += 1.0
             elif mean < 0.5:
                 secondary[j] += 1.0
@@ -261,14 +232,16 @@ def _stop(state):
 def savage_act(state):
     if not state.exploring:
         if state.exploit:
-            return state.answer, state.answer  # explore-then-exploit (S4 App. B.1)
+            # Appendix B.1, Algorithm 4: play the explored decision until the horizon.
+            return state.answer, state.answer
         raise RuntimeError("SAVAGE(exploit=False) has stopped exploring: check `done` before calling act()")
-    # [R2] least sampled first, lowest index: the parameter under the round-robin cursor.
+    # [select] fewest samples first, lowest index: the parameter under the round-robin cursor.
     k = state.order[state.cursor]
     state.pending = k
     if state.variant == _BORDA:
-        # Borda-K: parameter k = arm k against a uniformly random other arm, floor(u (K-1))
-        # from one uniform u in [0, 1) (Generator.integers costs ~10x more inside Numba).
+        # §4.2: one sample of x_k. is a duel of arm k against a uniformly random other arm,
+        # floor(u (K-1)) from one uniform u in [0, 1) (Generator.integers costs ~10x more
+        # inside Numba).
         others = state.n_arms - 1
         opponent = min(np.int64(state.rng.random() * others), others - 1)
         if opponent >= k:
@@ -291,7 +264,7 @@ def savage_observe(state, first, second, first_won):
             k = state.pair_index[second, first]
             outcome = not first_won
         if state.active[k]:
-            # [R3]-[R4] one more sample of parameter k, nested interval.
+            # [confidence] and [H]: one more sample of parameter k, nested interval.
             state.counts[k] += 1
             if outcome:
                 state.wins[k] += 1
@@ -305,22 +278,19 @@ def savage_observe(state, first, second, first_won):
             old_lower = state.lower[k]
             old_upper = state.upper[k]
             state.lower[k], state.upper[k] = nested_interval_update(old_lower, old_upper, state.wins[k] / count, radius)
-            variant = state.variant
-            if variant == _BORDA:
+            if state.variant == _BORDA:
                 changed = _update_borda(state, k)
-            elif variant == _BORDA_PAIRWISE:
-                changed = _update_borda_pairwise(state, k)
             else:
                 changed = _update_copeland_counts(state, k, old_lower, old_upper)
             if k == state.pending and state.order[state.cursor] == k:
                 state.cursor += 1
                 if state.cursor == state.n_active:
                     state.cursor = 0
-            # [R5] the independence tests can only change when `changed`.
+            # [W] the independence tests can only change when `changed`.
             if changed:
                 _sweep(state)
         state.pending = -1
-    # [R6] stop when Wk is empty or the horizon is reached.
+    # [loop] stop when W is empty or the horizon is reached; [return] the decision on H.
     if state.exploring and (state.n_active == 0 or (state.horizon > 0 and state.t >= state.horizon)):
         _stop(state)
 
@@ -337,35 +307,34 @@ def savage_recommend(state):
 # ---------------------------------------------------------------------------------------------
 @register_agent("savage")
 class SAVAGE(KernelDuelingAgent):
-    """SAVAGE for voting bandits (Urvoy et al., ICML 2013) -- **reconstructed** (spec §2.11, gap V1).
+    """SAVAGE for voting bandits (Urvoy, Clérot, Féraud & Naamane, ICML 2013, Algorithm 1).
 
-    The paper's formulas were lost; this is the reconstruction of spec §2.11: sample the
-    still-relevant parameters round robin (least sampled first, lowest index), shrink nested
-    Hoeffding intervals, and drop every parameter on which the decision no longer depends on the
-    box of intervals ``H``; stop when none is left.
+    Samples the parameters still in the working set round robin (fewest samples first, lowest
+    index), shrinks nested Hoeffding intervals around their means, and removes every parameter on
+    which the decision no longer depends given the box of intervals ``H`` (the paper's
+    ``IndepTest``); exploration stops when the working set is empty.
 
-    Variants (parameters and independence tests):
+    Variants (parameters, independence test, answer):
 
-    * ``"copeland"`` (default): the ``K(K-1)/2`` pairs; pair ``(i, j)`` is dropped once its sign
-      is settled or neither arm can still be a Copeland winner
-      (``max(CopUp_i, CopUp_j) < max_k CopLo_k``).  Answer: ``argmax CopLo``.
-    * ``"condorcet"``: assumes a Condorcet winner exists; a pair is dropped once settled or one of
-      its arms has a certain loss.  Answer: the arm without a certain loss (fallback ``argmax
-      CopLo``).
-    * ``"borda"``: the ``K``-parameter reduction; parameter ``i`` = arm ``i`` against a uniformly
-      random other arm (drawn from the agent's generator), i.e. action elimination on Borda scores
-      (arm ``i`` dropped once ``hi_i < max_k lo_k``).  Answer: the last arm standing.
-    * ``"borda_pairwise"``: the pairs, with Borda intervals summed from the pair intervals; a pair
-      is dropped once both arms are excluded or a single arm is left.  Exact Borda ties never
-      resolve: only the horizon ends exploration then.
+    * ``"copeland"`` (default, §4.1): the ``N = K(K-1)/2`` pairs ``x_ij``, ``i < j``; pair
+      ``(i, j)`` leaves once the sign of ``x_ij - 1/2`` is settled or neither arm can still be a
+      Copeland winner, ``max(CopUp_i, CopUp_j) < max_l CopLo_l``.  Answer: ``argmax CopLo``.
+    * ``"condorcet"`` (§4.1, Theorem 3): the same pairs on the feasible set of matrices that
+      admit a Condorcet winner; a pair leaves once one of its arms has a certain loss.  Answer:
+      the arm without a certain loss (fallback ``argmax CopLo`` if the assumption fails).
+    * ``"borda"`` (§4.2): the ``N = K`` parameters ``x_i.`` (arm ``i``'s mean win rate against a
+      uniformly random other arm, drawn from the agent's generator) with the argmax predicate of
+      §3.1: arm ``i`` leaves once ``b_i < max_l a_l``.  Answer: the last arm standing.  Exact
+      Borda ties never resolve: only the horizon ends exploration then.
 
-    With a ``horizon`` ``T`` the radius is ``sqrt(ln(2 N T / delta) / (2n))`` with ``delta = 1/T``
-    by default, exploration lasts at most ``T`` duels, and with ``exploit=True`` the agent duels
-    ``(answer, answer)`` once exploration has stopped: the explore-then-exploit regret version of
-    the paper's Appendix B.1, as run in Zoghi et al. (2015) and Komiyama et al. (2016).  Because
-    its behaviour depends on ``T``, regret curves need one run per horizon.  Without a horizon the
-    radius is the anytime one, ``sqrt(ln(pi^2 N n^2 / (3 delta)) / (2n))`` (``delta = 0.05`` by
-    default): pure exploration until :attr:`done`.
+    The radius is ``c(n) = sqrt(ln(eta / delta) / (2 n))`` after ``n`` samples of a parameter,
+    with ``eta = 2 N T`` for a known horizon ``T`` and ``eta = pi^2 N n^2 / 3`` without one (the
+    two choices of the paper that make the union bound over parameters and sample counts equal
+    ``delta``).  With a ``horizon``, ``delta = 1/T`` by default, exploration lasts at most ``T``
+    duels, and with ``exploit=True`` the agent duels ``(answer, answer)`` once exploration has
+    stopped: the explore-then-exploit regret version of Appendix B.1 (Algorithm 4).  Because its
+    behaviour depends on ``T``, regret curves need one run per horizon.  Without a horizon
+    (``delta = 0.05`` by default) it is a pure-exploration algorithm: stop on :attr:`done`.
 
     Parameters
     ----------
@@ -375,7 +344,7 @@ class SAVAGE(KernelDuelingAgent):
         Known horizon ``T >= 1`` (finite-horizon radius, exploitation after exploration).
     delta : float, optional
         Failure probability in ``(0, 1)``; default ``1/T`` with a horizon, else ``0.05``.
-    variant : {"copeland", "condorcet", "borda", "borda_pairwise"}, default "copeland"
+    variant : {"copeland", "condorcet", "borda"}, default "copeland"
     exploit : bool, default True
         What ``act()`` does once exploration has stopped: duel ``(answer, answer)`` (True), or
         raise ``RuntimeError`` (False: strict pure exploration, callers must stop on ``done``).
@@ -386,7 +355,7 @@ class SAVAGE(KernelDuelingAgent):
     ----------
     done : bool
         True once exploration has stopped; :meth:`recommend` is then the final answer (before:
-        the current guess, primary score ``CopLo``/``BordaLo``/``lo`` with ties broken by the
+        the current guess, primary score ``CopLo`` / Borda lower bound with ties broken by the
         empirical score).
     exploration_duels : int or None
         The duel ``t0`` at which exploration stopped.
@@ -397,7 +366,7 @@ class SAVAGE(KernelDuelingAgent):
     :class:`SAVAGECondorcet` (``"savage_condorcet"``) fix the variant.  ``observe`` expects the
     duels proposed by ``act`` (other duels count as samples of their parameter but do not move the
     round robin); self-duels and duels after exploration are ignored.  Arm order matters for
-    lowest-index ties: shuffle arms across runs (spec §7).
+    lowest-index ties: shuffle the arms across runs when comparing algorithms.
     """
 
     pure_exploration = True
@@ -408,15 +377,9 @@ class SAVAGE(KernelDuelingAgent):
     def __init__(self, n_arms: int, *, horizon: int | None = None, delta: float | None = None,
                  variant: str = "copeland", exploit: bool = True, seed=None):
         if horizon is not None:
-            if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)):
-                raise TypeError(f"horizon must be an integer or None, got {type(horizon).__name__}")
-            if horizon < 1:
-                raise ValueError(f"horizon must be a positive integer, got {horizon}")
-            horizon = int(horizon)
+            horizon = check_integer("horizon", horizon, minimum=1)
         if delta is not None:
-            delta = check_number("delta", delta, minimum=0.0)
-            if delta >= 1.0:
-                raise ValueError(f"delta must lie in (0, 1), got {delta}")
+            delta = check_probability("delta", delta, open_low=True, open_high=True)
         if not isinstance(variant, str) or variant.lower() not in SAVAGE_VARIANTS:
             raise ValueError(f"variant must be one of {SAVAGE_VARIANTS}, got {variant!r}")
         self.horizon = horizon
@@ -451,7 +414,8 @@ class SAVAGE(KernelDuelingAgent):
             pair_index[first, second] = np.arange(n_params)
             pair_index[second, first] = np.arange(n_params)
         anytime = self.horizon is None
-        # [R3] ln(2/delta'): delta' = delta/(N T) (finite), 6 delta/(pi^2 N n^2) (anytime, + 2 ln n).
+        # [confidence] ln(eta / delta): eta = 2 N T (known T), pi^2 N n^2 / 3 (T = inf; the
+        # 2 ln n term is added per count by savage_log_level).
         if anytime:
             log_base = math.log(math.pi ** 2 * n_params / (3.0 * self.confidence))
         else:
@@ -467,9 +431,7 @@ class SAVAGE(KernelDuelingAgent):
             self.rng, code, n_arms, self.exploit, anytime, 0 if anytime else self.horizon, log_base,
             first, second, pair_index, self.counts, self.wins, self.lower, self.upper, self.active,
             np.arange(n_params, dtype=np.int64), n_params, 0, -1,
-            np.zeros(n_arms, dtype=np.int64), np.full(n_arms, n_arms - 1, dtype=np.int64),
-            np.zeros(n_arms), np.full(n_arms, float(n_arms - 1)),  # Borda sums of [a, b] = [0, 1]
-            np.zeros(n_arms, dtype=np.bool_), n_arms, 0.0,
+            np.zeros(n_arms, dtype=np.int64), np.full(n_arms, n_arms - 1, dtype=np.int64), 0.0,
             np.zeros(n_arms), np.zeros(n_arms),
             0, True, -1, -1, 0, math.inf,
         )
@@ -491,7 +453,7 @@ class SAVAGE(KernelDuelingAgent):
 
 @register_agent("savage_borda")
 class SAVAGEBorda(SAVAGE):
-    """:class:`SAVAGE` with ``variant="borda"`` (the ``K``-parameter Borda reduction)."""
+    """:class:`SAVAGE` with ``variant="borda"``: Borda bandits on the ``K`` parameters ``x_i.`` (§4.2)."""
 
     def __init__(self, n_arms: int, *, horizon: int | None = None, delta: float | None = None,
                  exploit: bool = True, seed=None):
@@ -500,7 +462,7 @@ class SAVAGEBorda(SAVAGE):
 
 @register_agent("savage_condorcet")
 class SAVAGECondorcet(SAVAGE):
-    """:class:`SAVAGE` with ``variant="condorcet"`` (assumes a Condorcet winner exists)."""
+    """:class:`SAVAGE` with ``variant="condorcet"``: the Condorcet feasible set of §4.1 (Theorem 3)."""
 
     def __init__(self, n_arms: int, *, horizon: int | None = None, delta: float | None = None,
                  exploit: bool = True, seed=None):

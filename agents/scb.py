@@ -1,53 +1,61 @@
 """SCB: Scalable Copeland Bandits, and its Copeland PAC solver.
 
-Zoghi, Karnin, Whiteson, de Rijke. *Copeland Dueling Bandits.* NIPS 2015 (Algorithms 2, 3, 4;
-Appendix I).  Spec §2.8.
+Zoghi, Karnin, Whiteson, de Rijke. *Copeland Dueling Bandits.* NIPS 2015: Algorithm 3 (SCB),
+Algorithm 2 (the approximate Copeland bandit solver), Algorithm 4 of Appendix I (KL best-arm
+identification) and the without-replacement remark of Appendix H.
 
-Three nested procedures (the spec's (a)-(d)), all run here as one explicit state machine inside
-Numba kernels, so that the fused simulator can run them:
+Three nested procedures, run here as one explicit state machine inside Numba kernels so that the
+fused simulator can run them:
 
-* **Sign test** (spec §2.8a, Algorithm 2 line 1 "query until sure"): duel a pair until the KL
+* **"Query the pair until sure"** (Algorithm 2, line 1): duel ``(a_i, a_j)`` until the KL
   sequential test :func:`~dueling_gym.agents._scb_kernels.kl_sign_test` decides the sign of
-  ``p_ij − 1/2`` at level ``δ' = δ/K²``.  Decided signs are cached for the rest of the epoch (in
-  an ``int8`` K×K table), so a later query of the pair, from either side, costs no duel.
-* **Copeland-score oracle** (spec §2.8b, Algorithm 2): ``reward(i)`` = the decided sign of
-  ``i`` against an opponent drawn *without replacement* from the other ``K − 1`` arms (a lazy
-  Fisher-Yates shuffle per arm); its mean is the normalised Copeland score ``cpld_i``.
-  ``with_replacement=True`` draws the opponent uniformly each time (Algorithm 2 literally).
-* **KL best-arm identification** (spec §2.8c, Algorithm 4) on the ``K`` "arms" ``reward(i)``,
-  with the exact update at ``t = K − 1`` and the stop rule ``|B| = 1`` or
-  ``(1 − max lo)/(1 − max hi) <= 1 + ε``.
-* **Epochs** (spec §2.8d, Algorithm 3): epoch ``r`` has ``T_r = 2^(2^r)`` duels and runs the
-  solver at ``δ_r = ln T_r / T_r`` with ``ε = 0`` and fresh statistics; the solver is
-  force-terminated when the budget is spent, otherwise its answer ``a`` is exploited with
-  self-duels ``(a, a)`` until the epoch ends.
+  ``p_ij − 1/2`` with error probability at most ``δ/K²``.  A decided sign is kept for the rest of
+  the solver run (an ``int8`` K×K table), so a later query of the pair, from either side, costs
+  no duel: the paper's analysis treats a decided pair as a deterministic answer (Appendix H).
+* **The Copeland-score oracle** ``reward(i)`` (Algorithm 2, line 1): the decided sign of ``a_i``
+  against an opponent ``a_j``; its mean is the normalised Copeland score ``cpld(a_i)``.  The
+  opponents are drawn uniformly *without replacement* from the other ``K − 1`` arms (a lazy
+  Fisher-Yates shuffle per arm), as Appendix H prescribes when ``ε²(1 − μ_1) < 1/K`` -- always the
+  case for SCB's ``ε = 0``.  ``with_replacement=True`` draws every opponent afresh (Algorithm 2
+  taken literally).
+* **KL best-arm identification** (Algorithm 4) on the ``K`` oracles ``reward(i)``: lines 1-5
+  sample every arm once, then rounds ``t = 2, 3, ...`` sample every arm of ``B`` (line 9), set the
+  KL intervals (line 10), eliminate (line 11) and test the stop rule (line 8).
+* **Epochs** (Algorithm 3): epoch ``r`` has ``T = 2^(2^r)`` duels and runs the solver at failure
+  probability ``ln T / T`` with ``ε = 0`` and fresh statistics (line 2); it is force-terminated
+  when the ``T`` duels are spent, otherwise its answer ``a`` is played as ``(a, a)`` for the
+  remaining ``T − T_0`` duels (line 3).
 
-:class:`CopelandPAC` is the solver alone (Algorithms 2 + 4) as a pure-exploration agent;
-:class:`SCB` is epochs of the same solver.  Both share one structref state type and one set of
-kernels.
+Where the paper is silent
+-------------------------
+* *The sign test.*  Algorithm 2 only asks for "sufficiently many" duels to know the sign with
+  probability ``1 − δ/K²``.  We stop at the first ``n`` with ``n·d(p̂, 1/2) > ln(n(n+1)K²/δ)``:
+  by the Chernoff bound and a union bound over ``n`` it errs with probability at most ``δ/K²``
+  for every non-tied pair, and its length is of the order ``ln(K²/(δΔ²))/Δ²`` that Section 5.2
+  assumes.
+* *The stop rule with ``ε = 0``.*  Line 8 stops only when ``max_B min I = max_B max I``, which KL
+  intervals of positive width never satisfy.  Two facts make it stop: (i) without replacement,
+  after ``K − 1`` samples an arm has met every opponent, so its score is known exactly and its
+  interval is the point ``S_i/(K − 1)``; (ii) a single survivor (``|B| = 1``) is returned at once.
+  ``0/0`` counts as ``1`` (stop) and ``x/0`` as ``+∞`` (continue).  With replacement the exact
+  interval is used once every arm of ``B`` has a decided sign against all ``K − 1`` opponents
+  (otherwise tied Copeland winners would never be separated and the solver would never stop).
+* *Line 10 at small ``t``*: ``ln(4tK/δ) + 2 ln ln t`` is used as printed for ``t >= 2`` (at ``t = 2``
+  the ``ln ln`` term is negative).
+* *Recommendation while exploring*: ``argmax_{i in B} min I_i`` (the output line of Algorithm 4
+  applied to the current state); lowest index on ties.
+* ``reuse_across_epochs=True`` (off by default; the paper restarts from scratch) keeps the pair
+  win counts of earlier epochs and re-runs the sign test on them at the new level.
+* A duel passed to ``observe`` that is not the pending one counts towards the epoch budget but
+  teaches the solver nothing.
 
 State machine
 -------------
 The state always points at the next duel it needs: ``cursor`` is the arm whose ``reward`` is
 being computed and ``opponent`` its current opponent.  :func:`scb_observe` records the outcome,
 lets the sign test decide, and then ``_advance`` feeds every available answer to Algorithm 4
-(cache hits cost no duel), ending rounds (bounds, exact update, elimination, stop rule) until
-either a pair needs another duel or the solver has returned.  :func:`scb_act` therefore only
-reads the state.
-
-Resolved details (beyond the spec's gaps S1'–S5')
--------------------------------------------------
-* With ``with_replacement=True`` the cache can answer every query of every surviving arm, and
-  with ``ε = 0`` Algorithm 4 would then loop forever without a single duel (tied Copeland
-  winners are never separated, gap S2').  The exact update is therefore generalised: it fires
-  when every arm of ``B`` has a decided sign against all ``K − 1`` opponents (``lo_i = hi_i =``
-  its decided Copeland score).  Without replacement this is exactly the spec's ``t = K − 1``
-  rule.
-* ``reuse_across_epochs=True`` keeps the pair win counts of earlier epochs (not the decided
-  signs): a query first re-runs the sign test on the carried-over counts at the new epoch's
-  level ``δ_r/K²`` and duels only if that is not yet conclusive.
-* A duel passed to ``observe`` that is not the pending one (e.g. a user-chosen action) counts
-  towards the epoch budget but teaches the solver nothing.
+(cached pairs cost no duel), ending rounds (bounds, exact scores, elimination, stop rule) until
+either a pair needs another duel or the solver has returned.  :func:`scb_act` only reads the state.
 """
 
 from __future__ import annotations
@@ -120,7 +128,7 @@ def _draw_opponent(state, arm):
 
 @numba.njit(cache=True, nogil=True)
 def _decide(state, first, second):
-    """Spec §2.8a: run the sign test on the pair's counts; cache a decided sign (both sides)."""
+    """Algorithm 2, line 1 ("until sure"): sign test on the pair's counts; cache a decided sign."""
     first_wins = state.wins[first, second]
     sign = kl_sign_test(first_wins, first_wins + state.wins[second, first], state.log_inv_level)
     if sign != 0:
@@ -158,8 +166,8 @@ def _next_candidate(state, after):
 
 @numba.njit(cache=True, nogil=True)
 def _exact_update(state):
-    """Spec §2.8c ``exact_update``: once every arm of ``B`` has met all ``K − 1`` opponents,
-    its score is known exactly: ``lo_i = hi_i = (decided wins of i) / (K − 1)``.
+    """Exact scores (Appendix H, opponents without replacement): once every arm of ``B`` has met
+    all ``K − 1`` opponents, ``lo_i = hi_i = (decided wins of i) / (K − 1)``.
 
     Without replacement this happens exactly at ``t = K − 1`` (then ``S_i`` equals the decided
     wins); with replacement, once every pair of every surviving arm is decided (module notes).
@@ -211,7 +219,8 @@ def _end_round(state):
     for arm in range(n_arms):
         if state.candidates[arm] and state.upper[arm] > max_upper:
             max_upper = state.upper[arm]
-    # Line 8: while (1 − max_B min I) / (1 − max_B max I) > 1 + ε (and |B| > 1).
+    # Line 8 (checked before the next round): continue while
+    # (1 − max_B min I) / (1 − max_B max I) > 1 + ε and |B| > 1.
     if kl_bai_should_stop(state.n_candidates, max_lower, max_upper, state.epsilon):
         # Output line: argmax_{i in B} min I_i.
         state.answer = _best_candidate(state)
@@ -255,7 +264,8 @@ def _advance(state):
 
 @numba.njit(cache=True, nogil=True)
 def _start_solver(state):
-    """Algorithms 2 + 4 from scratch (fresh statistics; counts kept with ``reuse``)."""
+    """Algorithm 4, lines 1-7, from scratch: ``S_i = 0``, ``I_i = [0, 1]``, ``B = [K]`` (fresh
+    statistics; the pair counts are kept only with ``reuse_across_epochs``)."""
     state.sign[:, :] = 0
     state.n_decided[:] = 0
     state.decided_wins[:] = 0
@@ -282,7 +292,7 @@ def _start_solver(state):
 
 @numba.njit(cache=True, nogil=True)
 def _start_epoch(state, epoch):
-    """Algorithm 3, line 2: ``T = 2^(2^r)``, run Algorithm 2 at ``δ = ln T / T`` with ``ε = 0``."""
+    """Algorithm 3, lines 1-2: ``T = 2^(2^r)``; Algorithm 2 at ``δ = ln T / T`` with ``ε = 0``."""
     n_arms = state.wins.shape[0]
     budget, log_inv_delta = squaring_epoch(epoch)
     state.epoch = epoch
@@ -521,3 +531,9 @@ class SCB(_CopelandSolverAgent):
     def epoch(self) -> int:
         """Index ``r`` of the current epoch."""
         return int(_scb_status(self.state)[3])
+
+    @property
+    def solver_duels(self) -> int:
+        """Duels the current epoch's solver has used so far (``T_0`` of Algorithm 3, line 3, once
+        :attr:`exploiting`)."""
+        return int(_scb_status(self.state)[2])

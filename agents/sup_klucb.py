@@ -1,7 +1,11 @@
 """Sup-KLUCB: KL-UCB on the pair reduction of a dueling bandit.
 
-Agrawal, Chaporkar. *KLUCB Approach to Copeland Bandits.* 2019 (Algorithm 1).  Spec §2.10,
-with the resolutions K1-K4 of the ambiguity register (§6).
+Agrawal, Chaporkar. *KLUCB Approach to Copeland Bandits.* 2019 (Algorithm 1).
+
+Where the paper is silent this implementation chooses: the plug-in scores ``Sup_i`` (which
+the paper defines for arms) come from the empirical matrix of every non-self duel, while the
+KL-UCB width uses the super-arm's own play count; ``W[a] <- w`` of the pseudocode is read as an
+increment; the constant ``c2`` (undefined at ``K = 2``) is ``40 / max(1, (K - 2)^2)``.
 
 Sup-KLUCB is the composition of two parts:
 
@@ -389,7 +393,7 @@ class SupKLUCB(KernelDuelingAgent):
         exactly 1/2 counts for neither side) or Borda ``b_hat_i``.
     forced_exploration : float, optional
         Opt-in safeguard, **not in the paper** (off by default): when set to ``c0 > 0`` (``True``
-        means ``1.0``, the spec's example), every step after the initial phase first checks for
+        means ``1.0``), every step after the initial phase first checks for
         non-self pairs with ``N_ij < c0 sqrt(ln n)`` and duels the lexicographically first one
         (ECW-RMED-style forced exploration); otherwise it takes the KL-UCB step.  It costs
         ``O(K^2 sqrt(ln T))`` extra duels and makes the lock-in described below correctable.
@@ -398,7 +402,7 @@ class SupKLUCB(KernelDuelingAgent):
 
     Notes
     -----
-    *Known weakness (spec §2.10, item 7; register K4).*  Self-duels carry no information.  Once
+    *Known weakness of the paper's rule.*  Self-duels carry no information.  Once
     the self-pair ``(i, i)`` of an arm whose plug-in score is ``Sup_i = 1`` is played, the
     empirical matrix stops changing, its mean ``1`` gives index ``1`` and no other super-arm can
     exceed it: the algorithm duels ``(i, i)`` forever.  That is right when ``i`` is the winner,

@@ -1,4 +1,4 @@
-"""SCB and its Copeland PAC solver (Zoghi, Karnin, Whiteson, de Rijke, NIPS 2015; spec §2.8)."""
+"""SCB and its Copeland PAC solver (Zoghi, Karnin, Whiteson, de Rijke, NIPS 2015, Algorithms 2-4)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from dueling_gym.agents._scb_kernels import kl_bai_should_stop, kl_sign_test, sq
 from dueling_gym.agents.scb import SCB, CopelandPAC
 from dueling_gym.experiments import simulate
 from dueling_gym.problems import cyclic_copeland_winners, load_problem, unique_copeland_winner
+from dueling_gym.problems.generators import GENERATORS, zoghi2015_scalability
 from dueling_gym.stats import kl_bernoulli, kl_lower_bound, kl_upper_bound
 
 
@@ -37,7 +38,7 @@ def run_to_done(agent, matrix, rng, max_duels=1_000_000):
 
 
 def reference_solver(n_arms, log_inv_delta, epsilon, with_replacement, rng, wins):
-    """Algorithms 2 + 4 written as a plain Python generator, straight from spec §2.8 (a)-(c).
+    """Algorithms 2 + 4 written as a plain Python generator, straight from the paper's pseudocode.
 
     Yields the duels ``(i, j)`` it needs and receives ``True`` iff ``i`` won; returns the answer.
     Opponents without replacement are drawn by the same swap procedure as the agent, so the
@@ -48,7 +49,7 @@ def reference_solver(n_arms, log_inv_delta, epsilon, with_replacement, rng, wins
     opponents = [[j for j in range(n_arms) if j != i] for i in range(n_arms)]
     position = [0] * n_arms
 
-    def test(i, j):  # (a): stop once n d(p̂, 1/2) > ln(n (n+1) / δ')
+    def test(i, j):  # Algorithm 2, line 1: stop once n d(p̂, 1/2) > ln(n (n+1) / δ')
         n = wins[i, j] + wins[j, i]
         if n == 0:
             return 0
@@ -57,7 +58,7 @@ def reference_solver(n_arms, log_inv_delta, epsilon, with_replacement, rng, wins
             return 1 if mean > 0.5 else -1
         return 0
 
-    def reward(i):  # (b)
+    def reward(i):  # Algorithm 2, line 1
         if with_replacement:
             j = int(rng.integers(0, n_arms - 1))
             j += j >= i
@@ -93,7 +94,7 @@ def reference_solver(n_arms, log_inv_delta, epsilon, with_replacement, rng, wins
             return numerator <= 0
         return numerator / denominator <= 1 + epsilon
 
-    # (c) Algorithm 4
+    # Algorithm 4
     sums = np.zeros(n_arms)
     for i in range(n_arms):
         sums[i] = yield from reward(i)
@@ -117,7 +118,7 @@ def reference_solver(n_arms, log_inv_delta, epsilon, with_replacement, rng, wins
 
 
 def reference_scb(n_arms, rng, *, first_r=1, with_replacement=False, reuse=False):
-    """Algorithm 3 around :func:`reference_solver` (spec §2.8d), one duel per ``yield``."""
+    """Algorithm 3 around :func:`reference_solver`, one duel per ``yield``."""
     wins = np.zeros((n_arms, n_arms), dtype=np.int64)
     r = first_r
     while True:
@@ -202,7 +203,7 @@ def test_scb_matches_the_reference_generator(options):
 
 
 # ------------------------------------------------------------------------------------------
-# (a) the sign test, (d) the schedule, Algorithm 4's stop rule
+# the sign test, the squaring schedule, Algorithm 4's stop rule
 # ------------------------------------------------------------------------------------------
 @numba.njit(cache=False)
 def _sign_test_runs(p, log_inv_level, runs, rng):
@@ -219,7 +220,7 @@ def _sign_test_runs(p, log_inv_level, runs, rng):
 
 
 def test_sign_test_errs_less_often_than_its_level():
-    # Spec §8 item 6: on p = 0.55 the empirical error frequency stays below δ'.
+    # On p = 0.55 the empirical error frequency stays below δ'.
     level = 0.05
     signs, lengths = _sign_test_runs(0.55, -math.log(level), 3000, np.random.default_rng(0))
     assert np.mean(signs < 0) < level
@@ -242,8 +243,8 @@ def test_sign_test_threshold_and_ties():
     assert (n - 1) * math.log(2) <= math.log((n - 1) * n / 0.01)
 
 
-def test_squaring_schedule_matches_the_spec():
-    # Spec §5.10: T_r = 4, 16, 256, 65 536 and δ_r = ln T_r / T_r.
+def test_squaring_schedule_follows_algorithm_3():
+    # Algorithm 3, line 2: T_r = 4, 16, 256, 65 536 and δ_r = ln T_r / T_r.
     expected_delta = [0.34657359, 0.173286795, 0.021660849, 0.000169225]
     for r, delta in zip(range(1, 5), expected_delta):
         budget, log_inv_delta = squaring_epoch(r)
@@ -317,7 +318,7 @@ def test_pac_solver_on_mslr_condorcet():
 
 def test_tie_between_three_copeland_winners_terminates():
     # MultiSol: arms 1, 2, 3 all have Copeland score 3/4.  Without replacement the scores become
-    # exact after K - 1 = 4 rounds and the stop rule fires with ε = 0 (gap S2').
+    # exact after K - 1 = 4 rounds and the stop rule fires with ε = 0.
     problem = load_problem("multisol")
     for seed in range(5):
         agent = CopelandPAC(5, delta=DELTA, seed=seed)
@@ -374,7 +375,7 @@ def test_pure_exploration_api():
 # SCB regret
 # ------------------------------------------------------------------------------------------
 def test_scb_regret_on_multisol_and_exploitation_of_a_winner():
-    # Spec §8 item 8: ≈ 2 000-2 900 (r^K) at T = 7e4; Random pays 0.25 per duel (17 500).
+    # Random pays 0.25 per duel (17 500 at T = 7e4, Komiyama scale).
     problem = load_problem("multisol")
     horizon = 70_000
     random_regret = problem.expected_random_regret("copeland_komiyama") * horizon
@@ -399,7 +400,7 @@ def test_scb_regret_on_multisol_and_exploitation_of_a_winner():
 
 
 def test_scb_near_linear_on_gap_at_short_horizons():
-    # Spec §8 item 8: the 0.51 pair makes every epoch's sign tests outlast the budget.
+    # The 0.51 pair makes every epoch's sign tests outlast the budget.
     problem = load_problem("gap")
     result = simulate(SCB(5), problem, 70_000, seed=0)
     assert result.final_regret() > 0.8 * problem.expected_random_regret("copeland_komiyama") * 70_000
@@ -412,6 +413,66 @@ def test_scb_runs_on_the_large_cyclic_synthetic():
     assert result.duels.min() >= 0 and result.duels.max() < 500
     assert agent.epoch == 4 and not agent.exploiting
     assert 0 <= result.recommendations[-1] < 500
+
+
+def test_scb_regret_is_sublinear_on_a_small_problem():
+    # Theorem 13: O(log T) expected regret.  On MultiSol every solver run of epoch 4 (T = 65 536)
+    # and epoch 5 (T = 2^32) ends after a few thousand duels, so the regret accrued from
+    # t = 10^5 to 10^6 is tiny compared with the 0.25 per duel that a linear learner pays.
+    problem = load_problem("multisol")
+    checkpoints = np.array([10_000, 100_000, 1_000_000])
+    for seed in range(2):
+        agent = SCB(5)
+        result = simulate(agent, problem, 1_000_000, seed=seed, checkpoints=checkpoints)
+        regret = result.cumulative_regret["copeland_komiyama"]
+        assert agent.epoch == 5 and agent.exploiting and 0 < agent.solver_duels < 20_000
+        assert regret[2] - regret[1] < 0.01 * 0.25 * 900_000
+        assert regret[2] < 0.02 * 0.25 * 1_000_000
+        assert result.recommendations[-1] in problem.copeland_winners
+
+
+def test_zoghi2015_problem_has_the_structure_the_paper_describes():
+    # Appendix A: three Copeland winners in a cycle, each with Copeland score 498; the other arms
+    # have Copeland scores 0, ..., 496.
+    problem = zoghi2015_scalability(500, np.random.default_rng(0))
+    beats = problem.matrix > 0.5
+    scores = beats.sum(axis=1)
+    winners = problem.copeland_winners
+    assert winners.size == 3 and (scores[winners] == 498).all()
+    others = np.setdiff1d(np.arange(500), winners)
+    assert sorted(scores[others].tolist()) == list(range(497))
+    a, b, c = winners
+    cycle = beats[np.ix_(winners, winners)]
+    assert cycle.sum(axis=1).tolist() == [1, 1, 1] and cycle.sum(axis=0).tolist() == [1, 1, 1]
+    assert beats[np.ix_(winners, others)].all()  # every winner beats every non-winner
+    off_diagonal = ~np.eye(500, dtype=bool)
+    winning = problem.matrix[off_diagonal & beats]
+    assert winning.min() >= 0.6 and winning.max() <= 0.9
+    np.testing.assert_allclose(problem.matrix + problem.matrix.T, 1.0)
+    # The labels are permuted: the winners are not simply arms 0, 1, 2.
+    assert set(winners.tolist()) != {0, 1, 2}
+    assert GENERATORS["zoghi2015_scalability"] is zoghi2015_scalability
+    same = cyclic_copeland_winners(500, np.random.default_rng(0))
+    np.testing.assert_array_equal(problem.matrix, same.matrix)
+    small = zoghi2015_scalability(12, np.random.default_rng(3), low=0.7, high=0.8)
+    assert sorted((small.matrix > 0.5).sum(axis=1).tolist()) == [*range(9), 10, 10, 10]
+    with pytest.raises(ValueError, match="low"):
+        zoghi2015_scalability(10, np.random.default_rng(0), low=0.4)
+
+
+@pytest.mark.slow
+def test_pac_solver_at_the_epoch_5_level_finds_a_winner_of_the_synthetic_problem():
+    # SCB's fifth epoch runs the solver at δ_5 = ln T_5 / T_5 (T_5 = 2^32).  On the paper's
+    # problem with K = 60 only the three tied winners survive and their scores are exact.
+    problem = zoghi2015_scalability(60, np.random.default_rng(1))
+    delta = math.exp(-squaring_epoch(5)[1])
+    for seed in range(2):
+        agent = CopelandPAC(60, delta=delta, seed=seed)
+        result = simulate(agent, problem, 3_000_000, seed=seed)
+        assert agent.done and agent.recommend() in problem.copeland_winners
+        assert sorted(agent.candidate_arms.tolist()) == sorted(problem.copeland_winners.tolist())
+        np.testing.assert_allclose(agent.lower[agent.candidate_arms], 58 / 59)
+        assert result.recommendations[-1] == agent.recommend()
 
 
 def test_reuse_and_replacement_variants_learn_multisol():
