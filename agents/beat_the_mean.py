@@ -1,0 +1,203 @@
+"""Beat-the-Mean: online regret minimisation against the mean bandit of a working set.
+
+Yue, Joachims. *Beat the Mean Bandit.* ICML 2011 (Algorithm 1, the online version; the
+confidence radius of §3 with ``delta = 1/(2TK)`` as in the regret analysis of §4).
+
+BTM keeps a working set ``W`` and, for every arm ``b`` in it, how often ``b`` beat an opponent
+drawn uniformly from ``W`` (itself included): an estimate ``P_hat_b`` of the probability that
+``b`` beats the *mean bandit* of ``W``.  The comments tag the lines of Algorithm 1:
+
+* **[select]** ``b = argmin_{b in W} n_b`` (fewest comparisons, random ties), ``b'`` uniform on
+  ``W``; the duel is ``(b, b')`` and only ``b``'s statistics change (``w_b`` on a win, ``n_b``);
+* **[radius]** ``c* = c_{delta,gamma}(n*) = 3 gamma^2 sqrt(ln(1/delta) / n*)`` with
+  ``n* = min_{b in W} n_b`` (``c* = 1`` while ``n* = 0``);
+* **[eliminate]** if ``min_b P_hat_b + c* <= max_b P_hat_b - c*``, the arm ``argmin_b P_hat_b``
+  leaves ``W`` and every comparison against it is deleted from the other arms' ``w_b, n_b``;
+* **[exploit]** once ``|W| = 1`` the survivor is played against itself.
+
+The per-pair counts ``n_{b,b'}, w_{b,b'}`` (``b`` the selected arm) make the deletion exact; the
+per-arm totals over ``W`` are kept incrementally, so a step costs ``O(|W|)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numba.experimental import structref
+
+from dueling_gym.agents._dueling_kernels import random_argmax, random_argmin
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.stats import uniform_choice
+from dueling_gym.validation import check_integer
+
+__all__ = ["BeatTheMean"]
+
+
+@structref.register
+class BeatTheMeanStateType(AgentStateType):
+    """Numba type of the agent's structref state."""
+
+
+class BeatTheMeanState(structref.StructRefProxy):
+    """Numba-side state of :class:`BeatTheMean`."""
+
+
+structref.define_proxy(
+    BeatTheMeanState, BeatTheMeanStateType,
+    [
+        "rng",
+        "pair_counts",  # n_{b,b'}: duels (b, b') with b the selected arm (K x K)
+        "pair_wins",    # w_{b,b'}: those won by b
+        "counts",       # n_b = sum over b' in W of n_{b,b'}
+        "wins",         # w_b
+        "estimates",    # scratch: P_hat_b (1/2 while n_b = 0)
+        "active",       # W as a mask
+        "n_active",
+        "log_level",    # ln(1/delta) = ln(2 T K)
+        "gamma",
+        "t",
+    ],
+)
+
+
+@numba.njit(cache=True, nogil=True)
+def _only_survivor(state):
+    for arm in range(state.active.shape[0]):
+        if state.active[arm]:
+            return arm
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def beat_the_mean_act(state):
+    if state.n_active == 1:
+        survivor = _only_survivor(state)  # [exploit]
+        return survivor, survivor
+    # [select] the arm with the fewest comparisons, against a uniform member of W.
+    first = random_argmin(state.counts, state.active, state.rng)
+    second = uniform_choice(state.active, state.n_active, state.rng)
+    return first, second
+
+
+@numba.njit(cache=True, nogil=True)
+def _refresh_estimates(state):
+    for arm in range(state.active.shape[0]):
+        if state.active[arm]:
+            count = state.counts[arm]
+            state.estimates[arm] = 0.5 if count == 0 else state.wins[arm] / count
+
+
+@numba.njit(cache=True, nogil=True)
+def _eliminate(state, loser):
+    # [eliminate] W <- W minus {b'}: forget every comparison against b'.
+    state.active[loser] = False
+    state.n_active -= 1
+    for arm in range(state.active.shape[0]):
+        if state.active[arm]:
+            state.counts[arm] -= state.pair_counts[arm, loser]
+            state.wins[arm] -= state.pair_wins[arm, loser]
+
+
+@numba.njit(cache=True, nogil=True)
+def beat_the_mean_observe(state, first, second, first_won):
+    state.t += 1
+    # Only duels (b, b') of the exploration phase, with both arms in W, are BTM's own samples.
+    if state.n_active == 1 or not (state.active[first] and state.active[second]):
+        return
+    state.pair_counts[first, second] += 1
+    state.counts[first] += 1
+    if first_won:
+        state.pair_wins[first, second] += 1
+        state.wins[first] += 1
+    # [radius] c* from the least compared arm of W.
+    fewest = -1
+    for arm in range(state.active.shape[0]):
+        if state.active[arm] and (fewest < 0 or state.counts[arm] < fewest):
+            fewest = state.counts[arm]
+    if fewest == 0:
+        return  # c* = 1: no arm can be separated yet
+    radius = 3.0 * state.gamma * state.gamma * math.sqrt(state.log_level / fewest)
+    _refresh_estimates(state)
+    worst = random_argmin(state.estimates, state.active, state.rng)
+    best = state.estimates[random_argmax(state.estimates, state.active, state.rng)]
+    if state.estimates[worst] + radius <= best - radius:
+        _eliminate(state, worst)
+
+
+@numba.njit(cache=True, nogil=True)
+def beat_the_mean_recommend(state):
+    if state.n_active == 1:
+        return _only_survivor(state)
+    # The arm of W most likely to beat the mean bandit (lowest index on ties; draws nothing).
+    best = -1
+    value = -1.0
+    for arm in range(state.active.shape[0]):
+        if state.active[arm]:
+            count = state.counts[arm]
+            estimate = 0.5 if count == 0 else state.wins[arm] / count
+            if estimate > value:
+                value = estimate
+                best = arm
+    return best
+
+
+@register_agent("btm")
+class BeatTheMean(KernelDuelingAgent):
+    """Beat-the-Mean, online version (Yue & Joachims, ICML 2011, Algorithm 1).
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms ``K >= 2``.
+    horizon : int
+        The horizon ``T >= 1``; it sets the confidence ``delta = 1/(2TK)`` of the online
+        version (the run may go on past ``T``: the algorithm simply keeps its radius).
+    gamma : float, default 1.0
+        Relaxed stochastic transitivity ``gamma >= 1`` assumed of the problem (``gamma = 1`` is
+        strong stochastic transitivity); the radius is ``3 gamma^2 sqrt(ln(1/delta) / n*)``.
+    seed : int, optional
+        Seed of the agent's generator.
+
+    Notes
+    -----
+    Regret guarantees (Theorem 2) assume a total order with relaxed stochastic transitivity
+    and the stochastic triangle inequality.  ``b'`` is drawn from the whole working set, ``b``
+    included: the mean bandit of ``W`` is the uniform mixture over ``W``, and a duel of ``b``
+    against itself is a fair coin, as in the paper's definition of ``P_b``.  Ties in the arm
+    to eliminate are broken uniformly at random (the paper leaves them open).  Exploration
+    duels count only while both arms are in ``W``; caller-chosen duels outside it are ignored.
+    :meth:`recommend` returns the survivor, or the arm of ``W`` with the largest ``P_hat``.
+
+    A public C++ implementation computes the estimates before adding the current duel, takes
+    the maximum estimate through a position in the working set instead of the arm, and can
+    eliminate an unset arm when every estimate is 1; none of that is followed here.
+    """
+
+    act_kernel = beat_the_mean_act
+    observe_kernel = beat_the_mean_observe
+    recommend_kernel = beat_the_mean_recommend
+
+    def __init__(self, n_arms: int, *, horizon: int, gamma: float = 1.0, seed: SeedLike = None):
+        self.horizon = check_integer("horizon", horizon, minimum=1)
+        self.gamma = check_number("gamma", gamma, strict=False, minimum=1.0)
+        super().__init__(n_arms, seed=seed)
+
+    def _reset_state(self) -> None:
+        n_arms = self.n_arms
+        # The kernels update these arrays in place; they stay readable here.
+        self.active = np.ones(n_arms, dtype=np.bool_)
+        self.pair_counts = np.zeros((n_arms, n_arms), dtype=np.int64)
+        self.pair_wins = np.zeros((n_arms, n_arms), dtype=np.int64)
+        self.counts = np.zeros(n_arms, dtype=np.int64)
+        self.wins = np.zeros(n_arms, dtype=np.int64)
+        self.state = BeatTheMeanState(
+            self.rng, self.pair_counts, self.pair_wins, self.counts, self.wins, np.full(n_arms, 0.5),
+            self.active, n_arms, math.log(2.0 * self.horizon * n_arms), self.gamma, 0,
+        )
+
+    @property
+    def working_set(self) -> np.ndarray:
+        """The arms still in the working set ``W``."""
+        return np.flatnonzero(self.active)
