@@ -1,10 +1,16 @@
-"""Running combinatorial pure-exploration agents (CPE-DB) to their stopping time.
+"""Running pure-exploration agents to their stopping time and scoring their answers.
 
-:func:`run_pure_exploration` drives an agent of :mod:`dueling_gym.agents.combinatorial`
-(CLUCB-Borda-PAC/Exact, CAR-Cond/Verify/Parallel) through
-:meth:`CombinatorialDuelEnv.step_edges` until it stops (or a sample cap), then scores its
-recommendation with :meth:`CombinatorialDuelEnv.score_matching`.  Pure exploration reports a
-sample complexity and an error rate, not regret (spec §7).
+:func:`run_pure_exploration` drives two kinds of agents until they stop (or a sample cap):
+
+* a combinatorial agent of :mod:`dueling_gym.agents.combinatorial` (CLUCB-Borda-PAC/Exact,
+  CAR-Cond/Verify/Parallel) through :meth:`CombinatorialDuelEnv.step_edges`, scored with
+  :meth:`CombinatorialDuelEnv.score_matching`;
+* a ``K``-armed identification agent (:mod:`dueling_gym.agents.identification`: Knockout,
+  Single-Elimination, Sequential Elimination, ...) on a preference matrix, in one compiled loop
+  for kernel agents, scored by its answer type: the winner under the agent's target notion, a
+  ranking (Kendall tau to the true order) or a top-``k`` set.
+
+Pure exploration reports a sample complexity and an error rate, not regret.
 """
 
 from __future__ import annotations
@@ -13,13 +19,25 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
+from dueling_gym.agents.base import DuelingAgent, KernelDuelingAgent
 from dueling_gym.envs.combinatorial_duel import CombinatorialDuelEnv
+from dueling_gym.experiments.ranking_metrics import (
+    epsilon_condorcet_correct,
+    kendall_tau,
+    ranking_correct,
+    top_k_correct,
+    true_ranking,
+    winner_correct,
+)
 from dueling_gym.experiments.simulate import derive_seeds
 from dueling_gym.problems.bipartite import BipartiteDuelProblem
+from dueling_gym.problems.preference import as_preference_matrix
 
-__all__ = ["PureExplorationResult", "run_pure_exploration", "DEFAULT_MAX_SAMPLES"]
+__all__ = ["PureExplorationResult", "run_pure_exploration", "DEFAULT_MAX_SAMPLES", "kendall_tau", "top_k_correct",
+           "true_ranking", "winner_correct"]
 
 #: Default cap on the number of duels of one run.
 DEFAULT_MAX_SAMPLES = 10_000_000
@@ -34,9 +52,11 @@ class PureExplorationResult:
     agent : str
         The agent's registry name (class name if unregistered).
     target : str
-        ``"borda"`` or ``"condorcet"``: the winner notion the agent identifies.
+        ``"borda"``, ``"condorcet"`` or (``K``-armed agents) ``"copeland"``: the winner notion
+        the agent identifies.
     recommendation : tuple of int
-        The returned matching (edge indices in position order).
+        The returned matching (edge indices in position order); for a ``K``-armed agent its
+        answer: ``(winner,)``, the ranking (best first) or the top-``k`` arms.
     samples : int
         Duels played (self-duels included).
     stopped : bool
@@ -44,19 +64,34 @@ class PureExplorationResult:
     failed : bool
         True if the agent ended without an answer of its own (CAR-Verify "error", a stall).
     correct : bool
-        Stopped, not failed, and the recommendation is the target winner (Borda matching for
-        CLUCB-Borda, Condorcet matching for CAR-*).
+        Stopped, not failed, and the answer is right: the target winner (Borda matching for
+        CLUCB-Borda, Condorcet matching for the CAR agents; the top arm of a ``K``-armed
+        agent's answer); for ``"top_k"`` answers a set of ``k`` best arms; for ``"ranking"``
+        answers no pair ranked against the true order.
     epsilon_correct : bool or None
-        For agents with an ``epsilon`` (CLUCB-Borda-PAC): stopped, not failed and
-        ``B(M^B) - B(out) <= ε`` (the PAC guarantee); ``None`` otherwise.
+        For agents with an ``epsilon``: stopped, not failed and the answer meets the PAC
+        guarantee (Borda: ``B(best) - B(out) <= ε``; Condorcet: ``P[i*, out] <= 1/2 + ε``);
+        ``None`` otherwise.
     valid, is_borda_winner, is_condorcet_winner, borda_score, borda_gap
-        :meth:`CombinatorialDuelEnv.score_matching` of the recommendation.
+        :meth:`CombinatorialDuelEnv.score_matching` of the recommendation; for ``K``-armed
+        agents the same facts about the answer's top arm.
     wall_time : float
         Seconds spent in the agent/environment loop.
     seed : int or None
         Run seed.
     problem : str or None
         Name of the problem.
+    answer_type : str
+        ``"matching"`` (combinatorial agents), ``"winner"``, ``"ranking"`` or ``"top_k"``.
+    winner : int or None
+        ``K``-armed agents: the answer's top arm.
+    winner_correct : bool or None
+        ``K``-armed agents: the top arm is a winner under ``target`` (whether or not stopped).
+    kendall_tau : float or None
+        ``"ranking"`` answers: Kendall tau between the answer and the true order under
+        ``target`` (:func:`~dueling_gym.experiments.ranking_metrics.kendall_tau`).
+    k, top_k_correct : int or None, bool or None
+        ``"top_k"`` answers: ``k`` and whether the answer is exactly a set of ``k`` best arms.
     """
 
     agent: str
@@ -75,6 +110,12 @@ class PureExplorationResult:
     wall_time: float
     seed: int | None = None
     problem: str | None = None
+    answer_type: str = "matching"
+    winner: int | None = None
+    winner_correct: bool | None = None
+    kendall_tau: float | None = None
+    k: int | None = None
+    top_k_correct: bool | None = None
 
     @property
     def time_per_sample(self) -> float:
@@ -100,29 +141,37 @@ def _as_env(env_or_problem: Any) -> CombinatorialDuelEnv:
 
 
 def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 0,
-                         max_samples: int = DEFAULT_MAX_SAMPLES) -> PureExplorationResult:
-    """Run a combinatorial agent until it stops (or ``max_samples`` duels) and score its answer.
+                         max_samples: int = DEFAULT_MAX_SAMPLES, fused: bool | None = None) -> PureExplorationResult:
+    """Run a pure-exploration agent until it stops (or ``max_samples`` duels) and score its answer.
 
     Parameters
     ----------
-    agent : CombinatorialAgent
-        E.g. ``CLUCBBordaPAC(problem, delta=0.1, epsilon=0.02)``; it must be built on the same
-        graph as the environment's problem.
-    env_or_problem : CombinatorialDuelEnv, BipartiteDuelProblem or str
-        The environment (Gymnasium wrappers are unwrapped: the ``TimeLimit`` of
-        ``gym.make`` would otherwise cut the run), or a problem / problem name to build one.
+    agent : CombinatorialAgent or DuelingAgent
+        A combinatorial agent, e.g. ``CLUCBBordaPAC(problem, delta=0.1, epsilon=0.02)``, built
+        on the same graph as the environment's problem; or a ``K``-armed agent with
+        ``pure_exploration = True`` (e.g. ``Knockout(8, epsilon=0.05, delta=0.1)``).
+    env_or_problem : CombinatorialDuelEnv, BipartiteDuelProblem, PreferenceMatrix, array or str
+        Combinatorial agents: the environment (Gymnasium wrappers are unwrapped: the
+        ``TimeLimit`` of ``gym.make`` would otherwise cut the run), or a problem / problem name
+        to build one.  ``K``-armed agents: a preference matrix or a shipped problem name; the
+        duels are drawn exactly as ``DuelingBandit-v0`` draws them after ``reset(seed=env_seed)``
+        (one uniform per duel, the first arm wins iff it is below ``P[first, second]``).
     seed : int or None, default 0
         Run seed: :func:`~dueling_gym.experiments.simulate.derive_seeds` splits it into the
         environment's and the agent's seeds, and the agent is reset with its seed.  ``None``
         resets the environment unseeded and the agent without re-seeding.
     max_samples : int, default 10**7
         Cap on the number of duels.
+    fused : bool, optional
+        ``K``-armed agents: force (True) or forbid (False) the compiled loop; default: compiled
+        for kernel identification agents.  Both loops give the same run.
 
     Returns
     -------
     PureExplorationResult
         Samples used, whether the answer is correct (Borda or Condorcet as appropriate for the
-        agent), the Borda gap of the answer and the wall time.
+        agent; Kendall tau and top-``k`` correctness for ranking answers), the Borda gap of the
+        answer and the wall time.
 
     Examples
     --------
@@ -135,6 +184,8 @@ def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 
     """
     if isinstance(max_samples, bool) or not isinstance(max_samples, (int, np.integer)) or max_samples < 0:
         raise ValueError(f"max_samples must be a non-negative integer, got {max_samples!r}")
+    if isinstance(agent, DuelingAgent):
+        return _run_k_armed(agent, env_or_problem, seed=seed, max_samples=int(max_samples), fused=fused)
     env = _as_env(env_or_problem)
     if seed is None:
         env.reset()
@@ -185,4 +236,135 @@ def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 
         wall_time=wall_time,
         seed=seed,
         problem=env.problem.name,
+    )
+
+
+# Not cached on disk, like the regret simulator's fused loop: it takes the agent's kernels as
+# arguments, and Numba's cache index cannot hold one entry per agent class reliably.
+@numba.njit(cache=False, nogil=True)
+def _fused_until_done(act, observe, done, state, env_rng, matrix, max_samples):
+    """Duels until ``done(state)`` or ``max_samples``; returns the number of duels played."""
+    n_arms = matrix.shape[0]
+    samples = 0
+    while samples < max_samples and not done(state):
+        first, second = act(state)
+        if first < 0 or first >= n_arms or second < 0 or second >= n_arms:
+            raise ValueError("agent kernel returned an arm out of range")
+        observe(state, first, second, env_rng.random() < matrix[first, second])
+        samples += 1
+    return samples
+
+
+def _generic_until_done(agent: DuelingAgent, env_rng: np.random.Generator, matrix: np.ndarray,
+                        max_samples: int) -> int:
+    n_arms = matrix.shape[0]
+    rows = matrix.tolist()  # Python floats: comparisons give plain bools, indexing is cheaper
+    samples = 0
+    uniforms: list[float] = []
+    cursor = 0
+    while samples < max_samples and not agent.done:
+        first, second = agent.act()
+        if not (0 <= first < n_arms and 0 <= second < n_arms):
+            raise ValueError(f"{type(agent).__name__}.act() returned an invalid duel {(first, second)}")
+        if cursor == len(uniforms):
+            # Batches of the same stream as one draw per duel (Generator.random is sequential).
+            uniforms = env_rng.random(4096).tolist()
+            cursor = 0
+        agent.observe((first, second), uniforms[cursor] < rows[first][second])
+        cursor += 1
+        samples += 1
+    return samples
+
+
+def _answer_of(agent: DuelingAgent) -> tuple[str, tuple[int, ...], int | None]:
+    answer_type = getattr(agent, "answer_type", "winner")
+    if answer_type == "winner":
+        return answer_type, (int(agent.recommend()),), None
+    if answer_type == "top_k":
+        arms = np.asarray(agent.top_k(), dtype=np.int64)
+        return answer_type, tuple(int(a) for a in arms), int(arms.size)
+    if answer_type == "ranking":
+        return answer_type, tuple(int(a) for a in np.asarray(agent.ranking(), dtype=np.int64)), None
+    raise ValueError(f"{type(agent).__name__}.answer_type must be 'winner', 'ranking' or 'top_k', got {answer_type!r}")
+
+
+def _run_k_armed(agent: DuelingAgent, problem: Any, *, seed: int | None, max_samples: int,
+                 fused: bool | None) -> PureExplorationResult:
+    if not getattr(agent, "pure_exploration", False):
+        raise TypeError(f"{type(agent).__name__} is not a pure-exploration agent (it has no stopping rule)")
+    if isinstance(problem, (BipartiteDuelProblem, CombinatorialDuelEnv)):
+        raise TypeError("a K-armed agent needs a preference matrix (PreferenceMatrix, array or problem name), "
+                        f"got {type(problem).__name__}")
+    problem = as_preference_matrix(problem)
+    if problem.n_arms != agent.n_arms:
+        raise ValueError(f"the agent has {agent.n_arms} arms but the problem has {problem.n_arms}")
+    if seed is None:
+        env_rng = np.random.default_rng()
+        agent.reset()
+    else:
+        env_seed, agent_seed = derive_seeds(seed)
+        env_rng = np.random.default_rng(env_seed)
+        agent.reset(seed=agent_seed)
+    matrix = np.ascontiguousarray(problem.matrix, dtype=np.float64)
+    cls = type(agent)
+    has_kernels = isinstance(agent, KernelDuelingAgent) and hasattr(cls, "done_kernel")
+    if fused is None:
+        fused = has_kernels
+    elif fused and not has_kernels:
+        raise ValueError(f"{cls.__name__} has no Numba kernels with a stopping rule; use fused=False")
+    start = time.perf_counter()
+    if fused:
+        samples = int(_fused_until_done(cls.act_kernel, cls.observe_kernel, cls.done_kernel, agent.state, env_rng,
+                                        matrix, max_samples))
+    else:
+        samples = _generic_until_done(agent, env_rng, matrix, max_samples)
+    wall_time = time.perf_counter() - start
+
+    target = getattr(agent, "target", "") or "condorcet"
+    answer_type, answer, k = _answer_of(agent)
+    winner = answer[0]
+    stopped = bool(agent.done)
+    failed = bool(getattr(agent, "failed", False))
+    good_winner = winner_correct(winner, problem, target)
+    tau = kendall_tau(answer, problem, target) if answer_type == "ranking" else None
+    good_top_k = top_k_correct(answer, problem, target) if answer_type == "top_k" else None
+    if answer_type == "top_k":
+        correct = bool(good_top_k)
+    elif answer_type == "ranking":
+        correct = ranking_correct(answer, problem, target)
+    else:
+        correct = good_winner
+    correct = stopped and not failed and correct
+    borda = np.asarray(problem.borda_scores)
+    epsilon = getattr(agent, "epsilon", None)
+    epsilon_correct = None
+    if epsilon is not None and answer_type == "winner":
+        if target == "borda":
+            ok = borda.max() - borda[winner] <= float(epsilon) + 1e-12
+        else:
+            ok = epsilon_condorcet_correct(winner, problem, float(epsilon))
+        epsilon_correct = stopped and not failed and bool(ok)
+    return PureExplorationResult(
+        agent=getattr(agent, "name", "") or type(agent).__name__,
+        target=target,
+        recommendation=answer,
+        samples=samples,
+        stopped=stopped,
+        failed=failed,
+        correct=bool(correct),
+        epsilon_correct=epsilon_correct,
+        valid=True,
+        is_borda_winner=bool(winner in problem.borda_winners),
+        is_condorcet_winner=problem.condorcet_winner == winner,
+        borda_score=float(borda[winner]),
+        borda_gap=float(borda.max() - borda[winner]),
+        wall_time=wall_time,
+        seed=seed,
+        problem=problem.name,
+        answer_type=answer_type,
+        winner=winner,
+        winner_correct=bool(good_winner),
+        kendall_tau=tau,
+        k=k,
+        top_k_correct=good_top_k,
     )
