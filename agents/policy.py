@@ -50,6 +50,7 @@ from numpy.typing import NDArray
 
 from dueling_gym.agents.base import DuelingAgent, SeedLike, check_action, check_n_arms
 from dueling_gym.stats import empirical_copeland_winner
+from dueling_gym.validation import check_outcome
 
 __all__ = [
     "PolicyAgent",
@@ -251,7 +252,7 @@ class PolicyAgent(DuelingAgent):
 
     def observe(self, action: tuple[int, int], first_won: bool) -> None:
         first, second = check_action(action, self.n_arms)
-        self.tracker.update(first, second, bool(first_won))
+        self.tracker.update(first, second, check_outcome(first_won))
 
     def recommend(self) -> int:
         return self.tracker.empirical_copeland_winner()

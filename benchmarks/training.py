@@ -1,0 +1,61 @@
+"""Training throughput through SB3DuelVecEnv, and the learned agent's inference speed.
+
+* env steps/s of PPO with SB3's MLP policy (and with the pair policy) on the native vector env
+  through the SB3 adapter: 1024 environments, K = 5, rollouts of 16 steps, 4 epochs;
+* raw adapter steps/s (random actions, no learning);
+* duels/s of the ``learned`` agent's act/observe loop (NumPy inference, no torch).
+
+Run: ``python benchmarks/training.py [--steps 200000]`` (torch on one thread).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=200_000, help="PPO env steps per measurement")
+    parser.add_argument("--n-envs", type=int, default=1024)
+    arguments = parser.parse_args()
+
+    import torch
+    from stable_baselines3 import PPO
+
+    from dueling_gym.agents import make_agent
+    from dueling_gym.experiments.pair_policy import PairPolicy
+    from dueling_gym.experiments.training import FAMILIES, make_training_env
+
+    torch.set_num_threads(1)
+    n_envs = arguments.n_envs
+    env = make_training_env(FAMILIES, 5, 1000, n_envs)
+    env.seed(0)
+    env.reset()
+    actions = np.random.default_rng(0).integers(0, 25, size=(200, n_envs))
+    start = time.perf_counter()
+    for row in actions:
+        env.step(row)
+    print(f"adapter, random actions: {200 * n_envs / (time.perf_counter() - start):,.0f} steps/s")
+
+    for label, policy, kwargs in (("MlpPolicy", "MlpPolicy", {}), ("PairPolicy (hidden 16)", PairPolicy, {"n_arms": 5, "hidden": 16})):
+        env = make_training_env(FAMILIES, 5, 1000, n_envs)
+        model = PPO(policy, env, n_steps=16, batch_size=4096, n_epochs=4, seed=0, device="cpu", policy_kwargs=kwargs)
+        model.learn(16 * n_envs)  # warm-up
+        start = time.perf_counter()
+        model.learn(arguments.steps, reset_num_timesteps=False)
+        print(f"PPO {label}: {arguments.steps / (time.perf_counter() - start):,.0f} env steps/s")
+
+    agent = make_agent("learned", n_arms=5, seed=0)
+    agent.observe(agent.act(), True)
+    outcomes = np.random.default_rng(1).random(50_000) < 0.5
+    start = time.perf_counter()
+    for won in outcomes:
+        agent.observe(agent.act(), bool(won))
+    print(f"learned agent act/observe: {outcomes.size / (time.perf_counter() - start):,.0f} duels/s")
+
+
+if __name__ == "__main__":
+    main()

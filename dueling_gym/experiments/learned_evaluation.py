@@ -1,0 +1,178 @@
+"""Compare the ``learned`` agent with the classic dueling algorithms on held-out problems.
+
+:func:`evaluate` runs every agent on the same held-out problems (fresh draws of each
+generator family, from a stream independent of training, and optionally the published
+matrices) at several horizons and writes ``regret.csv``, ``summary.md`` (mean cumulative
+Copeland regret, Komiyama scale, with 95% confidence half-widths) and ``regret.png`` (regret
+against the horizon, one panel per problem set; needs matplotlib).
+
+    python -m dueling_gym.experiments.learned_evaluation --out results/learned-eval --n-arms 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import inspect
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from dueling_gym.agents import AGENT_REGISTRY, list_agents, make_agent
+from dueling_gym.agents.learned import shipped_policies
+from dueling_gym.experiments.simulate import simulate
+from dueling_gym.problems import load_problem
+from dueling_gym.problems.generators import ProblemSampler
+from dueling_gym.validation import check_integer
+
+__all__ = ["classic_agents", "evaluate", "PUBLISHED_SMALL"]
+
+#: Published matrices with 4 to 6 arms.
+PUBLISHED_SMALL = ("cyclic4", "gap", "multisol", "mslr5-condorcet", "mslr5-noncondorcet", "arxiv")
+_HELD_OUT_SALT = 0x4E1D
+
+
+def classic_agents() -> list[str]:
+    """Every registered regret-minimising dueling agent except ``learned`` (pure-exploration agents excluded)."""
+    return [name for name in list_agents("dueling")
+            if name != "learned" and not AGENT_REGISTRY[name].pure_exploration]
+
+
+def _needs_horizon(name: str) -> bool:
+    return "horizon" in inspect.signature(AGENT_REGISTRY[name].__init__).parameters
+
+
+def _problem_sets(families: Sequence[str], n_arms: int, n_problems: int, seed: int, published: Sequence[str]) -> dict[str, list]:
+    sets = {}
+    for index, family in enumerate(families):
+        rng = np.random.default_rng(np.random.SeedSequence([seed, _HELD_OUT_SALT, index]))
+        sampler = ProblemSampler(family, n_arms=n_arms)
+        sets[f"{family} K={n_arms}"] = [sampler(rng) for _ in range(n_problems)]
+    for name in published:
+        sets[name] = [load_problem(name)]
+    return sets
+
+
+def evaluate(
+    output_dir: str | Path,
+    *,
+    agents: Sequence[str] | None = None,
+    families: Sequence[str] = ("no_condorcet_winner", "unique_copeland_winner", "utility_based"),
+    n_arms: int = 5,
+    horizons: Sequence[int] = (100, 1000, 10_000),
+    n_problems: int = 50,
+    published: Sequence[str] = (),
+    runs_per_published: int = 20,
+    seed: int = 0,
+) -> list[dict]:
+    """Run ``agents`` (default: ``learned`` and :func:`classic_agents`) and write the comparison.
+
+    Each generated problem is run once (seed = its index); each published matrix
+    ``runs_per_published`` times.  Returns the rows of ``regret.csv`` (problem set, agent,
+    horizon, mean, 95% half-width, runs).
+    """
+    n_arms = check_integer("n_arms", n_arms, minimum=2)
+    horizons = sorted(check_integer("horizon", h, minimum=1) for h in horizons)
+    agents = list(agents) if agents is not None else ["learned", *classic_agents()]
+    output = Path(output_dir)
+    output.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for set_name, problems in _problem_sets(families, n_arms, n_problems, seed, published).items():
+        if len(problems) == 1:
+            runs = [(problems[0], index) for index in range(runs_per_published)]
+        else:
+            runs = [(problem, index) for index, problem in enumerate(problems)]
+        for name in agents:
+            if name == "learned" and problems[0].n_arms not in shipped_policies():
+                continue  # no policy trained for this number of arms
+            regrets = np.zeros((len(runs), len(horizons)))
+            for run, (problem, run_seed) in enumerate(runs):
+                if _needs_horizon(name):
+                    for column, horizon in enumerate(horizons):
+                        agent = make_agent(name, problem.n_arms, seed=0, horizon=horizon)
+                        regrets[run, column] = simulate(agent, problem, horizon, seed=run_seed).final_regret("copeland_komiyama")
+                else:
+                    agent = make_agent(name, problem.n_arms, seed=0)
+                    result = simulate(agent, problem, horizons[-1], seed=run_seed, checkpoints=horizons)
+                    curve = result.cumulative_regret["copeland_komiyama"]
+                    regrets[run] = [curve[list(result.checkpoints).index(h)] for h in horizons]
+            for column, horizon in enumerate(horizons):
+                values = regrets[:, column]
+                half_width = 1.96 * values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
+                rows.append({"problems": set_name, "agent": name, "horizon": horizon, "mean": float(values.mean()),
+                             "ci95": float(half_width), "runs": int(values.size)})
+    with (output / "regret.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    (output / "summary.md").write_text(_summary(rows, horizons))
+    _plot(rows, horizons, output / "regret.png")
+    return rows
+
+
+def _summary(rows: list[dict], horizons: list[int]) -> str:
+    lines = []
+    for set_name in dict.fromkeys(row["problems"] for row in rows):
+        subset = [row for row in rows if row["problems"] == set_name]
+        agents = list(dict.fromkeys(row["agent"] for row in subset))
+        final = {row["agent"]: row["mean"] for row in subset if row["horizon"] == horizons[-1]}
+        lines += [f"### {set_name}", "", "| agent | " + " | ".join(f"T = {h}" for h in horizons) + " |",
+                  "|---|" + "---:|" * len(horizons)]
+        for name in sorted(agents, key=lambda a: final[a]):
+            cells = [f"{row['mean']:.1f} ± {row['ci95']:.1f}" for h in horizons
+                     for row in subset if row["agent"] == name and row["horizon"] == h]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _plot(rows: list[dict], horizons: list[int], path: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # the plot extra is optional; the table is written regardless
+        return
+    sets = list(dict.fromkeys(row["problems"] for row in rows))
+    figure, axes = plt.subplots(1, len(sets), figsize=(4.5 * len(sets), 4), squeeze=False)
+    for axis, set_name in zip(axes[0], sets):
+        subset = [row for row in rows if row["problems"] == set_name]
+        final = {row["agent"]: row["mean"] for row in subset if row["horizon"] == horizons[-1]}
+        shown = sorted(final, key=final.get)[:6]
+        if "learned" in final and "learned" not in shown:
+            shown.append("learned")
+        for name in shown:
+            points = [row for row in subset if row["agent"] == name]
+            axis.errorbar(horizons, [p["mean"] for p in points], yerr=[p["ci95"] for p in points],
+                          label=name, marker="o", linewidth=2.5 if name == "learned" else 1.2, capsize=2)
+        axis.set_xscale("log")
+        axis.set_title(set_name)
+        axis.set_xlabel("horizon T")
+        axis.set_ylabel("cumulative Copeland regret")
+        axis.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description="Compare the learned agent with classic dueling algorithms.")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--n-arms", type=int, default=5)
+    parser.add_argument("--horizons", default="100,1000,10000")
+    parser.add_argument("--problems", type=int, default=50, help="held-out problems per family")
+    parser.add_argument("--agents", default=None, help="comma-separated agents (default: learned and every classic agent)")
+    parser.add_argument("--published", action="store_true", help="also the published matrices with 4-6 arms")
+    parser.add_argument("--seed", type=int, default=0)
+    arguments = parser.parse_args(argv)
+    evaluate(arguments.out, agents=arguments.agents.split(",") if arguments.agents else None, n_arms=arguments.n_arms,
+             horizons=[int(h) for h in arguments.horizons.split(",")], n_problems=arguments.problems,
+             published=PUBLISHED_SMALL if arguments.published else (), seed=arguments.seed)
+    print((Path(arguments.out) / "summary.md").read_text())
+
+
+if __name__ == "__main__":
+    main()

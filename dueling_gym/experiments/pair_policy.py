@@ -1,0 +1,146 @@
+"""The permutation-equivariant pair policy of the ``learned`` agent, as a Stable-Baselines3 policy.
+
+The network reads the pair-feature observation (:mod:`dueling_gym.observations`) and scores
+every duel ``(i, j)`` with the same small network, so relabelling the arms relabels the
+scores and one policy serves every problem of a family:
+
+* pair embedding ``g_ij = relu(W2 relu(W1 e_ij + b1) + b2)`` of the features ``e_ij`` of each
+  ordered pair ``i != j``;
+* arm summary ``h_i = mean_{j != i} g_ij`` (how ``i`` fares against the others);
+* duel score for ``i != j``: ``w . relu(A h_i + B h_j + C e_ij + c + tau * d) + w0``, with
+  ``tau`` the time value;
+* self-duel score ``(i, i)``: ``s . relu(S h_i + s_b + tau * s_t) + s0`` (pure exploitation);
+* the ``K^2`` scores are the logits of a categorical distribution over ``Discrete(K^2)``
+  (``first * K + second``); the critic reads ``[mean_i h_i, max_i h_i, tau]``.
+
+:func:`export_policy_weights` writes the actor's weights as NumPy arrays, which
+``dueling_gym.agents.learned`` evaluates without torch.  Needs the ``rl`` extra.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from stable_baselines3.common.policies import ActorCriticPolicy
+from torch import nn
+
+from dueling_gym.observations import N_PAIR_CHANNELS
+
+__all__ = ["PairNetwork", "PairPolicy", "export_policy_weights", "WEIGHT_NAMES"]
+
+#: Arrays of an exported policy (all float32), in the notation of the module docstring.
+WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0")
+
+
+class PairNetwork(nn.Module):
+    """Actor logits and critic latent of the pair policy (SB3's ``mlp_extractor`` slot)."""
+
+    def __init__(self, n_arms: int, hidden: int):
+        super().__init__()
+        self.n_arms = n_arms
+        self.hidden = hidden
+        self.embed1 = nn.Linear(N_PAIR_CHANNELS, hidden)
+        self.embed2 = nn.Linear(hidden, hidden)
+        self.first = nn.Linear(hidden, hidden, bias=False)
+        self.second = nn.Linear(hidden, hidden, bias=False)
+        self.pair = nn.Linear(N_PAIR_CHANNELS, hidden)
+        self.pair_time = nn.Parameter(torch.zeros(hidden))
+        self.score = nn.Linear(hidden, 1)
+        self.self_hidden = nn.Linear(hidden, hidden)
+        self.self_time = nn.Parameter(torch.zeros(hidden))
+        self.self_score = nn.Linear(hidden, 1)
+        self.value_hidden = nn.Linear(2 * hidden + 1, hidden)
+        # Near-uniform initial policy: small output weights keep the first rollouts exploratory.
+        for layer in (self.score, self.self_score):
+            nn.init.normal_(layer.weight, std=0.01)
+            nn.init.zeros_(layer.bias)
+        mask = 1.0 - torch.eye(n_arms)
+        self.register_buffer("off_diagonal", mask)
+        self.latent_dim_pi = n_arms * n_arms
+        self.latent_dim_vf = hidden
+
+    def _embed(self, observation: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        n_arms = self.n_arms
+        pairs = observation[:, :-1].reshape(-1, N_PAIR_CHANNELS, n_arms, n_arms).permute(0, 2, 3, 1)
+        tau = observation[:, -1:]
+        g = torch.relu(self.embed2(torch.relu(self.embed1(pairs)))) * self.off_diagonal[None, :, :, None]
+        h = g.sum(dim=2) / (n_arms - 1)
+        return pairs, tau, g, h
+
+    def forward_actor(self, observation: torch.Tensor) -> torch.Tensor:
+        pairs, tau, _, h = self._embed(observation)
+        return self._logits(pairs, tau, h)
+
+    def _logits(self, pairs: torch.Tensor, tau: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        tau3 = tau[:, :, None, None]
+        hidden = torch.relu(self.first(h)[:, :, None, :] + self.second(h)[:, None, :, :]
+                            + self.pair(pairs) + tau3 * self.pair_time)
+        duel = self.score(hidden).squeeze(-1)
+        own = self.self_score(torch.relu(self.self_hidden(h) + tau[:, :, None] * self.self_time)).squeeze(-1)
+        eye = 1.0 - self.off_diagonal
+        logits = duel * self.off_diagonal + torch.diag_embed(own) * eye
+        return logits.reshape(logits.shape[0], -1)
+
+    def forward_critic(self, observation: torch.Tensor) -> torch.Tensor:
+        _, tau, _, h = self._embed(observation)
+        return self._critic(tau, h)
+
+    def _critic(self, tau: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        summary = torch.cat([h.mean(dim=1), h.max(dim=1).values, tau], dim=1)
+        return torch.relu(self.value_hidden(summary))
+
+    def forward(self, observation: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        pairs, tau, _, h = self._embed(observation)
+        return self._logits(pairs, tau, h), self._critic(tau, h)
+
+
+class PairPolicy(ActorCriticPolicy):
+    """SB3 actor-critic policy whose logits are the :class:`PairNetwork` duel scores.
+
+    Extra keyword arguments: ``n_arms`` and ``hidden`` (width of every hidden layer).
+    """
+
+    def __init__(self, observation_space: Any, action_space: Any, lr_schedule: Any, *,
+                 n_arms: int, hidden: int = 32, **kwargs: Any):
+        self.n_arms = int(n_arms)
+        self.hidden = int(hidden)
+        kwargs.setdefault("ortho_init", False)
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = PairNetwork(self.n_arms, self.hidden)
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        # The pair network already outputs one logit per duel: no extra linear layer.
+        self.action_net = nn.Identity()
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(n_arms=self.n_arms, hidden=self.hidden)
+        return data
+
+
+def export_policy_weights(policy: PairPolicy) -> dict[str, np.ndarray]:
+    """The actor's weights as float32 arrays keyed by :data:`WEIGHT_NAMES` (row vector convention:
+    ``x @ W``), plus ``n_arms`` and ``hidden``."""
+    network: PairNetwork = policy.mlp_extractor
+
+    def array(tensor: torch.Tensor) -> np.ndarray:
+        return tensor.detach().cpu().numpy().astype(np.float32).copy()
+
+    weights = {
+        "W1": array(network.embed1.weight.T), "b1": array(network.embed1.bias),
+        "W2": array(network.embed2.weight.T), "b2": array(network.embed2.bias),
+        "A": array(network.first.weight.T), "B": array(network.second.weight.T),
+        "C": array(network.pair.weight.T), "c": array(network.pair.bias), "d": array(network.pair_time),
+        "w": array(network.score.weight[0]), "w0": array(network.score.bias),
+        "S": array(network.self_hidden.weight.T), "s_b": array(network.self_hidden.bias),
+        "s_t": array(network.self_time), "s": array(network.self_score.weight[0]), "s0": array(network.self_score.bias),
+    }
+    weights["n_arms"] = np.array(network.n_arms, dtype=np.int64)
+    weights["hidden"] = np.array(network.hidden, dtype=np.int64)
+    return weights

@@ -1,0 +1,130 @@
+"""The learned agent: shipped weights, NumPy inference equal to the trained network, reproducible training."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dueling_gym.agents import make_agent
+from dueling_gym.agents.learned import (
+    DATA_DIRECTORY,
+    LearnedAgent,
+    load_policy_weights,
+    pair_feature_values,
+    shipped_policies,
+)
+from dueling_gym.experiments import simulate
+from dueling_gym.observations import decode_observation, encode_wins, pair_features
+
+
+def test_a_policy_is_shipped_for_five_arms_with_its_command():
+    assert 5 in shipped_policies()
+    _, metadata = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
+    assert "dueling_gym.experiments.training" in metadata["command"]
+    assert metadata["config"]["n_arms"] == 5 and "seed" in metadata["config"]
+
+
+def test_unknown_number_of_arms_is_a_clear_error():
+    with pytest.raises(ValueError, match="no learned policy is shipped for n_arms=3"):
+        make_agent("learned", n_arms=3)
+    with pytest.raises(TypeError, match="deterministic"):
+        LearnedAgent(5, deterministic="yes")
+
+
+def test_compiled_pair_features_equal_the_observation_encoding():
+    counts = np.arange(0, 60)
+    wins_ij, wins_ji = np.meshgrid(counts, counts, indexing="ij")
+    expected = pair_features(wins_ij, wins_ji)
+    out = np.empty(4)
+    for i, j in [(0, 0), (1, 0), (0, 7), (59, 3), (13, 44), (30, 30)] + [(a, b) for a in range(0, 60, 7) for b in range(0, 60, 5)]:
+        pair_feature_values(i, j, out)
+        np.testing.assert_array_equal(out.astype(np.float32), expected[i, j])
+    big = np.array([10_000, 123_456]), np.array([9_000, 1])
+    reference = pair_features(*big)
+    for k in range(2):
+        pair_feature_values(big[0][k], big[1][k], out)
+        np.testing.assert_array_equal(out.astype(np.float32), reference[k])
+
+
+def test_encode_and_decode_agree():
+    wins = np.random.default_rng(0).integers(0, 20, size=(2, 5, 5))
+    pairs, tau = decode_observation(encode_wins(wins), 5)
+    np.testing.assert_array_equal(pairs[0, 1, 2], pair_features(wins[0, 1, 2], wins[0, 2, 1]))
+    assert np.all(pairs[:, np.arange(5), np.arange(5)] == 0)
+    np.testing.assert_allclose(tau, np.log1p(wins.sum(axis=(1, 2))) / 10, rtol=1e-6)
+
+
+def test_numpy_scores_equal_the_torch_network_on_a_run():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    torch.set_num_threads(1)
+    from dueling_gym.experiments.pair_policy import PairNetwork
+
+    weights, metadata = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
+    network = PairNetwork(5, metadata["hidden"])
+    with torch.no_grad():
+        for layer, w, b in ((network.embed1, "W1", "b1"), (network.embed2, "W2", "b2"), (network.pair, "C", "c"),
+                            (network.self_hidden, "S", "s_b")):
+            layer.weight.copy_(torch.tensor(weights[w].T))
+            layer.bias.copy_(torch.tensor(weights[b]))
+        network.first.weight.copy_(torch.tensor(weights["A"].T))
+        network.second.weight.copy_(torch.tensor(weights["B"].T))
+        network.pair_time.copy_(torch.tensor(weights["d"]))
+        network.self_time.copy_(torch.tensor(weights["s_t"]))
+        network.score.weight.copy_(torch.tensor(weights["w"][None]))
+        network.score.bias.copy_(torch.tensor(weights["w0"]))
+        network.self_score.weight.copy_(torch.tensor(weights["s"][None]))
+        network.self_score.bias.copy_(torch.tensor(weights["s0"]))
+    agent = LearnedAgent(5, seed=1)
+    outcomes = np.random.default_rng(2)
+    for _ in range(400):
+        observation = torch.as_tensor(encode_wins(agent.wins)[None])
+        with torch.no_grad():
+            expected = network.forward_actor(observation).numpy().reshape(5, 5)
+        np.testing.assert_allclose(agent.logits(), expected, atol=2e-4)
+        duel = agent.act()
+        agent.observe(duel, bool(outcomes.random() < 0.5))
+
+
+def test_seeded_runs_are_reproducible_and_recommend_a_played_winner():
+    agent = make_agent("learned", n_arms=5, seed=0)
+    first = simulate(agent, "mslr5-noncondorcet", 500, seed=3, record_duels=True)
+    second = simulate(make_agent("learned", n_arms=5, seed=0), "mslr5-noncondorcet", 500, seed=3, record_duels=True)
+    np.testing.assert_array_equal(first.duels, second.duels)
+    assert 0 <= agent.recommend() < 5
+    greedy = make_agent("learned", n_arms=5, deterministic=True, seed=0)
+    assert greedy.act() == make_agent("learned", n_arms=5, deterministic=True, seed=9).act()
+
+
+def test_inference_does_not_import_torch():
+    code = ("import sys; from dueling_gym.agents import make_agent; a = make_agent('learned', n_arms=5, seed=0); "
+            "a.observe(a.act(), True); assert 'torch' not in sys.modules, 'torch imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_tiny_training_run_is_reproducible_and_resumes(tmp_path):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    torch.set_num_threads(1)
+    from dueling_gym.experiments.training import train
+
+    settings = dict(n_arms=4, horizon=10, timesteps=160, n_envs=8, n_steps=5, batch_size=40, n_epochs=1, hidden=4,
+                    eval_every=80, eval_problems=2, progress=False, seed=7, command="test")
+    paths = [train(tmp_path / name, **settings) for name in ("a", "b")]
+    archives = [np.load(path) for path in paths]
+    for name in ("W1", "A", "w", "s"):
+        np.testing.assert_array_equal(archives[0][name], archives[1][name])
+    other = np.load(train(tmp_path / "c", **{**settings, "seed": 8}))
+    assert not np.array_equal(other["W1"], archives[0]["W1"])
+    # Stop at 80 duels, then resume from the checkpoint up to 160.
+    train(tmp_path / "d", **{**settings, "timesteps": 80})
+    assert sorted(p.name for p in (tmp_path / "d").glob("checkpoint_*.zip")) == ["checkpoint_80.zip"]
+    resumed = np.load(train(tmp_path / "d", **settings))
+    assert '"timesteps_trained": 160' in str(resumed["metadata"])
+    with pytest.raises(ValueError, match="another configuration"):
+        train(tmp_path / "d", **{**settings, "hidden": 5})
+    with pytest.raises(ValueError, match="must divide horizon"):
+        train(tmp_path / "e", **{**settings, "n_steps": 3})
