@@ -4,7 +4,7 @@ The statistics themselves (KL divergences, confidence bounds, empirical preferen
 Copeland counts) live in :mod:`dueling_gym.stats`; this module only holds selection helpers
 that several agents need inside their compiled kernels.
 
-"Random ties" follows spec §0: a uniform choice among the indices whose value equals the
+"Random ties" means a uniform choice among the indices whose value equals the
 extreme value *exactly*.  The generator is consumed only when there is an actual tie, so an
 agent that never meets a tie draws nothing here.
 """
@@ -14,7 +14,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["random_argmax", "random_argmin"]
+from dueling_gym.stats import rucb_upper_bound
+
+__all__ = ["random_argmax", "random_argmin", "rucb_challenger"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -73,3 +75,25 @@ def random_argmin(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     Parameters are as for :func:`random_argmax`.
     """
     return _random_extreme(values, mask, rng, -1.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def rucb_challenger(wins: np.ndarray, champion: int, mask: np.ndarray, bounds: np.ndarray, alpha: float,
+                    log_t: float, rng: np.random.Generator) -> int:
+    """RUCB's opponent rule: ``argmax_{j in mask} u[j, champion]`` with random ties, ``champion`` on a loss.
+
+    ``u[champion, champion] = 1/2`` takes part in the maximum but never wins a tie: the champion
+    is returned only when every other eligible arm has ``u[j, champion] < 1/2`` (a self-duel).
+    ``mask`` lists the eligible arms (``mask[champion]`` is ignored and left as it was);
+    ``bounds`` is scratch of length ``K``.
+    """
+    saved = mask[champion]
+    mask[champion] = False
+    for arm in range(wins.shape[0]):
+        if mask[arm]:
+            bounds[arm] = rucb_upper_bound(wins, arm, champion, alpha, log_t)
+    best = random_argmax(bounds, mask, rng)
+    mask[champion] = saved
+    if best < 0 or bounds[best] < 0.5:
+        return champion
+    return best

@@ -1,7 +1,7 @@
 """The shared skeleton of CW-RMED and ECW-RMED: state, Numba kernels and the Python base class.
 
 Komiyama, Honda, Nakagawa. *Copeland Dueling Bandit Problem: Regret Lower Bound, Optimal
-Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1 (spec §2.9).
+Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1, Section 5 and Theorems 3-5.
 
 Both algorithms run the same loop over *pairs* (self-pairs ``(i, i)`` included); they differ
 only in the optimisation problem solved in the "not yet confident" branch (Algorithm 1, line
@@ -23,30 +23,34 @@ Line numbers below refer to Algorithm 1 of the paper:
 * line 2 -- initial loop ``L_C = L_R`` = all pairs ``i < j`` (lexicographic), ``L_N = []``;
 * line 4 -- forced exploration: a pair with ``N_ij < alpha sqrt(ln t)`` or
   ``|mu_hat_ij - 1/2| < beta / max(1, ln ln t)`` is drawn at once (first such pair in
-  lexicographic order).  Checked before every duel by default (spec §2.9 gap 1; the analysis
-  and the DTS authors' C++); ``forced_check="per_loop"`` gives the literal reading (at the start
+  lexicographic order).  The printed pseudocode checks this once per pass over ``L_C``; the
+  regret analysis bounds the events ``X_ij(t)`` at every round, and the DTS authors' C++
+  checks before every duel, so by default it is checked before every duel;
+  ``forced_check="per_loop"`` gives the literal reading (at the start
   of each pass over ``L_C``, every deficient pair once, re-evaluated at each draw);
 * lines 5-6 -- otherwise the pair at the cursor of ``L_C`` is drawn;
 * lines 8-9 -- confidence test: the first empirical Copeland winner ``i1`` (ascending) with
-  ``N / lambda_t`` in the *full* region ``R_{i1}(mu_hat)`` (spec §2.9 gap 3), sort-based
-  membership test of spec §3.2, ``lambda_t = max(1, ln t)`` (gap 2);
+  ``N / lambda_t`` in the *full* region ``R_{i1}(mu_hat)`` for both algorithms (the relaxed
+  region ``R^E`` fixes some coordinates by equalities that an empirical point never meets),
+  with the sort-based membership test of the lower-bound package and
+  ``lambda_t = max(1, ln t)`` (``ln t`` vanishes at ``t = 1``, so the paper's ``ln t`` is guarded);
 * lines 11-12 -- otherwise ``i_hat* = argmin_{i1} C_{i1}`` (lowest index on ties) and the pairs
   with ``q*_ij > N_ij / lambda_t`` join ``L_NC``, followed by ``(i_hat*, i_hat*)``;
 * lines 14-15 -- ``L_R <- L_R \\ {p}``; the pairs of ``L_NC`` that are neither in ``L_R`` nor in
   ``L_N`` are appended to ``L_N`` (exploration pairs lexicographically, then the self-pair);
 * line 18 -- at the end of ``L_C``: ``L_C, L_R <- L_N``, ``L_N <- []``.
 
-Speed (spec §2.9 "Cost"): every quantity of lines 8-12 except ``lambda_t`` is a function of the
+Speed: every quantity of lines 8-12 except ``lambda_t`` is a function of the
 statistics ``(N, mu_hat)`` only.  The confidence test is evaluated in the homogeneous form
-``max_p N_p d_p <= lambda_t <= min_lhs(N d)`` (the spec's ``y = N d / lambda_t`` multiplied by
+``max_p N_p d_p <= lambda_t <= min_lhs(N d)`` (the paper's ``y = N d / lambda_t`` multiplied by
 ``lambda_t``): the statistic-dependent sides are recomputed only after a duel that changed the
 statistics (only the pairs played since are refreshed unless a sign flipped; the separation
 minimum of a winner only when the test reaches it) and compared with ``lambda_t`` at every
 step.  The step-5 solution depends on ``mu_hat`` alone and is recomputed only when it is
 needed and ``mu_hat`` has changed.  ECW-RMED's decisions are therefore exactly those of
 recomputing everything at every step (the tests compare it with a literal transcription);
-CW-RMED's are too, up to the choice among several optimal LP solutions, which S1 leaves free
-(spec §2.9 gap 5).  The forced-exploration test keeps the smallest count and the smallest
+CW-RMED's are too, up to the choice among several optimal LP solutions, which the paper
+leaves free.  The forced-exploration test keeps the smallest count and the smallest
 ``|mu_hat - 1/2|`` over the pairs up to date, so it costs O(1) per step unless a pair is
 actually deficient.
 """
@@ -116,7 +120,7 @@ _FIELDS = [
     "t",                  # duels observed so far (the next duel happens at round t + 1)
     # ---- pairs: code p < n_pairs = {i, j}, i < j (lexicographic); code n_pairs + i = (i, i)
     "pair_first", "pair_second", "pair_index",
-    # ---- statistics (spec §1.2)
+    # ---- pair statistics (Section 2 of the paper)
     "wins",               # W[i, j] (K x K)
     "counts",             # N_p
     "pair_mean",          # mu_hat of pair p = {i < j}: W[i, j] / N_p (1/2 when unplayed)
@@ -132,17 +136,20 @@ _FIELDS = [
     "pending_code", "pending_kind",
     # ---- loops (lines 2, 14, 15, 18)
     "loop", "loop_size", "cursor", "remaining", "next_loop", "next_size", "in_next",
-    # ---- empirical structure (spec §3.1 on mu_hat), refreshed lazily
+    # ---- empirical structure (Section 4's definitions evaluated on mu_hat), refreshed lazily
     "structure_version", "structure_sign_version",
     "superior", "inferior", "losses", "min_losses", "level_low", "n_levels", "winners", "n_winners",
     "regrets", "scaled_costs", "inverse_divergences", "evidence", "max_evidence", "margins", "margin_versions",
     # ---- step-5 solution cache
     "solution_version", "solution_sign_version", "steps_since_solve",
-    "constants", "allocations", "solution_best", "support", "support_size",
+    "constants",          # C_{i1} per arm (only the current empirical winners' entries are meaningful)
+    "allocations",        # q of the k-th empirical winner of the last solve in row k (rows grow on demand)
+    "solution_best", "support", "support_size",
     "best",               # the latest i_hat* (the recommendation)
     # ---- scratch of the lower-bound kernels
     "real_work", "integer_work", "separation_values", "separation_uses", "inferiors_by_value",
     "superiors_by_value",
+    "solution_allocation",  # q of i_hat* (a copy of its row of ``allocations``)
 ]
 
 structref.define_proxy(CopelandRMEDState, CopelandRMEDStateType, _FIELDS)
@@ -185,11 +192,12 @@ def new_state(rng: np.random.Generator, n_arms: int, alpha: float, beta: float, 
         np.zeros(n_pairs), np.zeros(n_pairs), np.zeros(n_pairs), np.zeros(n_pairs), 0.0, np.zeros(n_arms),
         np.full(n_arms, -1, dtype=np.int64),
         -1, -1, 0,
-        np.full(n_arms, np.inf), np.zeros((n_arms, n_pairs)), 0, np.zeros(n_pairs, dtype=np.int64), 0,
+        np.full(n_arms, np.inf), np.zeros((1, n_pairs)), 0, np.zeros(n_pairs, dtype=np.int64), 0,
         0,
         real_work, integer_work, np.zeros((n_arms - 1, n_arms + 1)),
         np.zeros((n_arms - 1, n_arms + 1), dtype=np.bool_), np.zeros(n_arms, dtype=np.int64),
         np.zeros((n_arms - 1, n_arms), dtype=np.int64),
+        np.zeros(n_pairs),
     )
     return state, arrays
 
@@ -199,7 +207,8 @@ def new_state(rng: np.random.Generator, n_arms: int, alpha: float, beta: float, 
 # ------------------------------------------------------------------------------------------
 @numba.njit(cache=True, nogil=True)
 def _forced_thresholds(t, alpha, beta):
-    """``(alpha sqrt(ln t), beta / max(1, ln ln t))`` at round ``t >= 1`` (spec §2.9 gap 2)."""
+    """``(alpha sqrt(ln t), beta / max(1, ln ln t))`` at round ``t >= 1``: ``ln t`` and ``ln ln t`` of line 4 are
+    non-positive for ``t <= e``, so both are guarded by ``max(1, .)`` as in the DTS authors' C++."""
     log_t = math.log(t)
     log_log_t = math.log(log_t) if log_t > 1.0 else 0.0
     return alpha * math.sqrt(log_t), beta / max(1.0, log_log_t)
@@ -310,7 +319,7 @@ def _refresh_pair(state, pair):
     if divergence > 0.0:
         state.scaled_costs[pair] = state.regrets[pair] / divergence
         state.inverse_divergences[pair] = 1.0 / divergence
-    else:  # tied pair: no information, never constrained (spec §2.9 gap 7)
+    else:  # tied pair (mu_hat exactly 1/2): neither superior nor inferior, never constrained
         state.scaled_costs[pair] = 0.0
         state.inverse_divergences[pair] = 0.0
     state.evidence[pair] = state.counts[pair] * divergence  # N_p d_p = lambda_t * y_p
@@ -318,7 +327,7 @@ def _refresh_pair(state, pair):
 
 @numba.njit(cache=True, nogil=True)
 def _refresh_structure(state):
-    """Everything lines 8-12 need from the current statistics (spec §2.9 step 3).
+    """Everything lines 8-12 need from the current statistics.
 
     After a sign change everything is rebuilt; otherwise only the pairs played since the
     last refresh are updated.  The membership minima are computed on demand (:func:`_margin`).
@@ -344,7 +353,7 @@ def _refresh_structure(state):
 
 @numba.njit(cache=True, nogil=True)
 def _margin(state, winner):
-    """``min_{i2, l} min_lhs(N d)`` of ``winner`` (spec §3.2), cached per statistics version."""
+    """``min_{i2, l} min_lhs(N d)`` of ``winner`` (the separation minimum of the membership test), cached per statistics version."""
     if state.margin_versions[winner] != state.stats_version:
         separation_table_kernel(
             winner, state.evidence, state.pair_index, state.superior, state.inferior, state.losses,
@@ -364,7 +373,7 @@ def _margin(state, winner):
 def _confident_winner(state, log_level):
     """Lines 8-9: the first winner ``i1`` with ``N / lambda_t`` in ``R_{i1}(mu_hat)``, or ``-1``.
 
-    Membership (spec §3.2) in homogeneous form: the box ``N_p d_p <= lambda_t`` for every pair
+    Membership in ``R_{i1}`` in homogeneous form: the box ``N_p d_p <= lambda_t`` for every pair
     and every separation minimum ``min_lhs(N d) >= lambda_t``.
     """
     if state.max_evidence > log_level:
@@ -381,12 +390,12 @@ def _confident_winner(state, log_level):
 # ------------------------------------------------------------------------------------------
 @numba.njit(cache=True, nogil=True)
 def relaxed_step5(state):
-    """ECW-RMED's solver: ``C^{E*}_{i1}`` and ``q`` for every empirical winner (Theorem 5, spec §3.4)."""
+    """ECW-RMED's solver: ``C^{E*}_{i1}`` and ``q`` for every empirical winner (Theorem 5: sort and scan)."""
     for k in range(state.n_winners):
         winner = state.winners[k]
         state.constants[winner] = relaxed_region_kernel(
             winner, state.pair_index, state.superior, state.inferior, state.losses, state.scaled_costs,
-            state.inverse_divergences, state.regrets, state.allocations[winner], state.real_work,
+            state.inverse_divergences, state.regrets, state.allocations[k], state.real_work,
             state.integer_work,
         )
 
@@ -419,18 +428,19 @@ def _solve_full_region(solver_id, n_arms, sign_version, pair_mean, winners, scal
                        regrets, constants, allocations) -> None:
     """Line 11 (CW): ``C*_{i1}`` and an optimal ``q`` for every empirical winner (Python, HiGHS).
 
-    Writes ``constants[i1]`` and ``allocations[i1]`` (per pair) in place.  While the sign
+    Writes ``constants[i1]`` and, in row ``k`` of ``allocations``, the allocation (per pair) of
+    the ``k``-th winner, in place.  While the sign
     structure is unchanged the feasible set (in the scaled variables ``y = q d``) is the same
     and only the costs ``r/d`` move, so the last optimum is reused whenever a KKT certificate
     shows that it is still optimal
     (:class:`~dueling_gym.problems.lower_bounds.CoveringOptimumCertificate`);
     otherwise the LP is solved by constraint generation with HiGHS, warm-started from the row
-    pool (spec §3.3).
+    pool (constraint generation over the exponentially many constraints of ``R_{i1}``).
     """
     solver = _SOLVERS[int(solver_id)]
     upper = (inverse_divergences > 0.0).astype(np.float64)
     structure = None
-    for i1 in winners.tolist():
+    for k, i1 in enumerate(winners.tolist()):
         known = solver.optima.get(i1)
         if known is not None and known[0] == sign_version and known[1].holds(scaled_costs):
             allocation = known[1].point * inverse_divergences
@@ -456,12 +466,12 @@ def _solve_full_region(solver_id, n_arms, sign_version, pair_mean, winners, scal
             solver.optima[i1] = (int(sign_version), certificate)
             solver.n_lp_solves += 1
         constants[i1] = float(regrets @ allocation)
-        allocations[i1, :] = allocation
+        allocations[k, :] = allocation
 
 
 @numba.njit(cache=True)
 def full_region_step5(state):
-    """CW-RMED's solver: the LP of spec §3.3 for every empirical winner, via ``objmode``."""
+    """CW-RMED's solver: the linear programme ``C*_{i1}`` (Theorem 3) for every empirical winner, via ``objmode``."""
     solver_id = state.solver_id
     n_arms = state.losses.shape[0]
     sign_version = state.sign_version
@@ -477,10 +487,11 @@ def full_region_step5(state):
                            regrets, constants, allocations)
 
 
-def new_solver_id() -> int:
-    """Register a fresh LP solver (row pool and optimum cache) and return its id (``state.solver_id``)."""
+def new_solver_id(solver: _FullRegionSolver | None = None) -> int:
+    """Register an LP solver (by default a fresh one: empty row pool and optimum cache) and return its
+    id (``state.solver_id``); an unpickled agent registers the solver it carried."""
     solver_id = next(_SOLVER_IDS)
-    _SOLVERS[solver_id] = _FullRegionSolver()
+    _SOLVERS[solver_id] = _FullRegionSolver() if solver is None else solver
     return solver_id
 
 
@@ -496,17 +507,27 @@ def solver_for(solver_id: int) -> _FullRegionSolver:
 
 @numba.njit(cache=True, nogil=True)
 def _solve(state, solver):
-    """Run the variant's solver and pick ``i_hat* = argmin C_{i1}`` (lowest index on ties)."""
+    """Run the variant's solver and pick ``i_hat* = argmin C_{i1}`` (lowest index on ties).
+
+    The allocations need one row per current empirical winner, not one per arm: a row per arm
+    would cost ``K^3 / 2`` numbers (30 GB at ``K = 2000``).  Rows are added when a solve meets
+    more winners than ever before.
+    """
+    if state.allocations.shape[0] < state.n_winners:
+        state.allocations = np.zeros((state.n_winners, state.counts.shape[0]))
     solver(state)
     best = state.winners[0]
+    best_row = 0
     for k in range(1, state.n_winners):
         winner = state.winners[k]
         if state.constants[winner] < state.constants[best]:
             best = winner
+            best_row = k
     state.solution_best = best
+    state.solution_allocation[:] = state.allocations[best_row]
     size = 0
     for pair in range(state.counts.shape[0]):
-        if state.allocations[best, pair] > 0.0:
+        if state.solution_allocation[pair] > 0.0:
             state.support[size] = pair
             size += 1
     state.support_size = size
@@ -541,7 +562,7 @@ def evaluate_step5(state, solver):
     for k in range(winners.shape[0]):
         constants[k] = state.constants[winners[k]]
     best = state.solution_best
-    return winners, constants, best, state.allocations[best].copy()
+    return winners, constants, best, state.solution_allocation.copy()
 
 
 # ------------------------------------------------------------------------------------------
@@ -573,7 +594,7 @@ def _loop_step(state, played, solver):
         state.best = best
         for k in range(state.support_size):  # ascending pair index = lexicographic
             pair = state.support[k]
-            if state.counts[pair] / log_level < state.allocations[best, pair]:
+            if state.counts[pair] / log_level < state.solution_allocation[pair]:
                 _append_next(state, pair)
     _append_next(state, n_pairs + state.best)
     state.cursor += 1

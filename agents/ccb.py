@@ -1,7 +1,16 @@
 """CCB: Copeland Confidence Bound.
 
 Zoghi, Karnin, Whiteson, de Rijke. *Copeland Dueling Bandits.* NIPS 2015 (Algorithm 1).
-Spec §2.7, with the resolutions C1-C5 of the ambiguity register (§6).
+
+Choices where the printed pseudocode is ambiguous (each marked in the kernels):
+
+* line 13 writes ``B^i``; the list meant is ``B^c`` of the challenger ``c`` just chosen;
+* line 13's argmax of ``u_jc`` never returns ``c`` on a tie: ``c`` duels itself only when it is
+  the unique maximiser (the rule of RUCB, Zoghi et al. 2014), otherwise a uniform choice among
+  the other maximisers;
+* when line 13's pool ``B^c`` leaves no eligible opponent, the pool falls back to all arms;
+* line 9B rebuilds ``B^i`` only for the arms removed from ``B``;
+* line 9C adds the arms whose Copeland score is known exactly in ascending index order.
 
 CCB needs no Condorcet winner: it chooses an optimistic Copeland winner ``c`` (preferring a
 shortlist ``B`` of arms that have looked like Copeland winners) and duels it against an arm
@@ -187,7 +196,7 @@ def ccb_act(state):
         if shortlist[i] and upper[i] < best_lower:
             shortlist[i] = False
             n_shortlist -= 1
-            # C4: rebuild B^i = {k : u_ik < 1/2} only for the arm being removed.
+            # Rebuild B^i = {k : u_ik < 1/2} only for the arm being removed.
             if n_opponents[i] != lc_bar + 1:
                 for k in range(n_arms):
                     opponents[i, k] = u_below[i, k]
@@ -197,7 +206,7 @@ def ccb_act(state):
         _reset_shortlists(state)
         n_shortlist = n_arms
         lc_bar = n_arms
-    # Line 9C. Add Copeland winners: arms of C_t whose score is known exactly (C5: ascending order).
+    # Line 9C. Add Copeland winners: arms of C_t whose score is known exactly (ascending order).
     for i in range(n_arms):
         if upper[i] != top or upper[i] != lower[i]:
             continue
@@ -250,14 +259,14 @@ def ccb_act(state):
     # Line 12. c uniform on the candidates.
     challenger = choose_uniform(mask, n_both if restrict else n_top, rng)
 
-    # Line 13. With probability 1/2 the pool is B^c (C1: the chosen c's list), else all arms;
+    # Line 13. With probability 1/2 the pool is B^c (the chosen c's list), else all arms;
     # d = argmax u_jc over the eligible j (l_jc <= 1/2, i.e. not u_cj < 1/2).
     n_eligible = 0
     if rng.random() < 0.5:
         for j in range(n_arms):
             mask[j] = opponents[challenger, j] and not u_below[challenger, j]
             n_eligible += mask[j]
-    if n_eligible == 0:  # C3: pool = all arms (c itself is always eligible there)
+    if n_eligible == 0:  # pool = all arms (c itself is always eligible there)
         for j in range(n_arms):
             mask[j] = not u_below[challenger, j]
     wins = state.wins
@@ -268,7 +277,7 @@ def ccb_act(state):
         if mask[j]:
             bounds[j] = rucb_upper_bound(wins, j, challenger, alpha, log_t)
             best = max(best, bounds[j])
-    # R2/C2: a tie never selects c; c duels itself only as the unique maximiser.
+    # A tie never selects c; c duels itself only as the unique maximiser.
     n_others = 0
     for j in range(n_arms):
         mask[j] = mask[j] and j != challenger and bounds[j] == best

@@ -28,7 +28,7 @@ The CPE-DB algorithms have nested loops that consume an unknown number of duels 
 rounds, sub-procedures, parallel instances).  :class:`GeneratorAgent` lets them be written as
 a Python generator ``_run()`` that ``yield``\\ s each duel ``(e, e2)``, receives ``first_won``
 through ``send`` and finally ``return``\\ s the answer (a matching, or ``None`` when the
-algorithm failed/stalled) -- the thin adapter suggested by spec §0.
+algorithm failed/stalled), so the algorithms read like the paper's pseudo-code.
 """
 
 from __future__ import annotations
@@ -36,13 +36,14 @@ from __future__ import annotations
 import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Generator
-from operator import index
 from typing import Any, ClassVar
 
 import numpy as np
 
+from dueling_gym.agents.base import ReplayPickling
 from dueling_gym.combinatorial import graph_only
 from dueling_gym.problems.bipartite import BipartiteDuelProblem, Matching
+from dueling_gym.validation import check_action, check_outcome
 
 __all__ = ["CombinatorialAgent", "GeneratorAgent", "Duel"]
 
@@ -137,26 +138,37 @@ class CombinatorialAgent(ABC):
 
     # ------------------------------------------------------------------ helpers
     def _check_duel(self, action: Any) -> Duel:
+        # The same rules as a K-armed duel (ordered pair of integers, no bools, sets or dicts),
+        # with edges in place of arms.
         try:
-            first, second = action
-            first, second = index(first), index(second)
-        except (TypeError, ValueError):
+            return check_action(action, self.n_edges)
+        except TypeError:
             raise TypeError(f"action must be a pair of integer edges (e, e2), got {action!r}") from None
-        if not (0 <= first < self.n_edges and 0 <= second < self.n_edges):
-            raise ValueError(f"action {action!r} is out of range: edges are 0..{self.n_edges - 1}")
-        return first, second
+        except ValueError:
+            raise ValueError(f"action {action!r} is out of range: edges are 0..{self.n_edges - 1}") from None
 
 
-class GeneratorAgent(CombinatorialAgent):
+class GeneratorAgent(ReplayPickling, CombinatorialAgent):
     """A :class:`CombinatorialAgent` whose algorithm is the generator :meth:`_run`.
 
     ``_run()`` yields duels ``(e, e2)``; the value sent back is ``first_won`` (bool); its
     ``return`` value is the answer (a matching) or ``None`` for failure.  Subclasses implement
     ``_run`` and ``_reset_algorithm_state`` (plain attributes read by :meth:`current_guess`),
     and may override :meth:`current_guess` (the recommendation before stopping).
+
+    Pickling and ``copy.deepcopy`` replay the outcomes observed since the last reset on a fresh
+    copy (see :class:`~dueling_gym.agents.base.ReplayPickling`): a running generator cannot be
+    copied.
     """
 
+    def _replay_arguments(self) -> tuple[Any, ...]:
+        return (self.graph,)
+
+    def _replay_outcome(self, first_won: bool) -> None:
+        self._advance(first_won)
+
     def _reset_state(self) -> None:
+        self._start_replay_log()
         self._answer: Matching | None = None
         self._done = False
         self._failed = False
@@ -198,10 +210,15 @@ class GeneratorAgent(CombinatorialAgent):
         if self._done:
             raise RuntimeError(f"{type(self).__name__} has stopped (done=True); read recommend() or reset()")
         action = self._check_duel(action)
+        first_won = check_outcome(first_won)
         if action != self._pending:
             raise ValueError(f"observe() got the outcome of {action}, but the agent asked for {self._pending}")
+        self._advance(first_won)
+
+    def _advance(self, first_won: bool) -> None:
         self.samples += 1
-        self._resume(bool(first_won))
+        self._log_outcome(first_won)
+        self._resume(first_won)
 
     def recommend(self) -> Matching:
         if self._done:
@@ -221,3 +238,4 @@ class GeneratorAgent(CombinatorialAgent):
     @property
     def failed(self) -> bool:
         return self._failed
+

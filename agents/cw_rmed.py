@@ -2,13 +2,13 @@
 
 Komiyama, Honda, Nakagawa. *Copeland Dueling Bandit Problem: Regret Lower Bound, Optimal
 Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1 (CW branch of line
-11), Theorem 3.  Spec §2.9, §3.3.
+11), Theorem 3.
 
 CW-RMED is ECW-RMED's skeleton (:mod:`dueling_gym.agents._rmed_kernels`) with the optimal
 exploration target: when the confidence test fails it explores towards the cheapest
 allocation in the *full* region ``R_{i1}(mu_hat)``, a linear programme with exponentially many
 constraints.  That programme is solved exactly by constraint generation with HiGHS around the
-sort-based separation oracle (spec §3.3,
+sort-based separation oracle (
 :meth:`~dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure.full_region_constant`),
 called from the compiled kernel through ``numba.objmode``.  The generated rows are kept in a
 :class:`~dueling_gym.problems.lower_bounds.ConstraintPool` between steps (they stay valid while
@@ -119,6 +119,20 @@ class CWRMED(CopelandRMEDAgent):
         was reused (``"reused"``), per winner, since the last reset."""
         solver = _rmed_kernels.solver_for(self._pool_id)
         return {"solves": solver.n_lp_solves, "reused": solver.n_reused}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The row pool lives in a process-wide registry, under an id that means nothing in another
+        # process: it travels with the agent and the copy registers it under an id of its own.
+        state = super().__getstate__()
+        state["_pool_solver"] = _rmed_kernels.solver_for(self._pool_id)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        state["_pool_id"] = new_solver_id(state.pop("_pool_solver"))
+        state["state"].fields["solver_id"] = state["_pool_id"]
+        super().__setstate__(state)
+        weakref.finalize(self, release_solver_id, self._pool_id)
 
     def _scratch_solver_id(self) -> tuple[int, Callable[[], Any]]:
         solver_id = new_solver_id()

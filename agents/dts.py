@@ -1,7 +1,6 @@
 """DTS: Double Thompson Sampling.
 
 Wu, Liu. *Double Thompson Sampling for Dueling Bandits.* NIPS 2016 (Algorithm 1, D-TS).
-Spec §2.4.
 
 DTS targets Copeland winners (the Condorcet winner when there is one).  The first arm is a
 Thompson sample of the Copeland winner, restricted to the arms that are Copeland winners
@@ -60,7 +59,7 @@ structref.define_proxy(
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_sample_above(state, i, j):
+def first_sample_above(state, i, j):
     """Whether ``theta_ij > 1/2`` in the current first sample; the pair is drawn on first use.
 
     ``theta_ij ~ Beta(W_ij + 1, W_ji + 1)`` is drawn for ``i < j`` and ``theta_ji = 1 - theta_ij``.
@@ -75,15 +74,11 @@ def _first_sample_above(state, i, j):
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_arm(state):
-    """``a1 = argmax_{i in C} #{j != i : theta_ij > 1/2}`` with random ties (step 3).
+def first_sample_votes(state):
+    """Take a new first sample and set ``state.votes[i] = #{j != i : theta_ij > 1/2}`` for ``i in C``.
 
-    The pairs are drawn lazily and a candidate's row is abandoned as soon as it can no longer
-    reach the best count found so far (``votes + pairs left < best``): abandoned rows are not
-    maximisers, complete rows have exact counts, so the maximiser set, and hence the law of
-    ``a1``, is exactly that of drawing every ``theta_ij`` up front; only fewer Beta draws are
-    made.  The previous ``a1`` is scanned first (it usually sets a high bar), and within a row
-    the pairs drawn already in this step are looked at before new ones are drawn.
+    Rows that cannot reach the maximum are cut short and get ``-1`` (see :func:`_first_arm`);
+    the rows of all maximisers are complete.  Returns the maximum.  Shared with D-TS+.
     """
     n_arms = state.wins.shape[0]
     state.round += 1
@@ -104,7 +99,7 @@ def _first_arm(state):
                 drawn = state.drawn_in[min(arm, other), max(arm, other)] == state.round
                 if drawn != (sweep == 0):
                     continue
-                votes += _first_sample_above(state, arm, other)
+                votes += first_sample_above(state, arm, other)
                 left -= 1
                 if votes + left < best:
                     break
@@ -116,16 +111,35 @@ def _first_arm(state):
             state.votes[arm] = votes  # left == 0: the exact count
             if votes > best:
                 best = votes
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_arm(state):
+    """``a1 = argmax_{i in C} #{j != i : theta_ij > 1/2}`` with random ties (step 3).
+
+    The pairs are drawn lazily and a candidate's row is abandoned as soon as it can no longer
+    reach the best count found so far (``votes + pairs left < best``): abandoned rows are not
+    maximisers, complete rows have exact counts, so the maximiser set, and hence the law of
+    ``a1``, is exactly that of drawing every ``theta_ij`` up front; only fewer Beta draws are
+    made.  The previous ``a1`` is scanned first (it usually sets a high bar), and within a row
+    the pairs drawn already in this step are looked at before new ones are drawn.
+    """
+    first_sample_votes(state)
     return random_argmax(state.votes, state.candidates, state.rng)
 
 
 @numba.njit(cache=True, nogil=True)
-def dts_act(state):
+def dts_candidates(state):
+    """Steps 1-2: the mask ``state.candidates`` of ``C = argmax_i zeta_bar_i``; returns ``|C|``.
+
+    ``zeta_bar_i = #{j != i : u_ij >= 1/2}`` are the optimistic Copeland counts (``state.optimistic``).
+    Shared with D-TS+.
+    """
     n_arms = state.wins.shape[0]
     wins = state.wins
     alpha = state.alpha
     log_t = math.log(state.t + 1.0)  # the current duel is number t + 1
-    # Steps 1-2: optimistic Copeland counts zeta_bar_i = #{j != i : u_ij >= 1/2}.
     # For each pair at most the arm that trails empirically can have u < 1/2, so one bound
     # per pair (and none for level pairs, whose u is >= 1/2 on both sides).
     for i in range(n_arms):
@@ -138,31 +152,47 @@ def dts_act(state):
             elif wins[j, i] < wins[i, j]:
                 if rucb_upper_bound(wins, j, i, alpha, log_t) < 0.5:
                     state.optimistic[j] -= 1
-    # C = argmax_i zeta_bar_i (as a mask).
     top = state.optimistic.max()
     n_candidates = 0
     for i in range(n_arms):
         state.candidates[i] = state.optimistic[i] == top
         n_candidates += state.candidates[i]
+    return n_candidates
+
+
+@numba.njit(cache=True, nogil=True)
+def dts_second_arm(state, first):
+    """Step 4: ``a2 = argmax theta'_i`` over ``{i : l_{i,a1} <= 1/2}`` (random ties), which holds ``a1``.
+
+    ``theta'_i ~ Beta(W_{i,a1} + 1, W_{a1,i} + 1)`` and ``theta'_{a1} = 1/2``.  Shared with D-TS+.
+    """
+    n_arms = state.wins.shape[0]
+    wins = state.wins
+    log_t = math.log(state.t + 1.0)
+    for i in range(n_arms):
+        if i == first:
+            state.eligible[i] = True
+            state.theta2[i] = 0.5
+        elif rucb_lower_bound(wins, i, first, state.alpha, log_t) <= 0.5:
+            state.eligible[i] = True
+            state.theta2[i] = state.rng.beta(wins[i, first] + 1.0, wins[first, i] + 1.0)
+        else:
+            state.eligible[i] = False
+    return random_argmax(state.theta2, state.eligible, state.rng)
+
+
+@numba.njit(cache=True, nogil=True)
+def dts_act(state):
+    # Steps 1-2: optimistic Copeland counts and their maximisers C.
+    n_candidates = dts_candidates(state)
     # Step 3: first Thompson sample, a1 = argmax_{i in C} #{j != i : theta_ij > 1/2}.
     if n_candidates == 1:
         first = random_argmax(state.optimistic, state.candidates, state.rng)
     else:
         first = _first_arm(state)
     state.last_first = first
-    # Step 4: second Thompson sample theta'_i ~ Beta(W_{i,a1} + 1, W_{a1,i} + 1), theta'_a1 = 1/2;
-    # a2 = argmax theta'_i over {i : l_{i,a1} <= 1/2} (random ties), which always holds a1.
-    for i in range(n_arms):
-        if i == first:
-            state.eligible[i] = True
-            state.theta2[i] = 0.5
-        elif rucb_lower_bound(wins, i, first, alpha, log_t) <= 0.5:
-            state.eligible[i] = True
-            state.theta2[i] = state.rng.beta(wins[i, first] + 1.0, wins[first, i] + 1.0)
-        else:
-            state.eligible[i] = False
-    second = random_argmax(state.theta2, state.eligible, state.rng)
-    return first, second
+    # Step 4: second Thompson sample.
+    return first, dts_second_arm(state, first)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -202,7 +232,7 @@ class DTS(KernelDuelingAgent):
     Works with Copeland winners; no Condorcet winner is needed.  Per step: ``O(K^2)`` bound
     comparisons (one square root per pair at most) and Beta draws.  The first sample is drawn
     lazily: only the pairs needed to identify ``argmax_{i in C}`` of the vote counts are drawn,
-    which leaves the law of ``a1`` exactly that of the full sample of spec §2.4 but needs about
+    which leaves the law of ``a1`` exactly that of the full sample of Algorithm 1 (lines 7-9) but needs about
     ``K - 1`` draws instead of ``K(K-1)/2`` once one arm dominates (none when ``|C| = 1``); the
     second sample draws ``theta'_i`` for the eligible arms only.  :meth:`recommend` returns the
     empirical Copeland winner (lowest index on ties).

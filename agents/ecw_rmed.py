@@ -2,13 +2,13 @@
 
 Komiyama, Honda, Nakagawa. *Copeland Dueling Bandit Problem: Regret Lower Bound, Optimal
 Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1 (ECW branch of
-line 11) and Theorem 5.  Spec §2.9, §3.
+line 11), Theorems 4-6.
 
 ECW-RMED shares CW-RMED's skeleton (:mod:`dueling_gym.agents._rmed_kernels`): forced
 exploration (line 4), a loop over pairs (lines 5-6), the full-region confidence test (lines
 8-9).  When that test fails it explores towards the optimum of the *relaxed* region
 ``R^E_{i1}(mu_hat)`` -- the candidate ``i1`` is verified against all its inferiors, and each
-challenger ``i2`` is refuted separately -- which Theorem 5 solves by sorting (spec §3.4), so
+challenger ``i2`` is refuted separately -- which Theorem 5 solves by sorting, so
 the whole agent runs in Numba kernels.  Its regret is ``ECWB * ln T + o(ln T)``
 (Theorem 4), equal to the lower bound ``LB`` when there are several Copeland winners
 (Theorem 6) and often close otherwise (but 114 times larger on the "gap" matrix).
@@ -60,12 +60,13 @@ class ECWRMED(CopelandRMEDAgent):
         literally as printed, once per pass over the loop (every deficient pair once).
     seed : int, optional
         Seed of the agent's generator (the algorithm is deterministic: every tie is broken by
-        the lowest index, spec §2.9 gap 5).
+        the lowest index: among empirical winners, and the smallest ``h`` in Theorem 5's scan;
+        the paper leaves tie-breaking free).
 
     Notes
     -----
     Per step O(1) while the statistics are unchanged (self-duels); after a duel that changed
-    them, O(|C_hat| K^2 log K) for the membership test and the sort-and-scan.
+    them, ``O(|C_hat| K^2 log K)`` for the membership test and the sort-and-scan.
     :meth:`recommend` returns the latest ``i_hat*``.
     :meth:`exploration_solution` evaluates line 11 on any matrix.
 

@@ -2,7 +2,7 @@
 
 Komiyama, Honda, Nakagawa. *Copeland Dueling Bandit Problem: Regret Lower Bound, Optimal
 Algorithm, and Computationally Efficient Algorithm.* ICML 2016 (the "Random" baseline of its
-experiments).  Spec §2.1.
+experiments).
 
 Every duel is an unordered pair ``{i, j}``, ``i != j``, drawn uniformly among the ``K(K-1)/2``
 pairs, oriented by a fair coin; equivalently a uniform ordered pair of distinct arms, which is
@@ -68,7 +68,7 @@ class UniformRandom(KernelDuelingAgent):
     n_arms : int
         Number of arms ``K >= 2``.
     include_self : bool, default False
-        ``False``: a uniformly random pair of *distinct* arms in random order (spec §2.1);
+        ``False``: a uniformly random pair of *distinct* arms in random order (the paper's baseline);
         ``True``: uniform over all ``K^2`` ordered pairs, self-duels included.
     seed : int, optional
         Seed of the agent's generator.

@@ -2,7 +2,7 @@
 
 Komiyama, Honda, Kashima, Nakagawa. *Regret Lower Bound and Optimal Algorithm in Dueling
 Bandit Problem.* COLT 2015 (the RMED loop algorithm with the RMED1 opponent rule).
-Spec §2.3; the comments in the kernels name its steps (initial phase, choice, opponent rule,
+The comments in the kernels name its steps (initial phase, choice, opponent rule,
 update, loop end).
 
 RMED1 assumes a Condorcet winner and is then asymptotically optimal for the strong Condorcet
@@ -110,17 +110,22 @@ def rmed_act(state):
 
 
 @numba.njit(cache=True, nogil=True)
-def rmed_observe(state, first, second, first_won):
-    # Update: record the duel (a self-duel carries no information about P) and refresh I.
-    state.t += 1
-    if first != second:
-        if first_won:
-            state.wins[first, second] += 1
-        else:
-            state.wins[second, first] += 1
-        _refresh_divergence(state, first, second)
-    if state.t <= state.n_initial:
-        return  # still in the initial phase; LC = [0..K-1], LR = LC, LN = [] are preset
+def rmed_record(state, first, second):
+    """Update step, statistics: record the duel's winner ``first`` over ``second`` and refresh ``D`` and ``I``.
+
+    Shared by the RMED agents (their states have the fields used here).
+    """
+    state.wins[first, second] += 1
+    _refresh_divergence(state, first, second)
+
+
+@numba.njit(cache=True, nogil=True)
+def rmed_advance_loop(state):
+    """Update step, loop: ``L_R <- L_R \\ {l(t)}``, arms within ``ln t + f(K)`` of ``min I`` join ``L_N``,
+    and at the end of ``L_C``: ``L_C, L_R <- L_N``, ``L_N <- []``.
+
+    Shared by the RMED agents; ``state.t`` must already count the duel just observed.
+    """
     n_arms = state.wins.shape[0]
     # Update: L_R <- L_R \ {l(t)}.
     state.remaining[state.loop[state.cursor]] = False
@@ -146,6 +151,20 @@ def rmed_observe(state, first, second, first_won):
         state.loop_size = size
         state.cursor = 0
         state.next_size = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def rmed_observe(state, first, second, first_won):
+    # Update: record the duel (a self-duel carries no information about P) and refresh I.
+    state.t += 1
+    if first != second:
+        if first_won:
+            rmed_record(state, first, second)
+        else:
+            rmed_record(state, second, first)
+    if state.t <= state.n_initial:
+        return  # still in the initial phase; LC = [0..K-1], LR = LC, LN = [] are preset
+    rmed_advance_loop(state)
 
 
 @numba.njit(cache=True, nogil=True)

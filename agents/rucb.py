@@ -1,7 +1,7 @@
 """RUCB: Relative Upper Confidence Bound.
 
 Zoghi, Whiteson, Munos, de Rijke. *Relative Upper Confidence Bound for the K-Armed Dueling
-Bandit Problem.* ICML 2014 (Algorithm 1).  Spec §2.2.
+Bandit Problem.* ICML 2014 (Algorithm 1).
 
 RUCB assumes a Condorcet winner.  On problems without one (e.g. MultiSol) it keeps paying
 linear Copeland regret, which is why the Copeland algorithms exist.

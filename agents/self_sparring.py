@@ -1,7 +1,7 @@
 """Self-Sparring with independent Beta-Bernoulli arms.
 
 Sui, Zhuang, Burdick, Yue. *Multi-dueling Bandits with Dependent Arms.* UAI 2017 (Algorithm 1,
-Self-Sparring, with independent Beta priors).  Spec §2.6; this is the dueling case ``m = 2``.
+Self-Sparring, with independent Beta priors); this is the dueling case ``m = 2``.
 
 Every round, each of the two slots independently draws ``theta_i ~ Beta(S_i + 1, F_i + 1)`` for
 all arms and takes the argmax (random ties); the slots may coincide.  After the duel, with
@@ -81,7 +81,8 @@ class SelfSparring(KernelDuelingAgent):
         Learning rate ``eta > 0``: the weight of one duel in the Beta posteriors.
     skip_self_updates : bool, default False
         If True, a duel in which both slots picked the same arm leaves ``S`` and ``F``
-        unchanged (by default its fair-coin outcome adds ``eta`` to both, spec §2.6).
+        unchanged (by default its fair-coin outcome adds ``eta`` to both: the paper updates slot by slot and
+        does not single this case out).
     seed : int, optional
         Seed of the agent's generator.
 

@@ -1,7 +1,7 @@
 """Sparring: dueling bandits reduced to two cardinal bandits.
 
 Ailon, Karnin, Joachims. *Reducing Dueling Bandits to Cardinal Bandits.* ICML 2014 (Sparring,
-Algorithm 3).  Spec §2.5.
+Algorithm 3).
 
 Two independent bandit learners, "left" and "right", each pick an arm; the duel ``(i, j)`` is
 played and the left learner receives reward ``x`` (1 iff ``i`` won), the right one ``1 - x``.

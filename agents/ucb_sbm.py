@@ -2,7 +2,7 @@
 
 Ailon, Karnin, Joachims. *Reducing Dueling Bandits to Cardinal Bandits.* ICML 2014 (the SBM of
 the Sparring reduction; the same learner drives Sparring in the simulator of Wu & Liu, NIPS
-2016).  Spec §2.5 and §7.
+2016).
 
 Index of arm ``i`` at round ``t`` (1-based, ``t - 1`` pulls so far)::
 
@@ -81,7 +81,7 @@ class UCBSBM(KernelBanditAgent):
     Notes
     -----
     ``t`` is the current round, 1-based.  Unplayed arms come first and ties go to the lowest
-    index (spec §2.5).  :meth:`recommend` returns the most played arm (lowest index on ties).
+    index.  :meth:`recommend` returns the most played arm (lowest index on ties).
     ``O(K)`` per step.
     """
 

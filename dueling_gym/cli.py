@@ -119,70 +119,131 @@ def _command_agents(args: argparse.Namespace) -> int:
     return 0
 
 
+_MAX_SEEDS = 1_000_000
+
+
 def _parse_seeds(text: str) -> tuple[int, ...]:
-    """``"10"`` = seeds 0..9; ``"3-7"`` = 3..7; ``"1,5,9"`` = those."""
+    """``"10"`` = seeds 0..9; ``"3-7"`` = 3..7; ``"1,5,9"`` = those (duplicates are dropped later, with a warning)."""
+    message = f"seeds must be a count (10), a range (0-9) or a list (1,5,9) of non-negative integers; got {text!r}"
     try:
         if "," in text:
             seeds = tuple(int(part) for part in text.split(",") if part.strip())
-        elif "-" in text.strip("-"):
-            low, high = text.split("-", 1)
-            seeds = tuple(range(int(low), int(high) + 1))
+        elif "-" in text.strip().strip("-"):
+            low, high = (int(part) for part in text.split("-", 1))
+            if low > high or high - low >= _MAX_SEEDS:
+                raise argparse.ArgumentTypeError(f"{message} (a range LOW-HIGH with LOW <= HIGH, "
+                                                 f"at most {_MAX_SEEDS} seeds)")
+            seeds = tuple(range(low, high + 1))
         else:
-            seeds = tuple(range(int(text)))
+            count = int(text)
+            if count > _MAX_SEEDS:
+                raise argparse.ArgumentTypeError(f"at most {_MAX_SEEDS} seeds, got {count}")
+            seeds = tuple(range(count))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"seeds must be a count (10), a range (0-9) or a list (1,5,9); got {text!r}") from None
+        raise argparse.ArgumentTypeError(message) from None
     if not seeds or min(seeds) < 0:
-        raise argparse.ArgumentTypeError(f"seeds must be non-negative and not empty; got {text!r}")
+        raise argparse.ArgumentTypeError(message)
     return seeds
 
 
-def _finish_report(records: list, out_dir: Path, notion: str, title: str, plot: bool) -> None:
-    from dueling_gym.experiments.report import aggregate, plot_regret, problems_of, summary_csv, summary_markdown
-    from dueling_gym.experiments.sweep import atomic_write_text
+def _finish_report(records: list, out_dir: Path, notion: str, title: str, plot: bool,
+                   primary_notion: str | None) -> None:
+    """Write summary.md / summary.csv (every regret notion, one section each) and the plot of ``notion``.
 
-    curves = aggregate(records, notion)
-    markdown = summary_markdown(curves)
-    atomic_write_text(out_dir / "summary.md", markdown)
-    atomic_write_text(out_dir / "summary.csv", summary_csv(curves))
-    print(markdown)
+    The plot of the folder's own notion (the first one it was run with) is ``regret.png``;
+    other notions get ``regret-NOTION.png``, so no notion overwrites another's files.
+    """
+    from dueling_gym.experiments.report import (
+        MAX_PROBLEM_PANELS,
+        aggregate,
+        family_summary_markdown,
+        panel_layout,
+        plot_regret,
+        problems_of,
+        summary_csv,
+        summary_markdown,
+    )
+    from dueling_gym.experiments.sweep import atomic_write_text
+    from dueling_gym.problems.preference import REGRET_NOTIONS
+
+    curves = aggregate(records, notion)  # refuses a notion some problem lacks, before writing anything
+    primary = primary_notion or notion
+    ordered = [primary] + [n for n in REGRET_NOTIONS if n != primary]
+    sections, csv_parts = [], []
+    for other in ordered:
+        members = [r for r in records if other in r["cumulative_regret"]]
+        if not members:
+            continue
+        other_curves = curves if other == notion else aggregate(members, other)
+        sections.append(summary_markdown(other_curves))
+        csv_parts.append(summary_csv(other_curves, header=not csv_parts))
+    atomic_write_text(out_dir / "summary.md", "\n".join(sections))
+    atomic_write_text(out_dir / "summary.csv", "".join(csv_parts))
+    if len({curve.problem for curve in curves}) > MAX_PROBLEM_PANELS:
+        print(family_summary_markdown(curves))
+        print(f"(one row per problem: {out_dir / 'summary.md'}, {out_dir / 'summary.csv'})")
+    else:
+        print(summary_markdown(curves))
     if plot:
+        stem = "regret" if notion == primary else f"regret-{notion}"
         try:
-            paths = plot_regret(curves, out_dir / "regret", problems=problems_of(records), title=title)
-        except ImportError as error:
+            single = [panel.title for panel in panel_layout(curves) if panel.kind == "problem"]
+            paths = plot_regret(curves, out_dir / stem, problems=problems_of(records, single), title=title)
+        except (ImportError, ValueError) as error:
             print(f"(no plot: {error})")
         else:
             print("plots: " + ", ".join(str(p) for p in paths))
-    print(f"results: {out_dir}/ (units/, results.csv, manifest.json, summary.md)")
+    print(f"results: {out_dir}/ (units/, results.csv, manifest.json, summary.md, summary.csv)")
 
 
 def _run_spec(spec: Any, out_dir: Path, args: argparse.Namespace, title: str) -> int:
-    from dueling_gym.experiments.sweep import run_sweep
+    from dueling_gym.experiments.sweep import folder_units, run_sweep
 
-    records = run_sweep(spec, out_dir, jobs=args.jobs, backend=args.backend, address=args.address,
-                        progress=not args.no_progress)
-    _finish_report(records, out_dir, args.notion, title, plot=not args.no_plot)
+    run_sweep(spec, out_dir, jobs=args.jobs, backend=args.backend, address=args.address,
+              progress=not args.no_progress, notion=args.notion)
+    records = _folder_records(out_dir)
+    _, manifest = folder_units(out_dir)
+    _finish_report(records, out_dir, args.notion, title, plot=not args.no_plot, primary_notion=manifest.get("notion"))
     return 0
 
 
-def _command_run(args: argparse.Namespace) -> int:
-    from dueling_gym.experiments.sweep import AgentSpec, ProblemSpec, SweepSpec
+def _folder_records(out_dir: Path) -> list:
+    """Verified records of a folder; says how many of its units are not finished."""
+    from dueling_gym.experiments.sweep import folder_units, load_results, stray_files
 
-    spec = SweepSpec(
-        agents=tuple(AgentSpec.parse(text) for text in args.agents),
-        problems=tuple(ProblemSpec.parse(text) for text in args.problems),
-        seeds=args.seeds, horizon=args.horizon, shuffle_arms=not args.no_shuffle,
-    )
+    units, _ = folder_units(out_dir)
+    records = load_results(out_dir)
+    strays = stray_files(out_dir, units)
+    if strays:
+        print(f"dueling-gym: warning: {len(strays)} file(s) in {out_dir / 'units'} belong to no unit of this folder "
+              f"and are ignored (e.g. {strays[0].name})", file=sys.stderr)
+    if not records:
+        raise ValueError(f"no finished units in {out_dir}")
+    if len(records) < len(units):
+        print(f"dueling-gym: warning: {len(units) - len(records)} of {len(units)} units of {out_dir} are not "
+              "finished; the tables and plots show the finished ones (re-run the sweep to complete it)",
+              file=sys.stderr)
+    return records
+
+
+def _command_run(args: argparse.Namespace) -> int:
+    from dueling_gym.experiments.sweep import SweepSpec
+
+    spec = SweepSpec(agents=tuple(args.agents), problems=tuple(args.problems), seeds=args.seeds,
+                     horizon=args.horizon, shuffle_arms=not args.no_shuffle)
     return _run_spec(spec, Path(args.out), args, title="")
 
 
 def _command_plot(args: argparse.Namespace) -> int:
-    from dueling_gym.experiments.sweep import load_results
+    from dueling_gym.experiments.sweep import folder_units
 
     out_dir = Path(args.results)
-    records = load_results(out_dir)
-    if not records:
-        raise ValueError(f"no results in {out_dir} (expected {out_dir}/units/*.json)")
-    _finish_report(records, out_dir, args.notion, title="", plot=True)
+    if not out_dir.is_dir():
+        raise ValueError(f"no results in {out_dir} (not a folder)")
+    _, manifest = folder_units(out_dir)
+    records = _folder_records(out_dir)
+    notion = args.notion or manifest.get("notion") or "copeland_komiyama"
+    _finish_report(records, out_dir, notion, title="", plot=True, primary_notion=manifest.get("notion"))
     return 0
 
 
@@ -197,7 +258,11 @@ def _command_reproduce(args: argparse.Namespace) -> int:
             raise ValueError("give a preset NAME (above) or --list")
         return 0
     preset = get_preset(args.name)
-    out_dir = Path(args.out) if args.out else Path("results") / (preset.name + ("-quick" if args.quick else ""))
+    if args.out:
+        out_dir = Path(args.out)
+    else:
+        out_dir = Path("results") / (preset.name + ("-quick" if args.quick else ""))
+        out_dir.parent.mkdir(exist_ok=True)
     if preset.kind == "pure_exploration":
         return _reproduce_sample_complexity(preset, out_dir, args)
     spec = SweepSpec(**preset.sweep_arguments(args.quick))
@@ -277,7 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     plot = subcommands.add_parser("plot", help="plot and tabulate a results folder")
     plot.add_argument("results", help="results folder of a run or reproduce")
-    plot.add_argument("--notion", choices=sorted(REGRET_NOTIONS), default="copeland_komiyama")
+    plot.add_argument("--notion", choices=sorted(REGRET_NOTIONS), default=None,
+                      help="regret notion (default: the one the folder was run with)")
     plot.set_defaults(handler=_command_plot)
 
     reproduce = subcommands.add_parser("reproduce", help="run a published experiment (--list shows them)")
@@ -300,15 +366,32 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+    print(f"dueling-gym: warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dueling-gym`` console script."""
+    import warnings
+
+    from dueling_gym.experiments.sweep import SweepInterrupted, UnitFailed
+
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.handler(args))
-    except (ValueError, TypeError, ImportError) as error:
-        # Bad names, options or folders: one line, with the valid choices in the message.
-        parser.exit(2, f"dueling-gym: error: {error}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", UserWarning)
+        warnings.showwarning = _show_warning
+        try:
+            return int(args.handler(args))
+        except SweepInterrupted as interrupt:
+            print(f"dueling-gym: {interrupt}", file=sys.stderr)
+            return 130
+        except (ValueError, TypeError, ImportError) as error:
+            # Bad names, options or folders: one line, with the valid choices in the message.
+            parser.exit(2, f"dueling-gym: error: {error}\n")
+        except (OSError, UnitFailed) as error:
+            # Unwritable folders, full disks, unreachable clusters, a unit that raised.
+            parser.exit(1, f"dueling-gym: error: {error}\n")
 
 
 if __name__ == "__main__":  # pragma: no cover

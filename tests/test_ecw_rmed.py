@@ -274,12 +274,12 @@ def test_certificates_only_accept_optimal_points():
             _, matrix, point = _lp_optimum(base, i1)
             upper = (base.divergences > 0).astype(float)
             certificate = CoveringOptimumCertificate(matrix, point, upper)
-            assert certificate.holds(base._scaled_costs)  # the LP optimum itself
+            assert certificate.holds(base.scaled_costs)  # the LP optimum itself
             for size in (0.002, 0.01, 0.05) * 4:
                 moved = CopelandLowerBoundStructure(_perturbed(base.matrix, rng, size))
                 if moved.losses.tolist() != base.losses.tolist():
                     continue
-                costs = moved._scaled_costs
+                costs = moved.scaled_costs
                 if certificate.holds(costs):
                     accepted += 1
                     assert costs @ point == pytest.approx(moved.full_region_constant(i1).value, rel=1e-7)

@@ -1,0 +1,137 @@
+"""Golden trajectories: what each agent and environment did, recorded once, compared forever.
+
+A refactor must leave every trajectory bit-identical.  ``record()`` computes a SHA-256 digest of
+the duels, outcomes, recommendations and regrets of every case below; ``tests/test_golden.py``
+recomputes them and compares with ``tests/data/golden_trajectories.json``.  Re-record (``python
+tests/golden_trajectories.py [case-prefix ...]``) only when a change of behaviour is intended, and say why in the
+commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+
+import dueling_gym  # noqa: F401  (registers the environments)
+from dueling_gym.agents import make_agent
+from dueling_gym.experiments import simulate
+from dueling_gym.problems import ProblemSampler, load_problem
+
+DATA = Path(__file__).resolve().parent / "data" / "golden_trajectories.json"
+PROBLEMS = ("sushi", "multisol")
+SEEDS = (0, 1)
+HORIZON = 3000
+#: Extra constructor arguments that an agent needs (a horizon for explore-then-exploit agents).
+AGENT_ARGUMENTS: dict[str, dict] = {
+    "savage": {"horizon": HORIZON},
+    "savage_borda": {"horizon": HORIZON},
+    "savage_condorcet": {"horizon": HORIZON},
+    "btm": {"horizon": HORIZON},
+    "interleaved_filtering": {"horizon": HORIZON},
+    "rmed2fh": {"horizon": HORIZON},
+    "rex3": {"horizon": HORIZON},
+}
+
+
+def _digest(*arrays: np.ndarray) -> str:
+    sha = hashlib.sha256()
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        sha.update(str(array.dtype).encode() + str(array.shape).encode())
+        sha.update(array.tobytes())
+    return sha.hexdigest()
+
+
+def agent_case(name: str, problem: str, seed: int) -> str:
+    """Digest of a fused simulation of agent ``name`` (duels, outcomes, recommendations, regret)."""
+    n_arms = load_problem(problem).n_arms
+    agent = make_agent(name, n_arms, **AGENT_ARGUMENTS.get(name, {}))
+    result = simulate(agent, problem, HORIZON, seed=seed, record_duels=True)
+    regret = np.stack([result.cumulative_regret[notion] for notion in sorted(result.cumulative_regret)])
+    return _digest(result.duels, result.outcomes, np.asarray(result.recommendations), np.round(regret, 9))
+
+
+def bandit_case(name: str, seed: int) -> str:
+    """Digest of a bandit agent on Bernoulli arms (arms, rewards, recommendations)."""
+    means = np.array([0.2, 0.5, 0.45, 0.7, 0.1])
+    agent = make_agent(name, len(means), seed=seed)
+    rng = np.random.default_rng(seed + 100)
+    arms = np.zeros(HORIZON, dtype=np.int64)
+    rewards = np.zeros(HORIZON, dtype=np.float64)
+    recommendations = np.zeros(HORIZON, dtype=np.int64)
+    for t in range(HORIZON):
+        arm = agent.act()
+        reward = float(rng.random() < means[arm])
+        agent.observe(arm, reward)
+        arms[t], rewards[t], recommendations[t] = arm, reward, agent.recommend()
+    return _digest(arms, rewards, recommendations)
+
+
+def environment_case(env_id: str, problem: str | None, seed: int) -> str:
+    """Digest of a Gymnasium loop with seeded random duels (observations, rewards, regrets)."""
+    kwargs = {"preferences": problem} if problem else {}
+    env = gym.make(env_id, max_episode_steps=HORIZON, **kwargs)
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    observations, rewards = [], []
+    for _ in range(HORIZON):
+        observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        observations.append(np.asarray(observation).ravel())
+        rewards.append(reward)
+    regret = np.array([info["cumulative_regret"][notion] for notion in sorted(info["cumulative_regret"])])
+    return _digest(np.concatenate(observations), np.array(rewards), np.round(regret, 9))
+
+
+def vector_case(env_id: str, seed: int, sampled: bool) -> str:
+    """Digest of the native vector environment under seeded random duels."""
+    family = "utility_based" if env_id == "DuelingBandit-v0" else "no_condorcet_winner"
+    kwargs = {"problem_sampler": ProblemSampler(family, n_arms=6)} if sampled else {"preferences": "sushi"}
+    envs = gym.make_vec(env_id, num_envs=16, vectorization_mode="vector_entry_point", max_episode_steps=200, **kwargs)
+    envs.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    n_arms = int(envs.single_action_space.nvec[0])
+    observations, rewards = [], []
+    for _ in range(500):
+        observation, reward, terminated, truncated, info = envs.step(rng.integers(0, n_arms, size=(16, 2)))
+        observations.append(observation)
+        rewards.append(reward)
+    envs.close()
+    return _digest(np.stack(observations), np.round(np.stack(rewards), 12))
+
+
+def cases() -> dict[str, callable]:
+    """Every golden case, by name."""
+    from dueling_gym.agents import list_agents
+
+    table: dict[str, callable] = {}
+    for name in list_agents("dueling"):
+        for problem in PROBLEMS:
+            for seed in SEEDS:
+                table[f"agent/{name}/{problem}/{seed}"] = lambda n=name, p=problem, s=seed: agent_case(n, p, s)
+    for name in list_agents("bandit"):
+        table[f"bandit/{name}/0"] = lambda n=name: bandit_case(n, 0)
+    for env_id, problem in (("DuelingBandit-v0", "sushi"), ("DuelingBandit-v0", None), ("CopelandDuel-v0", None)):
+        table[f"env/{env_id}/{problem}"] = lambda e=env_id, p=problem: environment_case(e, p, 0)
+    for env_id in ("DuelingBandit-v0", "CopelandDuel-v0"):
+        for sampled in (False, True):
+            table[f"vector/{env_id}/{'sampled' if sampled else 'sushi'}"] = lambda e=env_id, s=sampled: vector_case(e, 0, s)
+    return table
+
+
+def record(names: list[str] | None = None) -> None:
+    """(Re)record the digests of ``names`` (all cases when None) into the data file."""
+    stored = json.loads(DATA.read_text()) if DATA.exists() else {}
+    for name, case in cases().items():
+        if names is None or name in names or any(name.startswith(prefix) for prefix in names):
+            stored[name] = case()
+    DATA.write_text(json.dumps(dict(sorted(stored.items())), indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    import sys
+
+    record(sys.argv[1:] or None)
