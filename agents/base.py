@@ -44,6 +44,8 @@ from dueling_gym.validation import (
 )
 
 __all__ = [
+    "SeededAgent",
+    "ArmedAgent",
     "AgentStateType",
     "DuelingAgent",
     "KernelDuelingAgent",
@@ -76,25 +78,25 @@ class AgentStateType(types.StructRef):
         return tuple((name, types.unliteral(typ)) for name, typ in fields)
 
 
-class _AgentBase(ABC):
-    """Seeding, hyperparameter bookkeeping and ``repr`` shared by every agent."""
+class SeededAgent(ABC):
+    """Seeding, reset, hyperparameter bookkeeping, ``repr`` and pickling shared by every agent.
+
+    Dueling, bandit and combinatorial agents all derive from it.  A subclass sets the attributes
+    that size its problem, calls ``SeededAgent.__init__`` for the generator and then builds its
+    state with :meth:`_reset_state`; it describes its problem size in ``repr`` through
+    :meth:`_size_description`.
+    """
 
     #: Registry name (set by :func:`register_agent`).
     name: ClassVar[str] = ""
 
-    def __init__(self, n_arms: int, *, seed: SeedLike = None):
-        self.n_arms = check_n_arms(n_arms, self._minimum_arms())
+    def __init__(self, *, seed: SeedLike = None):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self._reset_state()
-
-    @classmethod
-    def _minimum_arms(cls) -> int:
-        return 2
 
     @property
     def hyperparameters(self) -> dict[str, Any]:
-        """The constructor's keyword arguments (besides ``n_arms`` and ``seed``) and their values."""
+        """The constructor's keyword arguments (besides ``seed``) and their values."""
         names = [
             name for name, parameter in inspect.signature(type(self).__init__).parameters.items()
             if parameter.kind == parameter.KEYWORD_ONLY and name != "seed"
@@ -115,9 +117,13 @@ class _AgentBase(ABC):
     def _reset_state(self) -> None:
         """(Re)build the learning state from scratch; called by ``__init__`` and ``reset``."""
 
+    def _size_description(self) -> str:
+        """The problem size as shown first in ``repr`` (e.g. ``"n_arms=5"``)."""
+        return f"n_arms={self.n_arms}"
+
     def __repr__(self) -> str:
         parameters = "".join(f", {key}={value!r}" for key, value in self.hyperparameters.items())
-        return f"{type(self).__name__}(n_arms={self.n_arms}{parameters}, seed={self.seed!r})"
+        return f"{type(self).__name__}({self._size_description()}{parameters}, seed={self.seed!r})"
 
     # ------------------------------------------------------------------ pickling and copying
     def __getstate__(self) -> dict[str, Any]:
@@ -127,7 +133,7 @@ class _AgentBase(ABC):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(decode_attributes(state))
 
-    def __copy__(self) -> _AgentBase:
+    def __copy__(self) -> SeededAgent:
         # A shallow copy shares everything, the compiled state included (Python's usual meaning);
         # without this, copy.copy would go through __getstate__ and share only the arrays.
         clone = type(self).__new__(type(self))
@@ -135,7 +141,20 @@ class _AgentBase(ABC):
         return clone
 
 
-class DuelingAgent(_AgentBase):
+class ArmedAgent(SeededAgent):
+    """A :class:`SeededAgent` over ``n_arms`` arms (the dueling and the bandit agents)."""
+
+    def __init__(self, n_arms: int, *, seed: SeedLike = None):
+        self.n_arms = check_n_arms(n_arms, self._minimum_arms())
+        super().__init__(seed=seed)
+        self._reset_state()
+
+    @classmethod
+    def _minimum_arms(cls) -> int:
+        return 2
+
+
+class DuelingAgent(ArmedAgent):
     """A dueling-bandit algorithm: chooses duels, learns from their outcomes.
 
     Subclasses implement :meth:`act`, :meth:`observe`, :meth:`recommend` and
@@ -196,7 +215,7 @@ class KernelDuelingAgent(DuelingAgent):
         return int(type(self).recommend_kernel(self.state))
 
 
-class BanditAgent(_AgentBase):
+class BanditAgent(ArmedAgent):
     """An ordinary (cardinal) multi-armed bandit algorithm: ``act() -> arm``, ``observe(arm, reward)``.
 
     Rewards lie in ``[0, 1]``.  Sparring and the reduction wrappers build on these agents.

@@ -33,14 +33,13 @@ algorithm failed/stalled), so the algorithms read like the paper's pseudo-code.
 
 from __future__ import annotations
 
-import inspect
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Generator
 from typing import Any, ClassVar
 
 import numpy as np
 
-from dueling_gym.agents.base import ReplayPickling
+from dueling_gym.agents.base import ReplayPickling, SeededAgent
 from dueling_gym.combinatorial import graph_only
 from dueling_gym.problems.bipartite import BipartiteDuelProblem, Matching
 from dueling_gym.validation import check_action, check_outcome
@@ -52,7 +51,7 @@ SeedLike = int | np.random.SeedSequence | None
 Duel = tuple[int, int]
 
 
-class CombinatorialAgent(ABC):
+class CombinatorialAgent(SeededAgent):
     """A CPE-DB pure-exploration agent acting on the edges of a bipartite graph.
 
     Parameters
@@ -64,8 +63,6 @@ class CombinatorialAgent(ABC):
         Seed of the agent's own ``numpy.random.Generator`` (``self.rng``).
     """
 
-    #: Registry name (set by :func:`~dueling_gym.agents.base.register_agent`).
-    name: ClassVar[str] = ""
     #: Always True: CPE-DB is pure exploration with a stopping rule.
     pure_exploration: ClassVar[bool] = True
     #: The winner notion the agent identifies: ``"borda"`` or ``"condorcet"``.
@@ -77,8 +74,7 @@ class CombinatorialAgent(ABC):
         self.n_positions = self.graph.n_positions
         self.n_candidates = self.graph.n_candidates
         self.n_comparable_pairs = self.graph.n_comparable_pairs
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
+        super().__init__(seed=seed)
         self._configure()
         self._reset_state()
 
@@ -88,10 +84,6 @@ class CombinatorialAgent(ABC):
 
         Called once by ``__init__`` after :attr:`graph` is set and before ``_reset_state``.
         """
-
-    @abstractmethod
-    def _reset_state(self) -> None:
-        """(Re)build the learning state; called by ``__init__`` and :meth:`reset`."""
 
     @abstractmethod
     def act(self) -> Duel:
@@ -115,26 +107,8 @@ class CombinatorialAgent(ABC):
         """True when the algorithm ended without an answer of its own (an "error" or a stall)."""
         return False
 
-    def reset(self, *, seed: SeedLike = None) -> None:
-        """Forget everything learned; re-seed the agent's generator when ``seed`` is given."""
-        if seed is not None:
-            self.seed = seed
-            self.rng = np.random.default_rng(seed)
-        self._reset_state()
-
-    @property
-    def hyperparameters(self) -> dict[str, Any]:
-        """The constructor's keyword arguments (besides ``seed``) and their values."""
-        names = [
-            name for name, parameter in inspect.signature(type(self).__init__).parameters.items()
-            if parameter.kind == parameter.KEYWORD_ONLY and name != "seed"
-        ]
-        return {name: getattr(self, name) for name in names}
-
-    def __repr__(self) -> str:
-        parameters = "".join(f", {key}={value!r}" for key, value in self.hyperparameters.items())
-        return (f"{type(self).__name__}(graph: n_candidates={self.n_candidates}, n_positions={self.n_positions}, "
-                f"n_edges={self.n_edges}{parameters}, seed={self.seed!r})")
+    def _size_description(self) -> str:
+        return f"graph: n_candidates={self.n_candidates}, n_positions={self.n_positions}, n_edges={self.n_edges}"
 
     # ------------------------------------------------------------------ helpers
     def _check_duel(self, action: Any) -> Duel:
