@@ -1,6 +1,6 @@
 """Small Numba kernels shared by the Copeland agents (CCB; reusable by SCB, DTS and others).
 
-The confidence bounds themselves live in :mod:`dueling_gym.stats`; this module only holds the
+The confidence bounds themselves live in :mod:`dueling_gym.agents._pair_statistics`; this module only holds the
 bookkeeping helpers that several Copeland algorithms need inside their compiled kernels.
 """
 
@@ -9,14 +9,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from dueling_gym.stats import uniform_choice
+from dueling_gym.agents._pair_statistics import uniform_choice
 
 __all__ = [ "choose_uniform", "keep_random_subset", "preferred_argmax"]
 
 
 @numba.njit(cache=True, nogil=True)
 def choose_uniform(mask: np.ndarray, count: int, rng: np.random.Generator) -> int:
-    """:func:`~dueling_gym.stats.uniform_choice`, except that a single candidate costs no draw.
+    """:func:`~dueling_gym.agents._pair_statistics.uniform_choice`, except that a single candidate costs no draw.
 
     Algorithms draw at every step from candidate sets that are usually singletons once they
     have converged; skipping those draws saves time and changes no probability.

@@ -1,7 +1,8 @@
 """Small Numba kernels shared by several dueling agents (argmax/argmin with random ties).
 
-The statistics themselves (KL divergences, confidence bounds, empirical preferences and
-Copeland counts) live in :mod:`dueling_gym.stats`; this module only holds selection helpers
+The statistics themselves live in :mod:`dueling_gym.stats` (KL divergences and bounds) and
+:mod:`dueling_gym.agents._pair_statistics` (RUCB-type bounds, empirical preferences and
+Copeland counts); this module only holds selection helpers
 that several agents need inside their compiled kernels.
 
 "Random ties" means a uniform choice among the indices whose value equals the
@@ -14,7 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from dueling_gym.stats import rucb_upper_bound
+from dueling_gym.agents._pair_statistics import rucb_upper_bound
 
 __all__ = ["random_argmax", "random_argmin", "rucb_challenger"]
 

@@ -67,6 +67,7 @@ import numpy as np
 from numba.experimental import structref
 from numpy.typing import ArrayLike, NDArray
 
+from dueling_gym.agents._pair_statistics import empirical_preference, record_duel
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number
 from dueling_gym.problems.lower_bounds import (
     ConstraintPool,
@@ -77,7 +78,7 @@ from dueling_gym.problems.lower_bounds import (
     separation_table_kernel,
 )
 from dueling_gym.problems.preference import as_preference_matrix
-from dueling_gym.stats import empirical_preference, kl_bernoulli_scalar, record_duel
+from dueling_gym.stats import kl_bernoulli_scalar
 
 __all__ = [
     "CopelandRMEDAgent",

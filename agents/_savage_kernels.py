@@ -1,6 +1,6 @@
 """Small Numba kernels for elimination-style exploration (SAVAGE, Urvoy et al., ICML 2013).
 
-Owned by :mod:`dueling_gym.agents.savage`; kept apart from :mod:`dueling_gym.stats` because they
+Owned by :mod:`dueling_gym.agents.savage`; kept apart from :mod:`dueling_gym.agents._pair_statistics` because they
 are specific to Hoeffding-box exploration with nested confidence intervals, but written so that
 any other round-robin / action-elimination agent can reuse them.
 

@@ -28,8 +28,8 @@ import numpy as np
 from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmax, random_argmin
+from dueling_gym.agents._pair_statistics import uniform_choice
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
-from dueling_gym.stats import uniform_choice
 from dueling_gym.validation import check_integer
 
 __all__ = ["BeatTheMean"]

@@ -26,7 +26,7 @@ The state keeps both comparisons for every pair (``u_below``, ``l_at_least``) an
 (``observe`` refreshes that pair) or when the growing ``ln t`` reaches an evidence value;
 ``next_event`` is the smallest evidence not yet reached, and only then are all pairs
 re-compared.  Everything else per step is O(K).  The exception is line 13's argmax of
-``u_jc``: those bounds are computed exactly (:func:`~dueling_gym.stats.rucb_upper_bound`)
+``u_jc``: those bounds are computed exactly (:func:`~dueling_gym.agents._pair_statistics.rucb_upper_bound`)
 because ties among them are decided by exact equality.
 
 ``act`` runs lines 6-13 in one kernel; only rare events (full re-comparison, resets, line 10's
@@ -44,8 +44,8 @@ import numpy as np
 from numba.experimental import structref
 
 from dueling_gym.agents._copeland_kernels import choose_uniform, keep_random_subset, preferred_argmax
+from dueling_gym.agents._pair_statistics import empirical_copeland_counts, rucb_upper_bound, trailing_evidence
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.stats import empirical_copeland_counts, rucb_upper_bound, trailing_evidence
 
 __all__ = ["CCB"]
 

@@ -23,8 +23,13 @@ import numpy as np
 from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmax
+from dueling_gym.agents._pair_statistics import (
+    empirical_copeland_winner,
+    record_duel,
+    rucb_lower_bound,
+    rucb_upper_bound,
+)
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.stats import empirical_copeland_winner, record_duel, rucb_lower_bound, rucb_upper_bound
 
 __all__ = ["DTS"]
 

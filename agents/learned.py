@@ -25,9 +25,9 @@ from typing import Any
 import numba
 import numpy as np
 
+from dueling_gym.agents._pair_statistics import empirical_copeland_winner
 from dueling_gym.agents.base import DuelingAgent, SeedLike, check_action, register_agent
 from dueling_gym.observations import N_PAIR_CHANNELS, pair_features, time_feature
-from dueling_gym.stats import empirical_copeland_winner
 from dueling_gym.validation import check_outcome
 
 __all__ = ["LearnedAgent", "shipped_policies", "load_policy_weights", "DATA_DIRECTORY"]

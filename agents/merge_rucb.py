@@ -51,8 +51,8 @@ import numba
 import numpy as np
 from numba.experimental import structref
 
+from dueling_gym.agents._pair_statistics import record_duel, rucb_upper_bound, trailing_evidence
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.stats import record_duel, rucb_upper_bound, trailing_evidence
 from dueling_gym.validation import check_probability
 
 __all__ = ["MergeRUCB"]

@@ -37,9 +37,9 @@ import numba
 import numpy as np
 from numba.experimental import structref
 
+from dueling_gym.agents._pair_statistics import uniform_choice
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.agents.rucb import rucb_observe, rucb_recommend
-from dueling_gym.stats import uniform_choice
 
 __all__ = ["MultiRUCB"]
 

@@ -1,7 +1,8 @@
 """PolicyAgent: a trained Stable-Baselines3 policy behind the :class:`DuelingAgent` API.
 
 A policy trained on ``DuelStatistics(gym.make("CopelandDuel-v0", ...))`` (optionally with
-``FlatPairActions`` for DQN) sees the *duel-statistics observation* defined in this module;
+``FlatPairActions`` for DQN) sees the duel-statistics observation of
+:mod:`dueling_gym.observations`;
 :class:`PolicyAgent` rebuilds exactly that observation from the duels it plays, so the learned
 policy runs in :func:`dueling_gym.experiments.simulate`, in sweeps and in Gymnasium loops like
 any other dueling algorithm (CCB, RUCB, ...)::
@@ -14,24 +15,15 @@ any other dueling algorithm (CCB, RUCB, ...)::
     agent = PolicyAgent(model, n_arms=5, seed=0)
     result = simulate(agent, "multisol", horizon=2000, seed=0, fused=False)
 
-The duel-statistics observation
--------------------------------
-For ``K`` arms it is a ``float32`` vector of length ``2 K^2`` in ``[0, 1]`` (a
-``Box(0, 1, (2 K^2,))``), made of two ``K x K`` matrices flattened row-major, one after the
-other:
-
-* ``obs[:K*K].reshape(K, K)`` -- the **win-rate matrix** ``mu_hat[i, j] = W[i, j] / N[i, j]``:
-  the fraction of the duels between ``i`` and ``j`` that ``i`` won (either orientation counts),
-  ``1/2`` for a pair never played and on the diagonal;
-* ``obs[K*K:].reshape(K, K)`` -- the **count matrix**, normalised as ``1 / sqrt(1 + N[i, j])``,
-  the scale of a confidence radius: ``1`` for a pair never played, decreasing to ``0`` as it is
-  sampled (symmetric).  The diagonal holds ``1 / sqrt(1 + S_i)``, ``S_i`` the number of
-  self-duels ``(i, i)`` (pure exploitation, which carries no information about ``P``).
-
-Both the :class:`~dueling_gym.wrappers.DuelStatistics` wrapper and :class:`PolicyAgent` build it
-with :func:`duel_statistics_observation` from a :class:`DuelStatisticsTracker`, so training and
-deployment see bit-identical observations.  (The function lives here rather than in the
-wrapper because agents must not import wrappers: imports point from wrappers to agents.)
+The observation
+---------------
+The policy sees the *duel-statistics observation* of :mod:`dueling_gym.observations`: the
+win-rate matrix and the normalised count matrix of the duels played so far, ``2 K^2`` values
+in ``[0, 1]``.  Both the :class:`~dueling_gym.wrappers.DuelStatistics` wrapper (training) and
+:class:`PolicyAgent` (deployment) build it with
+:func:`~dueling_gym.observations.duel_statistics_observation` from a
+:class:`~dueling_gym.observations.DuelStatisticsTracker`, so they see bit-identical
+observations.
 
 Registration
 ------------
@@ -48,97 +40,15 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
 
+from dueling_gym.agents._pair_statistics import empirical_copeland_winner
 from dueling_gym.agents.base import DuelingAgent, SeedLike, check_action, check_n_arms
-from dueling_gym.stats import empirical_copeland_winner
+from dueling_gym.observations import DuelStatisticsTracker, duel_statistics_space
 from dueling_gym.validation import check_outcome
 
-__all__ = [
-    "PolicyAgent",
-    "DuelStatisticsTracker",
-    "duel_statistics_observation",
-    "duel_statistics_space",
-    "OBSERVATIONS",
-]
+__all__ = ["PolicyAgent", "OBSERVATIONS"]
 
 #: Observation builders a :class:`PolicyAgent` can maintain.
 OBSERVATIONS = ("duel_statistics",)
-
-
-def duel_statistics_space(n_arms: int) -> spaces.Box:
-    """The observation space of the duel-statistics observation: ``Box(0, 1, (2 K^2,), float32)``."""
-    n_arms = check_n_arms(n_arms)
-    return spaces.Box(low=0.0, high=1.0, shape=(2 * n_arms * n_arms,), dtype=np.float32)
-
-
-def duel_statistics_observation(wins: NDArray[np.integer]) -> NDArray[np.float32]:
-    """Build the duel-statistics observation from a win-count matrix (see the module docstring).
-
-    Parameters
-    ----------
-    wins : ndarray of int, shape (K, K)
-        ``wins[i, j]`` (``i != j``) = duels between ``i`` and ``j`` won by ``i``, whichever arm
-        was first; ``wins[i, i]`` = number of self-duels ``(i, i)``.  This is the convention of
-        ``DuelingBanditEnv.win_counts`` and of :class:`DuelStatisticsTracker`.
-
-    Returns
-    -------
-    ndarray of float32, shape (2 K^2,)
-        A fresh array: the win-rate matrix then the normalised count matrix, row-major.
-    """
-    wins = np.asarray(wins)
-    if wins.ndim != 2 or wins.shape[0] != wins.shape[1] or wins.shape[0] < 2:
-        raise ValueError(f"wins must be a K x K matrix with K >= 2, got shape {wins.shape}")
-    counts = (wins + wins.T).astype(np.float64)
-    diagonal = np.diag_indices(wins.shape[0])
-    counts[diagonal] = wins[diagonal]
-    rates = np.full(counts.shape, 0.5)
-    played = counts > 0
-    np.divide(wins, counts, out=rates, where=played)
-    rates[diagonal] = 0.5
-    out = np.empty(2 * wins.size, dtype=np.float32)
-    out[: wins.size] = rates.ravel()
-    out[wins.size:] = (1.0 / np.sqrt(1.0 + counts)).ravel()
-    return out
-
-
-class DuelStatisticsTracker:
-    """The win counts of one bandit run, from which the duel-statistics observation is built.
-
-    Parameters
-    ----------
-    n_arms : int
-        Number of arms ``K >= 2``.
-
-    Attributes
-    ----------
-    wins : ndarray of int64, shape (K, K)
-        Win counts in the convention of :func:`duel_statistics_observation`.
-    """
-
-    def __init__(self, n_arms: int):
-        self.n_arms = check_n_arms(n_arms)
-        self.wins = np.zeros((self.n_arms, self.n_arms), dtype=np.int64)
-
-    def reset(self) -> None:
-        """Forget every duel (the start of an episode)."""
-        self.wins[:] = 0
-
-    def update(self, first: int, second: int, first_won: bool) -> None:
-        """Record duel ``(first, second)``; ``first_won`` is True iff ``first`` won."""
-        if first == second:
-            self.wins[first, first] += 1
-        elif first_won:
-            self.wins[first, second] += 1
-        else:
-            self.wins[second, first] += 1
-
-    def observation(self) -> NDArray[np.float32]:
-        """The current observation (a fresh array)."""
-        return duel_statistics_observation(self.wins)
-
-    def empirical_copeland_winner(self) -> int:
-        """The arm that beats the most others empirically (lowest index on ties)."""
-        return int(empirical_copeland_winner(self.wins))
 
 
 def _action_kind(space: Any, n_arms: int) -> str | None:
@@ -255,7 +165,7 @@ class PolicyAgent(DuelingAgent):
         self.tracker.update(first, second, check_outcome(first_won))
 
     def recommend(self) -> int:
-        return self.tracker.empirical_copeland_winner()
+        return int(empirical_copeland_winner(self.tracker.wins))
 
     def __repr__(self) -> str:
         return (f"PolicyAgent({type(self.policy).__name__}, n_arms={self.n_arms}, observation={self.observation!r}, "

@@ -18,8 +18,8 @@ import numba
 import numpy as np
 from numba.experimental import structref
 
+from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, register_agent
-from dueling_gym.stats import empirical_copeland_winner, record_duel
 
 __all__ = ["UniformRandom"]
 

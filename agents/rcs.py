@@ -59,8 +59,9 @@ import numpy as np
 from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmin, rucb_challenger
+from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.stats import empirical_copeland_winner, kl_bernoulli_scalar, record_duel
+from dueling_gym.stats import kl_bernoulli_scalar
 
 __all__ = ["RCS"]
 

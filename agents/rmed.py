@@ -27,8 +27,9 @@ import numpy as np
 from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmin
+from dueling_gym.agents._pair_statistics import empirical_preference
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.stats import empirical_preference, kl_bernoulli_scalar
+from dueling_gym.stats import kl_bernoulli_scalar
 
 __all__ = ["RMED1"]
 

@@ -15,14 +15,14 @@ import numba
 import numpy as np
 from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.stats import (
+from dueling_gym.agents._pair_statistics import (
     empirical_copeland_winner,
     record_duel,
     rucb_upper_bound,
     trailing_evidence,
     uniform_choice,
 )
+from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
 
 __all__ = ["RUCB"]
 

@@ -1,5 +1,13 @@
-"""The pair-feature observation of learned dueling policies, shared by training and deployment.
+"""Observations of a dueling run for learned policies, shared by training and deployment.
 
+Two encodings of the duels played so far live here, in the core layer, so that the wrapper
+that exposes them to a learner (:class:`~dueling_gym.wrappers.DuelStatistics`) and the agents
+that deploy a trained policy (:class:`~dueling_gym.agents.policy.PolicyAgent`,
+:class:`~dueling_gym.agents.learned.LearnedAgent`) build bit-identical observations without
+importing each other.
+
+The pair-feature observation
+----------------------------
 A dueling run is summarised without loss by its win-count matrix ``W`` (``W[i, j]`` = duels
 between ``i`` and ``j`` won by ``i``, either orientation; ``W[i, i]`` = self-duels ``(i, i)``).
 Learned policies see a fixed-size, horizon-free encoding of it: for every ordered pair
@@ -24,6 +32,23 @@ the number of duels played so far.  The flat observation is ``float32`` of lengt
 Every feature of pair ``(i, j)`` depends only on that pair's two counts, so an agent that
 keeps the features can refresh just the pair it played (:func:`pair_features` on two
 entries) and get exactly what :func:`encode_wins` computes from the whole matrix.
+
+The duel-statistics observation
+-------------------------------
+For ``K`` arms it is a ``float32`` vector of length ``2 K^2`` in ``[0, 1]`` (a
+``Box(0, 1, (2 K^2,))``), made of two ``K x K`` matrices flattened row-major, one after the
+other:
+
+* ``obs[:K*K].reshape(K, K)`` -- the **win-rate matrix** ``mu_hat[i, j] = W[i, j] / N[i, j]``:
+  the fraction of the duels between ``i`` and ``j`` that ``i`` won (either orientation counts),
+  ``1/2`` for a pair never played and on the diagonal;
+* ``obs[K*K:].reshape(K, K)`` -- the **count matrix**, normalised as ``1 / sqrt(1 + N[i, j])``,
+  the scale of a confidence radius: ``1`` for a pair never played, decreasing to ``0`` as it is
+  sampled (symmetric).  The diagonal holds ``1 / sqrt(1 + S_i)``, ``S_i`` the number of
+  self-duels ``(i, i)`` (pure exploitation, which carries no information about ``P``).
+
+:func:`duel_statistics_observation` builds it from a win-count matrix, and
+:class:`DuelStatisticsTracker` keeps the counts of one run.
 """
 
 from __future__ import annotations
@@ -42,6 +67,9 @@ __all__ = [
     "time_feature",
     "encode_wins",
     "decode_observation",
+    "duel_statistics_space",
+    "duel_statistics_observation",
+    "DuelStatisticsTracker",
 ]
 
 #: Number of per-pair channels of the observation.
@@ -124,3 +152,79 @@ def decode_observation(observation: NDArray[np.floating], n_arms: int) -> tuple[
     batch = observation.shape[:-1]
     channels = observation[..., :-1].reshape(batch + (N_PAIR_CHANNELS, n_arms, n_arms))
     return np.moveaxis(channels, -3, -1), observation[..., -1]
+
+
+# ---------------------------------------------------------------------------------------------
+# The duel-statistics observation
+# ---------------------------------------------------------------------------------------------
+def duel_statistics_space(n_arms: int) -> spaces.Box:
+    """The observation space of the duel-statistics observation: ``Box(0, 1, (2 K^2,), float32)``."""
+    n_arms = check_n_arms(n_arms)
+    return spaces.Box(low=0.0, high=1.0, shape=(2 * n_arms * n_arms,), dtype=np.float32)
+
+
+def duel_statistics_observation(wins: NDArray[np.integer]) -> NDArray[np.float32]:
+    """Build the duel-statistics observation from a win-count matrix (see the module docstring).
+
+    Parameters
+    ----------
+    wins : ndarray of int, shape (K, K)
+        ``wins[i, j]`` (``i != j``) = duels between ``i`` and ``j`` won by ``i``, whichever arm
+        was first; ``wins[i, i]`` = number of self-duels ``(i, i)``.  This is the convention of
+        ``DuelingBanditEnv.win_counts`` and of :class:`DuelStatisticsTracker`.
+
+    Returns
+    -------
+    ndarray of float32, shape (2 K^2,)
+        A fresh array: the win-rate matrix then the normalised count matrix, row-major.
+    """
+    wins = np.asarray(wins)
+    if wins.ndim != 2 or wins.shape[0] != wins.shape[1] or wins.shape[0] < 2:
+        raise ValueError(f"wins must be a K x K matrix with K >= 2, got shape {wins.shape}")
+    counts = (wins + wins.T).astype(np.float64)
+    diagonal = np.diag_indices(wins.shape[0])
+    counts[diagonal] = wins[diagonal]
+    rates = np.full(counts.shape, 0.5)
+    played = counts > 0
+    np.divide(wins, counts, out=rates, where=played)
+    rates[diagonal] = 0.5
+    out = np.empty(2 * wins.size, dtype=np.float32)
+    out[: wins.size] = rates.ravel()
+    out[wins.size:] = (1.0 / np.sqrt(1.0 + counts)).ravel()
+    return out
+
+
+class DuelStatisticsTracker:
+    """The win counts of one bandit run, from which the duel-statistics observation is built.
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms ``K >= 2``.
+
+    Attributes
+    ----------
+    wins : ndarray of int64, shape (K, K)
+        Win counts in the convention of :func:`duel_statistics_observation`.
+    """
+
+    def __init__(self, n_arms: int):
+        self.n_arms = check_n_arms(n_arms)
+        self.wins = np.zeros((self.n_arms, self.n_arms), dtype=np.int64)
+
+    def reset(self) -> None:
+        """Forget every duel (the start of an episode)."""
+        self.wins[:] = 0
+
+    def update(self, first: int, second: int, first_won: bool) -> None:
+        """Record duel ``(first, second)``; ``first_won`` is True iff ``first`` won."""
+        if first == second:
+            self.wins[first, first] += 1
+        elif first_won:
+            self.wins[first, second] += 1
+        else:
+            self.wins[second, first] += 1
+
+    def observation(self) -> NDArray[np.float32]:
+        """The current observation (a fresh array)."""
+        return duel_statistics_observation(self.wins)

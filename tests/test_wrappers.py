@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 import dueling_gym
 from dueling_gym import ProblemSampler
 from dueling_gym.agents import KLUCB, UCB1, BernoulliThompson
-from dueling_gym.agents.policy import DuelStatisticsTracker
+from dueling_gym.observations import DuelStatisticsTracker
 from dueling_gym.reductions import PairReduction, plugin_scores, score_kind
 from dueling_gym.wrappers import (
     BordaReductionWrapper,

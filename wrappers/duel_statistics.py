@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from dueling_gym.agents.policy import DuelStatisticsTracker, duel_statistics_observation, duel_statistics_space
+from dueling_gym.observations import DuelStatisticsTracker, duel_statistics_observation, duel_statistics_space
 from dueling_gym.validation import check_action, check_outcome
 from dueling_gym.wrappers._checks import dueling_arms
 
@@ -25,7 +25,7 @@ class DuelStatistics(gym.Wrapper, gym.utils.RecordConstructorArgs):
     ## Observation Space
 
     ``Box(0, 1, (2 K^2,), float32)``: two ``K x K`` matrices flattened row-major, one after
-    the other (built by :func:`duel_statistics_observation`, which
+    the other (built by :func:`~dueling_gym.observations.duel_statistics_observation`, which
     :class:`~dueling_gym.agents.policy.PolicyAgent` uses too):
 
     * ``obs[:K*K].reshape(K, K)``: win rates ``W[i, j] / N[i, j]`` over the duels between
