@@ -18,7 +18,7 @@ from dueling_gym.problems.bipartite import (
     random_bipartite_graph,
     random_bipartite_problem,
 )
-from dueling_gym.problems.datasets import dataset_info, list_problems, load_problem, PUBLISHED_PROBLEMS
+from dueling_gym.problems.datasets import dataset_info, list_problems, PUBLISHED_PROBLEMS
 from dueling_gym.problems.generators import (
     GENERATORS,
     ProblemSampler,
@@ -27,7 +27,7 @@ from dueling_gym.problems.generators import (
     unique_copeland_winner,
     utility_based,
 )
-from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix
+from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix, load_problem
 from dueling_gym.problems.lower_bounds import ecw_lower_bound_constant, lower_bound_constant
 
 __all__ = [

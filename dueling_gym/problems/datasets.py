@@ -3,6 +3,11 @@
 Names (case-insensitive; aliases in parentheses): ``sushi`` (``sushi16``), ``arxiv``,
 ``mslr5-condorcet``, ``mslr5-noncondorcet``, ``gap``, ``multisol``, ``cyclic4``
 (``cyclic``, ``table2``).  All come from Komiyama et al. (ICML 2016), Appendix A / Table 2.
+
+This module reads the numbers and their provenance; :func:`dueling_gym.problems.load_problem`
+(in :mod:`dueling_gym.problems.preference`) turns them into validated
+:class:`~dueling_gym.problems.PreferenceMatrix` objects.  The data module does not import the
+matrix class, so the two modules do not depend on each other in a cycle.
 """
 
 from __future__ import annotations
@@ -12,9 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from dueling_gym.problems.preference import PreferenceMatrix
-
-__all__ = ["DatasetInfo", "PUBLISHED_PROBLEMS", "list_problems", "load_problem", "dataset_info"]
+__all__ = ["DatasetInfo", "PUBLISHED_PROBLEMS", "list_problems", "canonical_name", "dataset_info", "published_matrix"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,16 @@ def list_problems() -> list[str]:
     return list(PUBLISHED_PROBLEMS)
 
 
-def _canonical(name: str) -> str:
+def canonical_name(name: str) -> str:
+    """The canonical name of a shipped problem, from a name or alias (case-insensitive, spaces ignored).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a string.
+    ValueError
+        If the name is unknown; the message lists the valid names.
+    """
     if not isinstance(name, str):
         raise TypeError(f"problem name must be a string, got {type(name).__name__}")
     key = name.strip().lower().replace(" ", "")
@@ -67,35 +79,18 @@ def _canonical(name: str) -> str:
 
 def dataset_info(name: str) -> DatasetInfo:
     """Provenance of a shipped problem."""
-    canonical = _canonical(name)
+    canonical = canonical_name(name)
     entry = _raw()[canonical]
     return DatasetInfo(canonical, entry["title"], entry["source"], tuple(entry["aliases"]), bool(entry["symmetrize"]))
 
 
-def load_problem(name: str) -> PreferenceMatrix:
-    """Load a shipped problem by name.
+def published_matrix(name: str) -> tuple[DatasetInfo, list[list[float]]]:
+    """The numbers of a shipped problem as printed, with their provenance (not yet validated).
 
-    Parameters
-    ----------
-    name : str
-        A canonical name or alias (see :func:`list_problems`), case-insensitive.
-
-    Returns
-    -------
-    PreferenceMatrix
-        The (immutable) matrix, with ``name`` and ``source`` set.
-
-    Raises
-    ------
-    ValueError
-        If the name is unknown; the message lists the valid names.
+    When ``info.rebuilt_from_upper_triangle`` is true only the strict upper triangle is
+    meaningful (the printed triangles disagree by rounding).  Use
+    :func:`dueling_gym.problems.load_problem` for the validated
+    :class:`~dueling_gym.problems.PreferenceMatrix`.  The rows are a fresh copy.
     """
-    return _load(_canonical(name))
-
-
-@lru_cache(maxsize=None)
-def _load(canonical: str) -> PreferenceMatrix:
-    entry = _raw()[canonical]
-    if entry["symmetrize"]:
-        return PreferenceMatrix.from_upper_triangle(entry["matrix"], name=canonical, source=entry["source"])
-    return PreferenceMatrix(entry["matrix"], name=canonical, source=entry["source"])
+    info = dataset_info(name)
+    return info, [list(row) for row in _raw()[info.name]["matrix"]]
