@@ -27,9 +27,7 @@ def mallows_preferences(order: Any, phi: float) -> np.ndarray:
     used by Busa-Fekete et al., ICML 2014).  Adjacent items get ``1 / (1 + phi)``; the
     margin grows with ``d``, so the mode's order is the Condorcet (and Copeland) order.
     """
-    phi = check_number("phi", phi, minimum=0.0)
-    if phi >= 1.0:
-        raise ValueError(f"phi must lie in (0, 1), got {phi}")
+    phi = check_number("phi", phi, minimum=0.0, maximum=1.0, strict_maximum=True)
     order = np.asarray(order)
     n_arms = order.size
     if order.ndim != 1 or not np.issubdtype(order.dtype, np.integer) or sorted(order.tolist()) != list(range(n_arms)):

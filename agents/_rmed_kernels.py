@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from operator import index
 from typing import Any, ClassVar, NamedTuple
 
 import numba
@@ -91,7 +90,6 @@ __all__ = [
     "new_solver_id",
     "release_solver_id",
     "solver_for",
-    "check_positive_integer",
     "evaluate_step5",
     "FORCED_CHECKS",
 ]
@@ -688,18 +686,6 @@ class ExplorationSolution(NamedTuple):
     winners: NDArray[np.int64]
     constants: NDArray[np.float64]
     allocation: NDArray[np.float64]
-
-
-def check_positive_integer(name: str, value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an integer, got bool")
-    try:
-        value = index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}") from None
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-    return int(value)
 
 
 class CopelandRMEDAgent(KernelDuelingAgent):

@@ -28,14 +28,10 @@ from typing import Any, Callable
 import numba
 
 from dueling_gym.agents import _rmed_kernels
-from dueling_gym.agents._rmed_kernels import (
-    CopelandRMEDAgent,
-    check_positive_integer,
-    new_solver_id,
-    release_solver_id,
-)
+from dueling_gym.agents._rmed_kernels import CopelandRMEDAgent, new_solver_id, release_solver_id
 from dueling_gym.agents.base import register_agent
 from dueling_gym.problems.lower_bounds import ConstraintPool
+from dueling_gym.validation import check_integer
 
 __all__ = ["CWRMED"]
 
@@ -93,7 +89,7 @@ class CWRMED(CopelandRMEDAgent):
     def __init__(self, n_arms: int, *, alpha: float = 3.0, beta: float = 0.01, forced_check: str = "every_step",
                  resolve_every: int = 1, seed=None):
         self._set_common(alpha, beta, forced_check)
-        self.resolve_every = check_positive_integer("resolve_every", resolve_every)
+        self.resolve_every = check_integer("resolve_every", resolve_every, minimum=1)
         self._pool_id = new_solver_id()
         weakref.finalize(self, release_solver_id, self._pool_id)
         super().__init__(n_arms, seed=seed)

@@ -28,7 +28,7 @@ import numpy as np
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner
 from dueling_gym.agents.base import DuelingAgent, SeedLike, check_action, register_agent
 from dueling_gym.observations import N_PAIR_CHANNELS, pair_features, time_feature
-from dueling_gym.validation import check_outcome
+from dueling_gym.validation import check_bool, check_n_arms, check_outcome
 
 __all__ = ["LearnedAgent", "shipped_policies", "load_policy_weights", "DATA_DIRECTORY"]
 
@@ -197,11 +197,10 @@ class LearnedAgent(DuelingAgent):
     """
 
     def __init__(self, n_arms: int, *, deterministic: bool = False, seed: SeedLike = None):
-        if not isinstance(deterministic, (bool, np.bool_)):
-            raise TypeError(f"deterministic must be a bool, got {deterministic!r}")
-        self.deterministic = bool(deterministic)
+        self.deterministic = check_bool("deterministic", deterministic)
+        n_arms = check_n_arms(n_arms)
         available = shipped_policies()
-        if isinstance(n_arms, (int, np.integer)) and not isinstance(n_arms, bool) and int(n_arms) not in available:
+        if n_arms not in available:
             raise ValueError(f"no learned policy is shipped for n_arms={n_arms}; available: {available}")
         self._weights: dict[str, np.ndarray] | None = None
         super().__init__(n_arms, seed=seed)

@@ -45,7 +45,6 @@ matrix ``W`` is still ``K x K``.
 from __future__ import annotations
 
 import math
-from operator import index
 
 import numba
 import numpy as np
@@ -53,7 +52,7 @@ from numba.experimental import structref
 
 from dueling_gym.agents._pair_statistics import record_duel, rucb_upper_bound, trailing_evidence
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.validation import check_probability
+from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["MergeRUCB"]
 
@@ -296,15 +295,7 @@ class MergeRUCB(KernelDuelingAgent):
 
     def __init__(self, n_arms: int, *, partition_size: int = 4, alpha: float = 1.01,
                  failure_probability: float = 0.01, seed: int | np.random.SeedSequence | None = None):
-        if isinstance(partition_size, (bool, np.bool_)):
-            raise TypeError("partition_size must be an integer, got bool")
-        try:
-            partition_size = index(partition_size)
-        except TypeError:
-            raise TypeError(f"partition_size must be an integer, got {type(partition_size).__name__}") from None
-        if partition_size < 2:
-            raise ValueError(f"partition_size must be at least 2, got {partition_size}")
-        self.partition_size = int(partition_size)
+        self.partition_size = check_integer("partition_size", partition_size, minimum=2)
         self.alpha = check_number("alpha", alpha, minimum=0.5)
         self.failure_probability = check_probability("failure_probability", failure_probability,
                                                      open_low=True, open_high=True)

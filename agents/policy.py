@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner
 from dueling_gym.agents.base import DuelingAgent, SeedLike, check_action, check_n_arms
 from dueling_gym.observations import DuelStatisticsTracker, duel_statistics_space
-from dueling_gym.validation import check_outcome
+from dueling_gym.validation import check_bool, check_outcome
 
 __all__ = ["PolicyAgent", "OBSERVATIONS"]
 
@@ -126,12 +126,10 @@ class PolicyAgent(DuelingAgent):
             raise TypeError(f"policy must have a predict(observation, deterministic=...) method, got {type(policy).__name__}")
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
-        if not isinstance(deterministic, (bool, np.bool_)):
-            raise TypeError(f"deterministic must be a bool, got {deterministic!r}")
+        self.deterministic = check_bool("deterministic", deterministic)
         n_arms = check_n_arms(n_arms)
         self.policy = policy
         self.observation = observation
-        self.deterministic = bool(deterministic)
         self._network = getattr(policy, "policy", policy)
         expected = duel_statistics_space(n_arms)
         observation_space = getattr(policy, "observation_space", None)

@@ -20,6 +20,7 @@ from numba.experimental import structref
 
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.validation import check_bool
 
 __all__ = ["UniformRandom"]
 
@@ -85,9 +86,7 @@ class UniformRandom(KernelDuelingAgent):
     recommend_kernel = random_recommend
 
     def __init__(self, n_arms: int, *, include_self: bool = False, seed: SeedLike = None):
-        if not isinstance(include_self, (bool, np.bool_)):
-            raise TypeError(f"include_self must be a bool, got {type(include_self).__name__}")
-        self.include_self = bool(include_self)
+        self.include_self = check_bool("include_self", include_self)
         super().__init__(n_arms, seed=seed)
 
     def _reset_state(self) -> None:

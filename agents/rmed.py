@@ -20,7 +20,6 @@ pays linear Copeland regret.
 from __future__ import annotations
 
 import math
-from operator import index
 
 import numba
 import numpy as np
@@ -30,6 +29,7 @@ from dueling_gym.agents._dueling_kernels import random_argmin
 from dueling_gym.agents._pair_statistics import empirical_preference
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.stats import kl_bernoulli_scalar
+from dueling_gym.validation import check_integer
 
 __all__ = ["RMED1"]
 
@@ -217,15 +217,7 @@ class RMED1(KernelDuelingAgent):
                  seed: int | np.random.SeedSequence | None = None):
         self.f_scale = check_number("f_scale", f_scale, strict=False, minimum=0.0)
         self.f_exponent = check_number("f_exponent", f_exponent)
-        if isinstance(initial_draws, bool):
-            raise TypeError("initial_draws must be an integer, got bool")
-        try:
-            initial_draws = index(initial_draws)
-        except TypeError:
-            raise TypeError(f"initial_draws must be an integer, got {type(initial_draws).__name__}") from None
-        if initial_draws < 1:
-            raise ValueError(f"initial_draws must be at least 1, got {initial_draws}")
-        self.initial_draws = int(initial_draws)
+        self.initial_draws = check_integer("initial_draws", initial_draws, minimum=1)
         super().__init__(n_arms, seed=seed)
 
     @property

@@ -52,7 +52,6 @@ smallest pair count and how many pairs have it are kept up to date).
 from __future__ import annotations
 
 import math
-from operator import index
 
 import numba
 import numpy as np
@@ -63,6 +62,7 @@ from dueling_gym.agents._pair_statistics import empirical_preference
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.agents.rmed import rmed_advance_loop, rmed_record
 from dueling_gym.stats import kl_bernoulli_scalar
+from dueling_gym.validation import check_integer
 
 __all__ = ["RMED2", "RMED2FH"]
 
@@ -311,15 +311,7 @@ class RMED2FH(_RMED2Base):
 
     def __init__(self, n_arms: int, *, horizon: int, alpha: float = 3.0, f_scale: float = 0.3,
                  f_exponent: float = 1.01, seed: int | np.random.SeedSequence | None = None):
-        if isinstance(horizon, (bool, np.bool_)):
-            raise TypeError("horizon must be an integer, got bool")
-        try:
-            horizon = index(horizon)
-        except TypeError:
-            raise TypeError(f"horizon must be an integer, got {type(horizon).__name__}") from None
-        if horizon < 3:
-            raise ValueError(f"horizon must be at least 3, got {horizon}")
-        self.horizon = int(horizon)
+        self.horizon = check_integer("horizon", horizon, minimum=3)
         self._set_common(alpha, f_scale, f_exponent)
         super().__init__(n_arms, seed=seed)
 

@@ -61,7 +61,6 @@ either a pair needs another duel or the solver has returned.  :func:`scb_act` on
 from __future__ import annotations
 
 import math
-from operator import index
 
 import numba
 import numpy as np
@@ -70,6 +69,7 @@ from numba.experimental import structref
 from dueling_gym.agents._scb_kernels import kl_bai_level, kl_bai_should_stop, kl_sign_test, squaring_epoch
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.stats import kl_lower_bound_scalar, kl_upper_bound_scalar
+from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["SCB", "CopelandPAC"]
 
@@ -454,9 +454,7 @@ class CopelandPAC(_CopelandSolverAgent):
 
     def __init__(self, n_arms: int, *, delta: float = 0.05, epsilon: float = 0.0, with_replacement: bool = False,
                  seed=None):
-        self.delta = check_number("delta", delta, minimum=0.0)
-        if self.delta >= 1.0:
-            raise ValueError(f"delta must be < 1, got {self.delta}")
+        self.delta = check_probability("delta", delta, open_low=True, open_high=True)
         self.epsilon = check_number("epsilon", epsilon, strict=False, minimum=0.0)
         self.with_replacement = bool(with_replacement)
         self._log_inv_delta = -math.log(self.delta)
@@ -513,15 +511,7 @@ class SCB(_CopelandSolverAgent):
 
     def __init__(self, n_arms: int, *, first_r: int = 1, with_replacement: bool = False,
                  reuse_across_epochs: bool = False, seed=None):
-        if isinstance(first_r, bool):
-            raise TypeError("first_r must be an integer, got bool")
-        try:
-            first_r = index(first_r)
-        except TypeError:
-            raise TypeError(f"first_r must be an integer, got {type(first_r).__name__}") from None
-        if not 1 <= first_r <= 6:
-            raise ValueError(f"first_r must lie in [1, 6], got {first_r}")
-        self.first_r = int(first_r)
+        self.first_r = check_integer("first_r", first_r, minimum=1, maximum=6)
         self.with_replacement = bool(with_replacement)
         self.reuse_across_epochs = bool(reuse_across_epochs)
         self._first_epoch = self.first_r

@@ -22,6 +22,7 @@ from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import beta_argmax
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.validation import check_bool
 
 __all__ = ["SelfSparring"]
 
@@ -99,9 +100,7 @@ class SelfSparring(KernelDuelingAgent):
 
     def __init__(self, n_arms: int, *, eta: float = 1.0, skip_self_updates: bool = False, seed: SeedLike = None):
         self.eta = check_number("eta", eta, minimum=0.0)
-        if not isinstance(skip_self_updates, (bool, np.bool_)):
-            raise TypeError(f"skip_self_updates must be a bool, got {type(skip_self_updates).__name__}")
-        self.skip_self_updates = bool(skip_self_updates)
+        self.skip_self_updates = check_bool("skip_self_updates", skip_self_updates)
         super().__init__(n_arms, seed=seed)
 
     def _reset_state(self) -> None:

@@ -59,6 +59,7 @@ from dueling_gym.reductions import (
     super_arm_means,
 )
 from dueling_gym.stats import kl_bernoulli_scalar, kl_upper_bound_scalar
+from dueling_gym.validation import check_integer
 
 __all__ = ["SupKLUCB", "sup_klucb_level", "klucb_select", "klucb_select_reference"]
 
@@ -440,13 +441,7 @@ class SupKLUCB(KernelDuelingAgent):
                  c2: float | None = None, score: str = "copeland", forced_exploration: float | bool | None = None,
                  seed=None):
         size = check_n_arms(n_arms)
-        if horizon is not None:
-            if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)):
-                raise TypeError(f"horizon must be a positive integer or None, got {horizon!r}")
-            if horizon < 1:
-                raise ValueError(f"horizon must be a positive integer or None, got {horizon!r}")
-            horizon = int(horizon)
-        self.horizon = horizon
+        self.horizon = None if horizon is None else check_integer("horizon", horizon, minimum=1)
         self._kind = score_kind(score)
         self.score = score.lower()
         if forced_exploration is True:

@@ -43,14 +43,13 @@ Example
 from __future__ import annotations
 
 import math
-from operator import index as _as_index
 from typing import Any
 
 import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from dueling_gym.validation import check_arm, check_outcome
+from dueling_gym.validation import check_arm, check_discrete_action, check_n_arms, check_outcome, read_only
 
 __all__ = [
     "COPELAND",
@@ -333,17 +332,12 @@ class PairReduction:
     """
 
     def __init__(self, n_arms: int, score: str = "copeland"):
-        if isinstance(n_arms, bool) or not isinstance(n_arms, (int, np.integer)):
-            raise TypeError(f"n_arms must be an integer, got {type(n_arms).__name__}")
-        if n_arms < 2:
-            raise ValueError(f"n_arms must be at least 2, got {n_arms}")
-        self.n_arms = int(n_arms)
+        self.n_arms = check_n_arms(n_arms)
         self._kind = score_kind(score)
         self.score = score.lower()
         self.n_super_arms = int(n_super_arms(self.n_arms))
         firsts, seconds, index = pair_tables(self.n_arms)
-        self._pairs = np.stack([firsts, seconds], axis=1)
-        self._pairs.flags.writeable = False
+        self._pairs = read_only(np.stack([firsts, seconds], axis=1))
         self._index = index
         self._changed = np.empty(self.n_arms, dtype=np.int64)
         self.reset()
@@ -383,9 +377,7 @@ class PairReduction:
     @property
     def wins(self) -> NDArray[np.int64]:
         """Pair statistics ``W`` (read-only view)."""
-        view = self._wins.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self._wins.view())
 
     def scores(self) -> NDArray[np.float64]:
         """The plug-in scores ``Sup_i`` in ``[0, 1]`` (a copy)."""
@@ -407,13 +399,7 @@ class PairReduction:
         return check_arm(arm, self.n_arms)
 
     def _check_super_arm(self, k: Any) -> int:
-        try:
-            k = _as_index(k)
-        except TypeError:
-            raise TypeError(f"super-arm must be an integer, got {k!r}") from None
-        if not 0 <= k < self.n_super_arms:
-            raise ValueError(f"super-arm {k} is out of range: it must lie in [0, {self.n_super_arms - 1}]")
-        return k
+        return check_discrete_action(k, self.n_super_arms, name="super-arm")
 
     def __repr__(self) -> str:
         return f"PairReduction(n_arms={self.n_arms}, score={self.score!r})"

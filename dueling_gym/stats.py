@@ -20,6 +20,8 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dueling_gym.validation import check_real_array
+
 __all__ = [
     "kl_bernoulli",
     "kl_upper_bound",
@@ -111,13 +113,6 @@ def _kl_lower_ufunc(mean, count, level):  # pragma: no cover - compiled
     return kl_lower_bound_scalar(mean, count, level)
 
 
-def _check_probabilities(name: str, values: NDArray[np.float64]) -> None:
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} must be finite, got {values!r}")
-    if np.any((values < 0.0) | (values > 1.0)):
-        raise ValueError(f"{name} must lie in [0, 1], got {values!r}")
-
-
 def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> NDArray[np.float64] | float:
     """Bernoulli KL divergence ``d(p, q) = p ln(p/q) + (1-p) ln((1-p)/(1-q))``.
 
@@ -132,10 +127,8 @@ def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> NDArray[np.float64] | float:
     float or ndarray
         The divergence, elementwise.
     """
-    p_array = np.asarray(p, dtype=np.float64)
-    q_array = np.asarray(q, dtype=np.float64)
-    _check_probabilities("p", p_array)
-    _check_probabilities("q", q_array)
+    p_array = check_real_array("p", p, minimum=0.0, maximum=1.0)
+    q_array = check_real_array("q", q, minimum=0.0, maximum=1.0)
     result = _kl_bernoulli_ufunc(p_array, q_array)
     return float(result) if np.ndim(result) == 0 else result
 
@@ -157,11 +150,8 @@ def kl_upper_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArr
     float or ndarray
         The bound, elementwise, accurate to ``1e-12``.
     """
-    mean_array = np.asarray(mean, dtype=np.float64)
-    _check_probabilities("mean", mean_array)
-    count_array = np.asarray(count, dtype=np.float64)
-    if np.any(count_array < 0) or not np.all(np.isfinite(count_array)):
-        raise ValueError(f"count must be finite and non-negative, got {count!r}")
+    mean_array = check_real_array("mean", mean, minimum=0.0, maximum=1.0)
+    count_array = check_real_array("count", count, minimum=0.0)
     result = _kl_upper_ufunc(mean_array, count_array, np.asarray(level, dtype=np.float64))
     return float(result) if np.ndim(result) == 0 else result
 
@@ -171,10 +161,7 @@ def kl_lower_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArr
 
     Parameters are as for :func:`kl_upper_bound`; ``count = 0`` gives the bound ``0``.
     """
-    mean_array = np.asarray(mean, dtype=np.float64)
-    _check_probabilities("mean", mean_array)
-    count_array = np.asarray(count, dtype=np.float64)
-    if np.any(count_array < 0) or not np.all(np.isfinite(count_array)):
-        raise ValueError(f"count must be finite and non-negative, got {count!r}")
+    mean_array = check_real_array("mean", mean, minimum=0.0, maximum=1.0)
+    count_array = check_real_array("count", count, minimum=0.0)
     result = _kl_lower_ufunc(mean_array, count_array, np.asarray(level, dtype=np.float64))
     return float(result) if np.ndim(result) == 0 else result

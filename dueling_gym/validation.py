@@ -1,4 +1,4 @@
-"""Input validation shared by every layer: numbers, probabilities, seeds, outcomes and duels.
+"""Input validation shared by every layer: numbers, probabilities, seeds, arrays, outcomes and duels.
 
 Every public entry point of the package checks its inputs with these functions, so a bad
 value is refused with a ``TypeError`` (wrong kind of value) or a ``ValueError`` (right kind,
@@ -16,10 +16,12 @@ from numpy.typing import NDArray
 
 __all__ = [
     "SeedLike",
+    "check_bool",
     "check_integer",
     "check_n_arms",
     "check_number",
     "check_probability",
+    "check_real_array",
     "check_seed",
     "check_rng",
     "check_outcome",
@@ -32,6 +34,13 @@ __all__ = [
 ]
 
 SeedLike = int | np.random.SeedSequence | None
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """Return ``value`` as a Python bool; only ``bool`` and ``numpy.bool_`` are accepted (no 0/1, no strings)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {value!r} ({type(value).__name__})")
+    return bool(value)
 
 
 def check_integer(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
@@ -58,9 +67,10 @@ def check_number(
     strict: bool = True,
     minimum: float | None = None,
     maximum: float | None = None,
+    strict_maximum: bool = False,
 ) -> float:
     """Return a finite real ``value`` as a float, bounded below by ``minimum`` (strictly when ``strict``)
-    and above by ``maximum`` (inclusive)."""
+    and above by ``maximum`` (inclusive, or strictly when ``strict_maximum``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
     value = float(value)
@@ -68,8 +78,8 @@ def check_number(
         raise ValueError(f"{name} must be finite, got {value}")
     if minimum is not None and ((strict and value <= minimum) or (not strict and value < minimum)):
         raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum}, got {value}")
-    if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+    if maximum is not None and ((strict_maximum and value >= maximum) or (not strict_maximum and value > maximum)):
+        raise ValueError(f"{name} must be {'<' if strict_maximum else '<='} {maximum}, got {value}")
     return value
 
 
@@ -80,6 +90,36 @@ def check_probability(name: str, value: Any, *, open_low: bool = False, open_hig
         interval = f"{'(' if open_low else '['}0, 1{')' if open_high else ']'}"
         raise ValueError(f"{name} must lie in {interval}, got {value}")
     return value
+
+
+def check_real_array(
+    name: str,
+    values: Any,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+) -> NDArray[np.float64]:
+    """Return ``values`` as a float64 array (no copy when it already is one) of finite entries in
+    ``[minimum, maximum]`` (both inclusive; either may be None).
+
+    Values that do not convert to real numbers raise a TypeError, NaN, infinities and entries out
+    of range a ValueError; the messages name the argument.
+    """
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{name} must be numeric: {error}") from None
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite, got {values!r}")
+    low = minimum is not None and np.any(array < minimum)
+    high = maximum is not None and np.any(array > maximum)
+    if low or high:
+        if minimum is not None and maximum is not None:
+            raise ValueError(f"{name} must lie in [{minimum:g}, {maximum:g}], got {values!r}")
+        if low:
+            raise ValueError(f"{name} must be >= {minimum:g}, got {values!r}")
+        raise ValueError(f"{name} must be <= {maximum:g}, got {values!r}")
+    return array
 
 
 def check_seed(name: str, seed: Any, *, allow_sequence: bool = True) -> int | np.random.SeedSequence | None:

@@ -35,6 +35,7 @@ from dueling_gym.experiments.ranking_metrics import (
 from dueling_gym.experiments.simulate import derive_seeds
 from dueling_gym.problems.bipartite import BipartiteDuelProblem
 from dueling_gym.problems.preference import as_preference_matrix
+from dueling_gym.validation import check_integer
 
 __all__ = ["PureExplorationResult", "run_pure_exploration", "DEFAULT_MAX_SAMPLES", "kendall_tau", "top_k_correct",
            "true_ranking", "winner_correct"]
@@ -182,8 +183,7 @@ def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 
     >>> result.stopped, result.correct
     (True, True)
     """
-    if isinstance(max_samples, bool) or not isinstance(max_samples, (int, np.integer)) or max_samples < 0:
-        raise ValueError(f"max_samples must be a non-negative integer, got {max_samples!r}")
+    max_samples = check_integer("max_samples", max_samples, minimum=0)
     if isinstance(agent, DuelingAgent):
         return _run_k_armed(agent, env_or_problem, seed=seed, max_samples=int(max_samples), fused=fused)
     env = _as_env(env_or_problem)

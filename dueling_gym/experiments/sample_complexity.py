@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from dueling_gym.experiments.sweep import atomic_write_text
+from dueling_gym.validation import check_probability
 
 __all__ = ["AGENTS", "instance_family", "run_one", "run_study", "table", "plot"]
 
@@ -180,8 +181,7 @@ def run_study(out_dir: str | Path | None, *, quick: bool = False, seeds: int = 1
     unknown = sorted(set(agents) - set(AGENTS))
     if unknown:
         raise ValueError(f"unknown agents {unknown}; choose from {list(AGENTS)}")
-    if not (0.0 < delta < 1.0):
-        raise ValueError(f"delta must lie in (0, 1), got {delta}")
+    delta = check_probability("delta", delta, open_low=True, open_high=True)
     specs = study_instances(quick)
     work = [(spec, agent, seed, delta) for spec in specs for agent in agents for seed in range(seeds)]
     work.sort(key=lambda job: -job[0]["hardness"] * _COST[job[1]])

@@ -31,7 +31,7 @@ import numpy as np
 
 from dueling_gym.problems.generators import GENERATORS
 from dueling_gym.problems.preference import PreferenceMatrix
-from dueling_gym.validation import check_integer, check_number
+from dueling_gym.validation import check_bool, check_integer, check_number
 
 __all__ = ["AgentSpec", "ProblemSpec", "SweepSpec", "Unit", "package_version", "canonical_json"]
 
@@ -361,9 +361,7 @@ class SweepSpec:
     def __post_init__(self) -> None:
         horizon = check_integer("horizon", self.horizon, minimum=1)
         object.__setattr__(self, "horizon", horizon)
-        if not isinstance(self.shuffle_arms, (bool, np.bool_)):
-            raise TypeError(f"shuffle_arms must be a bool, got {self.shuffle_arms!r}")
-        object.__setattr__(self, "shuffle_arms", bool(self.shuffle_arms))
+        object.__setattr__(self, "shuffle_arms", check_bool("shuffle_arms", self.shuffle_arms))
         for what, values in (("agents", self.agents), ("problems", self.problems), ("seeds", self.seeds)):
             if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
                 raise TypeError(f"{what} must be a sequence, got {values!r}")

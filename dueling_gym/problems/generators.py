@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dueling_gym.problems.preference import PreferenceMatrix
-from dueling_gym.validation import check_n_arms, check_number, check_rng
+from dueling_gym.validation import check_bool, check_n_arms, check_number, check_rng
 
 __all__ = [
     "utility_based",
@@ -29,10 +29,8 @@ _MAX_REJECTIONS = 10_000
 
 
 def _check_gap(min_gap: Any) -> float:
-    min_gap = check_number("min_gap", min_gap, strict=False, minimum=0.0)
-    if min_gap >= 0.5:
-        raise ValueError(f"min_gap must lie in [0, 0.5), got {min_gap}")
-    return min_gap
+    """A margin ``|P[i, j] - 1/2|`` below which no generated entry falls: a number in ``[0, 0.5)``."""
+    return check_number("min_gap", min_gap, strict=False, minimum=0.0, maximum=0.5, strict_maximum=True)
 
 
 def _random_upper(n_arms: int, rng: np.random.Generator, min_gap: float) -> NDArray[np.float64]:
@@ -122,8 +120,7 @@ def cyclic_copeland_winners(
     high = check_number("high", high, minimum=0.5, maximum=1.0)
     if low > high:
         raise ValueError(f"need 0.5 < low <= high <= 1, got low={low}, high={high}")
-    if not isinstance(shuffle, (bool, np.bool_)):
-        raise TypeError(f"shuffle must be a bool, got {shuffle!r} ({type(shuffle).__name__})")
+    shuffle = check_bool("shuffle", shuffle)
     strength = rng.uniform(low, high, size=(n_arms, n_arms))
     # Default orientation: lower index wins (a total order), then the 3-cycle among 0, 1, 2.
     beats = np.triu(np.ones((n_arms, n_arms), dtype=bool), 1)

@@ -25,6 +25,7 @@ from dueling_gym.problems.lower_bounds.solutions import (
 )
 from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.stats import kl_bernoulli
+from dueling_gym.validation import check_real_array, read_only
 
 __all__ = ["CopelandLowerBoundStructure"]
 
@@ -110,40 +111,40 @@ class CopelandLowerBoundStructure:
         rows, cols = np.triu_indices(n_arms, 1)
         self.n_arms: int = n_arms
         self.matrix: NDArray[np.float64] = matrix
-        self.pairs: NDArray[np.int64] = _read_only(np.stack([rows, cols], axis=1).astype(np.int64))
+        self.pairs: NDArray[np.int64] = read_only(np.stack([rows, cols], axis=1).astype(np.int64))
         self.n_pairs: int = int(rows.size)
         pair_index = np.full((n_arms, n_arms), -1, dtype=np.int64)
         pair_index[rows, cols] = np.arange(self.n_pairs)
         pair_index[cols, rows] = np.arange(self.n_pairs)
-        self.pair_index: NDArray[np.int64] = _read_only(pair_index)
+        self.pair_index: NDArray[np.int64] = read_only(pair_index)
 
         # Same strict comparisons as PreferenceMatrix.losses, so L agrees with the problem's.
         off_diagonal = ~np.eye(n_arms, dtype=bool)
-        self.superior_mask: NDArray[np.bool_] = _read_only((matrix < 0.5) & off_diagonal)
-        self.inferior_mask: NDArray[np.bool_] = _read_only((matrix > 0.5) & off_diagonal)
-        self.losses: NDArray[np.int64] = _read_only(np.asarray(problem.losses, dtype=np.int64).copy())
+        self.superior_mask: NDArray[np.bool_] = read_only((matrix < 0.5) & off_diagonal)
+        self.inferior_mask: NDArray[np.bool_] = read_only((matrix > 0.5) & off_diagonal)
+        self.losses: NDArray[np.int64] = read_only(np.asarray(problem.losses, dtype=np.int64).copy())
         self.min_losses: int = problem.min_losses
         self.second_min_losses: int = problem.second_min_losses
-        self.winners: NDArray[np.int64] = _read_only(np.flatnonzero(self.losses == self.min_losses).astype(np.int64))
-        self.levels: NDArray[np.int64] = _read_only(
+        self.winners: NDArray[np.int64] = read_only(np.flatnonzero(self.losses == self.min_losses).astype(np.int64))
+        self.levels: NDArray[np.int64] = read_only(
             np.arange(max(0, self.min_losses - 1), self.second_min_losses + 1, dtype=np.int64)
         )
 
         upper = matrix[rows, cols]
         divergences = np.asarray(kl_bernoulli(upper, 0.5), dtype=np.float64).reshape(-1)
         divergences[upper == 0.5] = 0.0  # a tied pair carries no information
-        self.divergences: NDArray[np.float64] = _read_only(divergences)
-        self.regrets: NDArray[np.float64] = _read_only(self._pair_regrets(problem, regret))
+        self.divergences: NDArray[np.float64] = read_only(divergences)
+        self.regrets: NDArray[np.float64] = read_only(self._pair_regrets(problem, regret))
         self.sign_signature: bytes = np.sign(upper - 0.5).astype(np.int8).tobytes()
 
         # Scaled LP: y_p = q_p d_p in [0, 1], cost r_p / d_p; tied pairs are pinned to 0.
         self._informative = divergences > 0.0
         safe_divergences = np.where(self._informative, divergences, 1.0)
-        self.scaled_costs: NDArray[np.float64] = _read_only(
+        self.scaled_costs: NDArray[np.float64] = read_only(
             np.where(self._informative, self.regrets / safe_divergences, 0.0)
         )
         self._inverse_divergences = np.where(self._informative, 1.0 / safe_divergences, 0.0)
-        self.box_upper: NDArray[np.float64] = _read_only(self._informative.astype(np.float64))
+        self.box_upper: NDArray[np.float64] = read_only(self._informative.astype(np.float64))
         # Writable copies for the compiled kernels: the agents call the same kernels on
         # writable arrays, and matching argument types share one compiled specialisation.
         self._kernel_arrays = (
@@ -158,7 +159,7 @@ class CopelandLowerBoundStructure:
             return np.array(problem.regret_matrix("copeland_komiyama")[rows, cols], dtype=np.float64)
         if isinstance(regret, str):
             return np.array(problem.regret_matrix(regret)[rows, cols], dtype=np.float64)
-        values = _float_array("regret", regret)
+        values = check_real_array("regret", regret)
         if values.shape == (self.n_arms, self.n_arms):
             if not np.allclose(values, values.T, rtol=0.0, atol=1e-12):
                 raise ValueError("a K×K regret matrix must be symmetric (the regret of a duel is per unordered pair)")
@@ -188,7 +189,7 @@ class CopelandLowerBoundStructure:
             If the shape is neither ``(K, K)`` nor ``(K(K-1)/2,)``, an entry is not finite, or
             a K×K array is not symmetric.
         """
-        array = _float_array("allocation", values)
+        array = check_real_array("allocation", values)
         if array.shape == (self.n_arms, self.n_arms):
             if not np.allclose(array, array.T, rtol=1e-12, atol=1e-12):
                 raise ValueError("a K×K allocation must be symmetric: duels of (i, j) and (j, i) are the same pair")
@@ -511,18 +512,3 @@ class CopelandLowerBoundStructure:
             self._kernel_regrets, allocation, real_work, integer_work,
         )
         return RelaxedRegionSolution(float(value), self.pair_matrix(allocation))
-
-
-def _read_only(array: NDArray) -> NDArray:
-    array.setflags(write=False)
-    return array
-
-
-def _float_array(label: str, values: ArrayLike) -> NDArray[np.float64]:
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{label} must be numeric: {error}") from None
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{label} must be finite")
-    return array
