@@ -56,7 +56,8 @@ class CWRMED(CopelandRMEDAgent):
     n_arms : int
         Number of arms ``K >= 2``.
     alpha : float, default 3.0
-        ``alpha > 0``, scale of the forced-exploration count ``alpha sqrt(ln t)`` (S1's value).
+        ``alpha > 0``, scale of the forced-exploration count ``alpha sqrt(ln t)`` (the value of the
+        paper's experiments).
     beta : float, default 0.01
         ``beta >= 0``, forced exploration of pairs with ``|mu_hat - 1/2| < beta / max(1, ln ln t)``.
     forced_check : {"every_step", "per_loop"}, default "every_step"

@@ -50,11 +50,12 @@ class ECWRMED(CopelandRMEDAgent):
     n_arms : int
         Number of arms ``K >= 2``.
     alpha : float, default 3.0
-        ``alpha > 0``, scale of the forced-exploration count ``alpha sqrt(ln t)`` (S1's value).
+        ``alpha > 0``, scale of the forced-exploration count ``alpha sqrt(ln t)`` (the value of the
+        paper's experiments).
     beta : float, default 0.01
         ``beta >= 0``, forced exploration of pairs with ``|mu_hat - 1/2| < beta / max(1, ln ln t)``
-        (S1's value; S1 reports that ``beta = 0``, which switches the rule off, behaves almost
-        identically).
+        (the value of the paper's experiments, which report that ``beta = 0``, switching the rule
+        off, behaves almost identically).
     forced_check : {"every_step", "per_loop"}, default "every_step"
         When line 4 is checked: before every duel (the analysis and the DTS authors' code) or,
         literally as printed, once per pass over the loop (every deficient pair once).

@@ -19,6 +19,8 @@ Subcommands
 from __future__ import annotations
 
 import argparse
+import inspect
+import re
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -100,9 +102,23 @@ def _command_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _command_agents(args: argparse.Namespace) -> int:
-    import inspect
+_ROLE = re.compile(r":[a-z]+:`(~?)([^`]+)`")
 
+
+def _plain_text(text: str) -> str:
+    """A docstring line without reST markup: ``:class:`~a.B``` -> ``B``, double backquotes dropped."""
+    text = _ROLE.sub(lambda match: match.group(2).rsplit(".", 1)[-1] if match.group(1) else match.group(2), text)
+    return text.replace("``", "")
+
+
+def _hyperparameter(name: str, parameter: inspect.Parameter) -> str:
+    """``name=default``, or ``name (required)`` for a keyword without a default (e.g. a horizon)."""
+    if parameter.default is inspect.Parameter.empty:
+        return f"{name} (required)"
+    return f"{name}={parameter.default!r}"
+
+
+def _command_agents(args: argparse.Namespace) -> int:
     from dueling_gym.agents import AGENT_REGISTRY, list_agents
     from dueling_gym.agents.base import agent_kind
 
@@ -110,11 +126,12 @@ def _command_agents(args: argparse.Namespace) -> int:
     for name in list_agents(args.kind):
         cls = AGENT_REGISTRY[name]
         parameters = inspect.signature(cls.__init__).parameters
-        defaults = ", ".join(f"{key}={spec.default!r}" for key, spec in parameters.items()
-                             if spec.kind == spec.KEYWORD_ONLY and key != "seed")
+        hyperparameters = ", ".join(_hyperparameter(key, parameter) for key, parameter in parameters.items()
+                                    if parameter.kind == parameter.KEYWORD_ONLY and key != "seed")
         kind = agent_kind(cls)
-        summary = (inspect.getdoc(cls) or "").splitlines()[0] if inspect.getdoc(cls) else ""
-        rows.append([name, kind, cls.__name__, defaults or "-", summary])
+        doc = inspect.getdoc(cls)
+        summary = _plain_text(doc.splitlines()[0]) if doc else ""
+        rows.append([name, kind, cls.__name__, hyperparameters or "-", summary])
     print(_format_table(["name", "kind", "class", "hyperparameters (defaults)", "description"], rows))
     return 0
 

@@ -1,6 +1,6 @@
 """The pair reduction of Sup-KLUCB: a K-armed dueling bandit seen as a K̄-armed ordinary bandit.
 
-Agrawal and Chaporkar (*KLUCB Approach to Copeland Bandits*, 2019, §3; spec §2.10) turn a
+Agrawal and Chaporkar (*KLUCB Approach to Copeland Bandits*, 2019, §3 and Algorithm 1) turn a
 K-armed dueling problem into a multi-armed bandit whose arms ("super-arms") are the unordered
 pairs of arms, self-pairs included::
 
@@ -8,9 +8,10 @@ pairs of arms, self-pairs included::
     (0,0), (0,1), ..., (0,K-1), (1,1), (1,2), ..., (K-1,K-1)
 
 The "mean" of super-arm ``k = (i, j)`` is ``mu_k = Sup_i * Sup_j``, the product of the two arms'
-plug-in scores on the empirical preference matrix built from **every** non-self duel so far
-(spec §2.10, gap 1 / register K1): one duel moves the mean of many super-arms, and a self-duel
-moves nothing.  Scores are normalised to ``[0, 1]``:
+plug-in scores.  The paper defines ``Sup_i`` for arms but does not say which duels estimate it;
+here the scores are computed on the empirical preference matrix built from **every** non-self
+duel so far, the estimate that uses all the information: one duel moves the mean of many
+super-arms, and a self-duel moves nothing.  Scores are normalised to ``[0, 1]``:
 
 * ``"copeland"`` -- ``Sup_i = #{j != i : mu_hat_ij > 1/2} / (K - 1)``; a pair at exactly 1/2
   (e.g. unplayed) counts for neither side;
@@ -27,8 +28,9 @@ The logic lives here once, in two forms:
   as the Gymnasium reduction wrapper (action space ``Discrete(K̄)``, reward = the estimated
   ``Sup_i * Sup_j`` of the chosen super-arm).
 
-Pair statistics follow spec §1.2: ``wins[i, j]`` counts the duels of the unordered pair
-``{i, j}`` won by ``i``; a duel ``(i, j)`` and a duel ``(j, i)`` update the same counts.
+Pair statistics: ``wins[i, j]`` counts the duels of the unordered pair ``{i, j}`` won by
+``i``; a duel ``(i, j)`` and a duel ``(j, i)`` update the same counts (the order of the two
+arms in a duel carries no information about ``P``).
 
 Example
 -------

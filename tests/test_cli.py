@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -20,6 +21,18 @@ def test_problems_table(capsys):
     assert cells[1:6] == ["5", "none", "0,1,2", "3", "1"]
     sushi = next(line for line in lines if line.startswith("| sushi"))
     assert "142.61" in sushi and "143.37" in sushi  # LB and ECWB constants
+
+
+def test_agents_table_shows_required_hyperparameters_and_plain_descriptions(capsys):
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
+    assert "horizon (required)" in rows["rmed2fh"] and "alpha=3.0" in rows["rmed2fh"]
+    assert "horizon (required)" in rows["interleaved_filtering"]
+    assert "SAVAGE with variant=\"borda\"" in rows["savage_borda"]  # reST roles and backquotes stripped
+    for banned in ("inspect._empty", ":class:", "``", "reconstructed"):
+        assert banned not in out, banned
+    assert not re.search(r"\bspec\b", out)  # descriptions cite papers
 
 
 def test_demo_prints_linear_random_regret(capsys):

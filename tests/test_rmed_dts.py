@@ -1,5 +1,5 @@
-"""RMED1 (spec §2.3) and DTS (spec §2.4): loop equivalence, behaviour on the shipped problems,
-the algorithms' distinctive rules and hyperparameter validation."""
+"""RMED1 (Komiyama et al., COLT 2015) and DTS (Wu and Liu, NIPS 2016): loop equivalence, behaviour
+on the shipped problems, the algorithms' distinctive rules and hyperparameter validation."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_reset_with_the_same_seed_replays_the_run():
 
 
 # ---------------------------------------------------------------------------------------------
-# Behaviour on the shipped problems (spec §8.7)
+# Behaviour on the shipped problems
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(AGENTS))
 @pytest.mark.parametrize("problem", ["sushi", "mslr5-condorcet"])
@@ -192,7 +192,8 @@ def test_dts_first_arm_has_the_law_of_the_full_first_sample():
     n_draws = 20_000
     firsts = np.array([agent.act()[0] for _ in range(n_draws)])
     observed = np.bincount(firsts, minlength=4) / n_draws
-    # Reference: spec §2.4 step 3 literally, every theta_ij (i < j) drawn, random ties.
+    # Reference: Algorithm 1 of Wu and Liu (2016), lines 7-9, literally: every theta_ij (i < j)
+    # drawn, random ties.
     rng = np.random.default_rng(0)
     n_reference = 200_000
     theta = np.full((n_reference, 4, 4), 0.5)
@@ -252,7 +253,7 @@ def test_registry_and_hyperparameters():
     assert isinstance(rmed, RMED1) and rmed.name == "rmed1"
     assert rmed.hyperparameters == {"f_scale": 0.5, "f_exponent": 1.01, "initial_draws": 1}
     assert rmed.f_value == pytest.approx(0.5 * 5 ** 1.01)
-    assert RMED1(5).f_value == pytest.approx(1.524336887)  # spec §5.10
+    assert RMED1(5).f_value == pytest.approx(1.524336887)  # f(K) = 0.3 K^1.01 (paper's experiments)
     dts = make_agent("DTS", 5, seed=0)
     assert isinstance(dts, DTS) and dts.name == "dts"
     assert dts.hyperparameters == {"alpha": 0.51}

@@ -1,4 +1,4 @@
-"""Sup-KLUCB (Agrawal & Chaporkar 2019) and the pair reduction it is built on (spec §2.10)."""
+"""Sup-KLUCB (Agrawal & Chaporkar 2019, Algorithm 1) and the pair reduction it is built on (their §3)."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_pruned_klucb_argmax_equals_the_plain_argmax():
 
 
 class PlainSupKLUCB:
-    """A literal NumPy transcription of spec §2.10 (every index by bisection, every step)."""
+    """A literal NumPy transcription of Algorithm 1 (every index by bisection, every step)."""
 
     def __init__(self, n_arms, seed, *, score="copeland", forced_exploration=None):
         self.n_arms = n_arms
@@ -255,7 +255,7 @@ def test_initial_phase_plays_every_pair_once_in_lexicographic_order():
 def test_defaults_registry_and_repr():
     agent = make_agent("sup_klucb", n_arms=5, seed=1)
     assert isinstance(agent, SupKLUCB)
-    assert agent.c1 == pytest.approx(0.4) and agent.c2 == pytest.approx(5.044444444)  # spec §5.10
+    assert agent.c1 == pytest.approx(0.4) and agent.c2 == pytest.approx(5.044444444)  # paper: 2/K, 3/K + 40/(K-2)^2
     assert SupKLUCB(2).c2 == pytest.approx(1.5 + 40.0)  # K = 2: 40 / max(1, (K-2)^2)
     assert agent.hyperparameters == {"horizon": None, "c1": agent.c1, "c2": agent.c2, "score": "copeland",
                                      "forced_exploration": None}
@@ -293,7 +293,7 @@ def _feed(agent, duels_and_outcomes):
 
 
 def test_lock_in_on_a_lucky_arm_and_the_safeguard():
-    # K4: arm 3 wins its three single duels of the initial phase, so Sup_3 = 1 and the self-pair
+    # K = 4: arm 3 wins its three single duels of the initial phase, so Sup_3 = 1 and the self-pair
     # (3, 3) has index 1; self-duels bring no information, so the paper's rule never leaves it.
     # The forced-exploration safeguard keeps sampling the other pairs and recovers.
     pairs = [(i, j) for i in range(4) for j in range(i, 4)]
@@ -336,7 +336,8 @@ def _random_unique_winner_runs(n_problems, seeds, forced_exploration, horizon=20
 
 
 def test_beats_random_and_the_safeguard_converges_more_often():
-    # Spec K4: do not require convergence on every seed.
+    # The paper's rule can lock onto a lucky self-pair (test above): convergence is not required on
+    # every seed.
     regret, random_regret, converged = _random_unique_winner_runs(20, range(3), None)
     assert regret < 0.3 * random_regret
     assert converged >= 0.7 * 60
