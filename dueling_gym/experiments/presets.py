@@ -60,7 +60,7 @@ PRESETS: dict[str, Preset] = {
             reference="Komiyama, Honda, Nakagawa, ICML 2016, Figure 1",
             full=dict(agents=_KOMIYAMA_AGENTS, problems=("sushi",), seeds=tuple(range(100)), horizon=10**6),
             quick=dict(agents=_KOMIYAMA_AGENTS, problems=("sushi",), seeds=tuple(range(8)), horizon=20_000),
-            notes="The throughput check of the experiments issue: 6 algorithms x 100 runs x 10^6 duels.",
+            notes="The paper's scale, 6 algorithms x 100 runs x 10^6 duels; the full run is also a throughput check.",
         ),
         Preset(
             name="zoghi2015-scalability",
