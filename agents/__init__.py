@@ -22,6 +22,7 @@ from dueling_gym.agents.base import (
     register_agent,
 )
 from dueling_gym.agents.beat_the_mean import BeatTheMean
+from dueling_gym.agents.beat_the_mean_pac import BeatTheMeanPAC
 from dueling_gym.agents.beat_the_winner import BeatTheWinner
 from dueling_gym.agents.car import CARCond, CARParallel, CARVerify
 from dueling_gym.agents.ccb import CCB
@@ -41,6 +42,7 @@ from dueling_gym.agents.merge_rucb import MergeRUCB
 from dueling_gym.agents.multi_rucb import MultiRUCB
 from dueling_gym.agents.multisbm import MultiSBM
 from dueling_gym.agents.multisort import Multisort
+from dueling_gym.agents.opt_max import OptMax
 from dueling_gym.agents.pl_pac import PLPAC
 from dueling_gym.agents.policy import PolicyAgent
 from dueling_gym.agents.preference_estimator import PreferenceEstimator
@@ -61,6 +63,7 @@ from dueling_gym.agents.successive_elimination_borda import SuccessiveEliminatio
 from dueling_gym.agents.thompson import BernoulliThompson
 from dueling_gym.agents.ucb1 import UCB1
 from dueling_gym.agents.ucb_sbm import UCBSBM
+from dueling_gym.agents.versatile_db import VersatileDB
 from dueling_gym.agents.winner_stays import WinnerStaysStrong, WinnerStaysWeak
 
 __all__ = [
@@ -99,6 +102,7 @@ __all__ = [
     "BeatTheWinner",
     "WinnerStaysWeak",
     "WinnerStaysStrong",
+    "VersatileDB",
     # Copeland algorithms
     "SAVAGE",
     "SAVAGEBorda",
@@ -126,6 +130,8 @@ __all__ = [
     "MallowsMPI",
     "MallowsMPR",
     "Multisort",
+    "OptMax",
+    "BeatTheMeanPAC",
     # learned policies
     "PolicyAgent",
 ]

@@ -32,7 +32,7 @@ from dueling_gym.agents._pair_statistics import uniform_choice
 from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
 from dueling_gym.validation import check_integer
 
-__all__ = ["BeatTheMean"]
+__all__ = ["BeatTheMean", "record_and_eliminate", "only_survivor"]
 
 
 @structref.register
@@ -63,7 +63,7 @@ structref.define_proxy(
 
 
 @numba.njit(cache=True, nogil=True)
-def _only_survivor(state):
+def only_survivor(state):
     for arm in range(state.active.shape[0]):
         if state.active[arm]:
             return arm
@@ -73,7 +73,7 @@ def _only_survivor(state):
 @numba.njit(cache=True, nogil=True)
 def beat_the_mean_act(state):
     if state.n_active == 1:
-        survivor = _only_survivor(state)  # [exploit]
+        survivor = only_survivor(state)  # [exploit]
         return survivor, survivor
     # [select] the arm with the fewest comparisons, against a uniform member of W.
     first = random_argmin(state.counts, state.active, state.rng)
@@ -106,6 +106,16 @@ def beat_the_mean_observe(state, first, second, first_won):
     # Only duels (b, b') of the exploration phase, with both arms in W, are BTM's own samples.
     if state.n_active == 1 or not (state.active[first] and state.active[second]):
         return
+    record_and_eliminate(state, first, second, first_won)
+
+
+@numba.njit(cache=True, nogil=True)
+def record_and_eliminate(state, first, second, first_won):
+    """Record BTM's sample ``(b, b')`` of arms of ``W``, then apply [radius] and [eliminate].
+
+    Shared by the online version and the PAC version (:mod:`dueling_gym.agents.beat_the_mean_pac`),
+    whose states carry the same fields; ``state.log_level`` is ``ln(1/delta)`` of the version.
+    """
     state.pair_counts[first, second] += 1
     state.counts[first] += 1
     if first_won:
@@ -129,7 +139,7 @@ def beat_the_mean_observe(state, first, second, first_won):
 @numba.njit(cache=True, nogil=True)
 def beat_the_mean_recommend(state):
     if state.n_active == 1:
-        return _only_survivor(state)
+        return only_survivor(state)
     # The arm of W most likely to beat the mean bandit (lowest index on ties; draws nothing).
     best = -1
     value = -1.0
