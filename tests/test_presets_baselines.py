@@ -1,0 +1,47 @@
+"""The ``baselines`` preset: every regret-minimising dueling agent on the seven published matrices."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from dueling_gym.agents import AGENT_REGISTRY, list_agents
+from dueling_gym.agents.savage import SAVAGE
+from dueling_gym.cli import main
+from dueling_gym.experiments import presets
+from dueling_gym.experiments.sweep_spec import SweepSpec
+from dueling_gym.problems import list_problems
+
+
+def _regret_minimisers() -> set[str]:
+    """Dueling agents that do not stop (SAVAGE explores then exploits), less the learned policy (K = 5 only)."""
+    names = set()
+    for name in list_agents("dueling"):
+        cls = AGENT_REGISTRY[name]
+        if (not cls.pure_exploration or issubclass(cls, SAVAGE)) and name != "learned":
+            names.add(name)
+    return names
+
+
+def test_preset_runs_every_regret_minimiser_on_the_published_matrices():
+    preset = presets.get_preset("baselines")
+    for quick in (False, True):
+        arguments = preset.sweep_arguments(quick)
+        assert set(arguments["agents"]) == _regret_minimisers()
+        assert len(arguments["agents"]) == len(set(arguments["agents"]))
+        assert set(arguments["problems"]) == set(list_problems()) and len(arguments["problems"]) == 7
+    full = preset.sweep_arguments(False)
+    assert full["horizon"] == 10**5 and len(full["seeds"]) == 10
+    assert len(SweepSpec(**full).units()) == len(full["agents"]) * 7 * 10
+
+
+def test_preset_end_to_end_at_a_tiny_scale(tmp_path, capsys, monkeypatch):
+    # Every agent and every matrix through the CLI path, one run of 300 duels each.
+    preset = presets.get_preset("baselines")
+    tiny = dataclasses.replace(preset, full=dict(preset.full, seeds=(0,), horizon=300))
+    monkeypatch.setitem(presets.PRESETS, "baselines", tiny)
+    assert main(["reproduce", "baselines", "--out", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    for agent in ("versatile_db", "cw_rmed", "savage", "sup_klucb"):
+        assert f"| cyclic4 | {agent} | 1 | 300 |" in out
+    assert len(list((tmp_path / "units").glob("*.json"))) == len(preset.full["agents"]) * 7
+    assert (tmp_path / "regret.png").exists() and (tmp_path / "summary.md").exists()
