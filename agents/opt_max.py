@@ -13,16 +13,16 @@ only among the few arms that seemed to beat the anchor.  The three stages, as th
 run them:
 
 * **[anchor]** ``Q``: a uniformly random subset of ``ceil(K^{3/4})`` arms;
-  ``a = SEQ-ELIMINATE(Q, ε_l = 0, ε_u = ε/2, δ/3)``;
+  ``a = SEQ-ELIMINATE(Q, ε_l = 0, ε_u = ε, δ/3)``;
 * **[prune]** every other arm ``c``, in uniformly random order, is compared once with ``a``:
-  ``COMPARE(c, a, 0, ε/2, δ/3)``; ``R`` is the set of the arms found better;
-* **[final]** ``SEQ-ELIMINATE(R, 0, ε/2, δ/3)`` with ``a`` as its first anchor (each comparison at
+  ``COMPARE(c, a, 0, ε, δ/3)``; ``R`` is the set of the arms found better;
+* **[final]** ``SEQ-ELIMINATE(R, 0, ε, δ/3)`` with ``a`` as its first anchor (each comparison at
   ``δ / (3|R|)``); the last anchor is the answer (``a`` itself when ``R`` is empty).
 
 Why the answer is an ε-maximum with probability ``>= 1 - δ`` under strong stochastic transitivity
-(SST), with ``b*`` the maximum: if ``P[b*, a] > 1/2 + ε/2``, [prune] keeps ``b*`` in ``R`` except with
-probability ``δ/3``, and [final] then returns an ``ε/2``-maximum of ``R ∪ {a}``, which contains
-``b*``, except with probability ``δ/3``.  Otherwise ``a`` is already an ``ε/2``-maximum, and [final]
+(SST), with ``b*`` the maximum: if ``P[b*, a] > 1/2 + ε``, [prune] keeps ``b*`` in ``R`` except with
+probability ``δ/3``, and [final] then returns an ``ε``-maximum of ``R ∪ {a}``, which contains
+``b*``, except with probability ``δ/3``.  Otherwise ``a`` is already an ``ε``-maximum, and [final]
 (lower bias 0) only ever replaces its anchor by a better arm except with probability ``δ/3``, so
 its answer ``o`` lies between ``a`` and ``b*`` in the order and, by SST, ``P[b*, o] <= P[b*, a]``.
 [anchor] needs no guarantee: a good anchor only keeps ``R``, hence the cost of [final], small.
@@ -34,6 +34,8 @@ Choices and differences with duelpy (``OptMax``):
 * The paper tunes the subset sizes and biases per range of ``δ`` (``δ <= K^{-1/3}``, up to
   ``1/ln K``, above); duelpy follows those three branches.  Here one schedule serves every ``δ``:
   the guarantee above holds for any ``δ``, and only the constant of the cost depends on the branch.
+* Every COMPARE has lower bias 0 and upper bias ε (the argument above needs no more); the
+  paper's intermediate biases (ε/2, 2ε/3) serve its cost analysis of each branch.
 * Comparisons run at the union-bound confidences stated above (duelpy passes the stage's ``δ`` to
   every comparison of a stage, which guarantees ``1 - δ`` for one comparison only).
 * Defaults ``ε = 0.05`` and ``δ = 0.1``, the values of the papers' experiments and duelpy's.
@@ -81,12 +83,12 @@ structref.define_proxy(
         "challenger",
         "duels",            # duels of the current COMPARE
         "challenger_wins",
-        "middle",           # ε_m = (ε_l + ε_u) / 2 = ε/4 in every stage
+        "middle",           # ε_m = (ε_l + ε_u) / 2 = ε/2 in every stage
         "anchor_delta",     # δ' of [anchor]: δ / (3 (|Q| - 1))
         "prune_delta",      # δ' of [prune]: δ / 3
         "final_delta",      # δ' of [final]: δ / (3 |R|), set when [final] starts
         "budget",           # m of the current stage's COMPARE
-        "width",            # ε_u - ε_l = ε/2
+        "width",            # ε_u - ε_l = ε
         "t",
     ],
 )
@@ -205,6 +207,11 @@ def _stage_delta(state):
 
 
 @numba.njit(cache=True, nogil=True)
+def _progress(state):
+    return state.stage, state.n_survivors, state.duels
+
+
+@numba.njit(cache=True, nogil=True)
 def opt_max_recommend(state):
     return state.anchor
 
@@ -279,19 +286,24 @@ class OptMax(KernelIdentificationAgent):
     @property
     def stage(self) -> str:
         """The current stage: ``"anchor"``, ``"prune"``, ``"final"`` or ``"done"``."""
-        return ("anchor", "prune", "final", "done")[self.state.stage]
+        return ("anchor", "prune", "final", "done")[_progress(self.state)[0]]
 
     @property
     def survivors(self) -> np.ndarray:
         """``R``: the arms that [prune] found better than the first anchor (so far)."""
-        return self._survivors[: self.state.n_survivors].copy()
+        return self._survivors[: _progress(self.state)[1]].copy()
+
+    @property
+    def compare_duels(self) -> int:
+        """Duels of the COMPARE under way (0 once it has answered)."""
+        return int(_progress(self.state)[2])
 
     def _reset_state(self) -> None:
         n_arms = self.n_arms
         subset = self.subset_size
         self._survivors = np.zeros(n_arms, dtype=np.int64)
         anchor_delta = self.delta / (3.0 * max(1, subset - 1))
-        width = 0.5 * self.epsilon
+        width = self.epsilon
         self.state = OptMaxState(
             self.rng, np.arange(n_arms, dtype=np.int64), subset, self._survivors, 0, _ANCHOR, 0, 0, 0, 0, 0,
             0.5 * width, anchor_delta, self.delta / 3.0, self.delta / 3.0, 1, width, 0,
