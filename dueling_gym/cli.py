@@ -120,7 +120,7 @@ def _hyperparameter(name: str, parameter: inspect.Parameter) -> str:
 
 def _command_agents(args: argparse.Namespace) -> int:
     from dueling_gym.agents import AGENT_REGISTRY, list_agents
-    from dueling_gym.agents.base import agent_kind
+    from dueling_gym.agents.catalogue import agent_role, agent_target
 
     rows = []
     for name in list_agents(args.kind):
@@ -128,11 +128,10 @@ def _command_agents(args: argparse.Namespace) -> int:
         parameters = inspect.signature(cls.__init__).parameters
         hyperparameters = ", ".join(_hyperparameter(key, parameter) for key, parameter in parameters.items()
                                     if parameter.kind == parameter.KEYWORD_ONLY and key != "seed")
-        kind = agent_kind(cls)
         doc = inspect.getdoc(cls)
         summary = _plain_text(doc.splitlines()[0]) if doc else ""
-        rows.append([name, kind, cls.__name__, hyperparameters or "-", summary])
-    print(_format_table(["name", "kind", "class", "hyperparameters (defaults)", "description"], rows))
+        rows.append([name, agent_role(name), agent_target(name), cls.__name__, hyperparameters or "-", summary])
+    print(_format_table(["name", "kind", "target", "class", "hyperparameters (defaults)", "description"], rows))
     return 0
 
 

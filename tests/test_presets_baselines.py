@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from dueling_gym.agents import AGENT_REGISTRY, list_agents
-from dueling_gym.agents.savage import SAVAGE
+from dueling_gym.agents import list_agents
+from dueling_gym.agents.catalogue import agent_role
 from dueling_gym.cli import main
 from dueling_gym.experiments import presets
 from dueling_gym.experiments.sweep_spec import SweepSpec
@@ -13,13 +13,8 @@ from dueling_gym.problems import list_problems
 
 
 def _regret_minimisers() -> set[str]:
-    """Dueling agents that do not stop (SAVAGE explores then exploits), less the learned policy (K = 5 only)."""
-    names = set()
-    for name in list_agents("dueling"):
-        cls = AGENT_REGISTRY[name]
-        if (not cls.pure_exploration or issubclass(cls, SAVAGE)) and name != "learned":
-            names.add(name)
-    return names
+    """The registered regret minimisers, less the learned policy (shipped for K = 5 only)."""
+    return {name for name in list_agents("dueling") if agent_role(name) == "regret minimiser"} - {"learned"}
 
 
 def test_preset_runs_every_regret_minimiser_on_the_published_matrices():
