@@ -3,7 +3,7 @@
 * ``environments/<id>.md``: one page per registered environment, from the environment class's
   docstring (the Gymnasium sections Description / Action Space / Observation Space / Rewards /
   Episode End / Arguments), with the spaces of a default instance and the version history.
-* ``algorithms/index.md``: the table of every registered agent (name, class, kind, paper).
+* ``algorithms/index.md``: the table of every registered agent (name, class, kind, target, paper).
 * ``algorithms/generated/<module>.md``: an API page for every algorithm module that has no
   hand-written page ``algorithms/<module>.md`` yet.
 
@@ -22,7 +22,7 @@ import gymnasium as gym
 
 import dueling_gym
 from dueling_gym.agents import AGENT_REGISTRY
-from dueling_gym.agents.base import agent_kind
+from dueling_gym.agents.catalogue import agent_role, agent_target
 
 _ROLE = re.compile(r":(class|func|meth|data|attr|mod|obj):`([^`]+)`")
 
@@ -91,7 +91,7 @@ def generate_pages(docs: Path) -> None:
         modules[cls.__module__.rpartition(".")[2]].append((name, cls))
 
     pages: list[str] = []
-    rows = ["| name | class | kind | algorithm | page |", "|---|---|---|---|---|"]
+    rows = ["| name | class | kind | target | algorithm | page |", "|---|---|---|---|---|---|"]
     for module, entries in sorted(modules.items()):
         hand_written = (docs / "algorithms" / f"{module}.md").exists()
         page = f"{module}" if hand_written else f"generated/{module}"
@@ -104,7 +104,8 @@ def generate_pages(docs: Path) -> None:
             _write_if_changed(docs / "algorithms" / "generated" / f"{module}.md", "\n".join(body))
         for name, cls in entries:
             rows.append(
-                f"| `{name}` | `{cls.__name__}` | {agent_kind(cls)} | {_first_sentence(cls)} | [{module}]({page}.md) |"
+                f"| `{name}` | `{cls.__name__}` | {agent_role(name)} | {agent_target(name)} | {_first_sentence(cls)} "
+                f"| [{module}]({page}.md) |"
             )
 
     index = [
