@@ -269,8 +269,8 @@ def test_vector_env_plays_exactly_the_duels_of_any_integer_dtype(problem_20, dty
             first, second = int(duels[k, 0]), int(duels[k, 1])
             problem = env.problems[k]  # with a sampler, each sub-environment reads its own problem
             assert rewards[k] == -problem.regret("copeland_komiyama", first, second)
-            for notion, values in info["regret"].items():
-                assert values[k] == problem.regret(notion, first, second)
+            for notion in env.regret_notions:
+                assert info["regret"][notion][k] == problem.regret(notion, first, second)
         assert info["duel"].dtype == np.int64 and np.array_equal(info["duel"], duels)
         expected = reference.step(duels)
         assert np.array_equal(observations, expected[0]) and np.array_equal(rewards, expected[1])
@@ -289,8 +289,10 @@ def test_vector_env_problems_differ_per_sub_env_with_a_sampler(problem_20):
 def test_vector_env_reports_no_duel_for_sub_envs_that_reset():
     env = CopelandDuelVectorEnv(2, max_episode_steps=1, preferences="multisol")
     env.reset(seed=0)
-    assert env.step(np.array([[0, 1], [2, 3]]))[4]["duel"].tolist() == [[0, 1], [2, 3]]
-    assert env.step(np.array([[0, 1], [2, 3]]))[4]["duel"].tolist() == [[-1, -1], [-1, -1]]
+    info = env.step(np.array([[0, 1], [2, 3]]))[4]
+    assert info["duel"].tolist() == [[0, 1], [2, 3]] and info["_duel"].tolist() == [True, True]
+    info = env.step(np.array([[0, 1], [2, 3]]))[4]  # both sub-environments reset instead of playing
+    assert "duel" not in info and "_duel" not in info
 
 
 def test_vector_env_does_not_alias_the_callers_actions():

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -35,6 +40,26 @@ def test_registered_and_importable_by_module_prefix():
     env = gym.make("dueling_gym:CopelandDuel-v0")
     assert isinstance(env.unwrapped, CopelandDuelEnv)
     assert env.spec.max_episode_steps == dueling_gym.DEFAULT_HORIZON
+
+
+def test_registration_needs_the_import_not_an_entry_point():
+    """Gymnasium >= 1.0 loads no plugins from entry points: ``import dueling_gym`` (or the
+    ``"dueling_gym:"`` module prefix of an id) is what registers the environments."""
+    code = textwrap.dedent("""
+        import gymnasium as gym
+        try:
+            gym.make("CopelandDuel-v0")
+        except gym.error.NameNotFound:
+            print("unregistered")
+        env = gym.make("dueling_gym:DuelingBandit-v0")  # imports dueling_gym, which registers all three
+        print(type(env.unwrapped).__name__, sorted(i for i in gym.registry if "Duel" in i))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = result.stdout.splitlines()
+    assert lines[0] == "unregistered"
+    assert lines[1] == "DuelingBanditEnv " + str(sorted(dueling_gym.ENV_IDS))
+    pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+    assert "gymnasium.envs" not in pyproject  # such an entry point would be dead code
 
 
 def _trajectory(env, seed, steps=300):

@@ -69,7 +69,9 @@ def test_next_step_autoreset_with_samplers():
     obs, reward, _, truncated, info = vector.step(actions)  # the autoreset step
     assert obs.tolist() == [0, 0, 0] and reward.tolist() == [0, 0, 0] and not truncated.any()
     assert info["t"].tolist() == [0, 0, 0]
-    assert all(info["cumulative_regret"][n].tolist() == [0, 0, 0] for n in info["cumulative_regret"])
+    notions = vector.unwrapped.regret_notions
+    assert all(info["cumulative_regret"][n].tolist() == [0, 0, 0] for n in notions)
+    assert "duel" not in info and "_duel" not in info  # as SyncVectorEnv: a reset reports no duel
     assert all(new != old for new, old in zip(vector.unwrapped.problems, problems))
 
 
@@ -82,8 +84,8 @@ def test_same_seed_same_trajectory_and_info_shapes():
         for _ in range(50):
             obs, reward, _, _, info = vector.step(rng.integers(0, 8, size=(16, 2)))
             out.append((obs.copy(), reward.copy()))
-        assert set(info["regret"]) == {"copeland_komiyama", "copeland_zoghi", "condorcet_strong",
-                                       "condorcet_weak", "borda"}
+        notions = {"copeland_komiyama", "copeland_zoghi", "condorcet_strong", "condorcet_weak", "borda"}
+        assert set(info["regret"]) == notions | {f"_{notion}" for notion in notions}
         assert all(v.shape == (16,) for v in info["cumulative_regret"].values())
         assert info["duel"].shape == (16, 2) and info["duel"].dtype == np.int64
         return out
@@ -141,5 +143,80 @@ def test_render_ansi():
         vector.step(np.array([[0, 1], [2, 3]]))
     text = vector.render()
     assert "t=5" in text
-    counts = vector._win_counts[0].reshape(5, 5)
+    counts = vector.win_counts(0)
     assert counts[0, 1] + counts[1, 0] == 5
+
+
+# ------------------------------------------------------------------ info as Gymnasium's vector modes batch it
+def _assert_same_info(native, sync, path="info"):
+    """Same keys, masks, dtypes and values; ``duel`` (tuples in Gymnasium's object array) compared as int64."""
+    assert native.keys() == sync.keys(), f"{path}: {sorted(native)} != {sorted(sync)}"
+    for key, value in sync.items():
+        mine = native[key]
+        where = f"{path}[{key!r}]"
+        if isinstance(value, dict):
+            _assert_same_info(mine, value, where)
+        elif key == "duel":
+            mask = sync["_duel"]
+            assert mine.dtype == np.int64 and mine.shape == (len(mask), 2), where
+            np.testing.assert_array_equal(mine[mask], np.array([list(d) for d in value[mask]]).reshape(-1, 2))
+        else:
+            assert mine.dtype == value.dtype and mine.shape == value.shape, f"{where}: {mine.dtype} {value.dtype}"
+            np.testing.assert_array_equal(mine, value, err_msg=where)
+
+
+@pytest.mark.parametrize("env_id", ["DuelingBandit-v0", "CopelandDuel-v0"])
+@pytest.mark.parametrize("num_envs", [1, 3])
+def test_info_equals_sync_vector_env_over_the_single_env(env_id, num_envs):
+    """Regret infos do not depend on the random outcomes, so they must match step for step, autoresets included."""
+    kwargs = {"preferences": "sushi", "max_episode_steps": 4}
+    native = make_vec(env_id, num_envs, **kwargs)
+    sync = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync", **kwargs)
+    assert isinstance(sync, gym.vector.SyncVectorEnv)
+    native_obs, native_info = native.reset(seed=0)
+    sync_obs, sync_info = sync.reset(seed=0)
+    _assert_same_info(native_info, sync_info)
+    np.testing.assert_array_equal(native_obs, sync_obs)
+    rng = np.random.default_rng(1)
+    for step in range(14):  # three episodes and their autoreset steps
+        actions = rng.integers(0, 16, size=(num_envs, 2))
+        native_step = native.step(actions)
+        sync_step = sync.step(actions)
+        _assert_same_info(native_step[4], sync_step[4])
+        for mine, theirs in zip(native_step[1:4], sync_step[1:4]):  # rewards, terminated, truncated
+            assert mine.dtype == theirs.dtype
+            np.testing.assert_array_equal(mine, theirs)
+        if num_envs == 1 and step < 4:  # Sync seeds sub-env i with seed + i: the first episode is the same
+            np.testing.assert_array_equal(native_step[0], sync_step[0])
+    native.close()
+    sync.close()
+
+
+def test_info_masks_with_a_sampler_have_gymnasiums_layout():
+    kwargs = {"problem_sampler": ProblemSampler("no_condorcet_winner", n_arms=5), "max_episode_steps": 2}
+    native = make_vec("CopelandDuel-v0", 4, **kwargs)
+    sync = gym.make_vec("CopelandDuel-v0", num_envs=4, vectorization_mode="sync", **kwargs)
+
+    def layout(info):
+        return {key: (layout(value) if isinstance(value, dict) else (str(value.dtype), value.shape[:1],
+                                                                       value.tolist() if key.startswith("_") else None))
+                for key, value in info.items()}
+
+    assert layout(native.reset(seed=0)[1]) == layout(sync.reset(seed=0)[1])
+    actions = np.array([[0, 1], [2, 3], [4, 4], [1, 0]])
+    for _ in range(5):
+        native_info, sync_info = native.step(actions)[4], sync.step(actions)[4]
+        sync_duel = sync_info.pop("duel", None)
+        native_duel = native_info.pop("duel", None)
+        assert (sync_duel is None) == (native_duel is None)
+        assert layout(native_info) == layout(sync_info)
+
+
+def test_info_masks_are_shared_read_only_arrays():
+    vector = CopelandDuelVectorEnv(num_envs=3, preferences="multisol")
+    _, info = vector.reset(seed=0)
+    assert info["_t"].tolist() == [True] * 3 and not info["_t"].flags.writeable
+    info = vector.step(np.array([[0, 1], [1, 2], [2, 3]]))[4]
+    assert info["_duel"].tolist() == [True] * 3 and info["regret"]["_copeland_komiyama"].tolist() == [True] * 3
+    with pytest.raises(ValueError, match="read-only"):
+        info["_regret"][0] = False

@@ -9,15 +9,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from dueling_gym.envs._duels import DuelEngine
+from dueling_gym.envs._render import blank_frame, preference_frame
 from dueling_gym.problems.bipartite import BipartiteDuelProblem, load_bipartite_problem
 from dueling_gym.validation import check_discrete_action, check_seed
 
 __all__ = ["CombinatorialDuelEnv"]
 
 _OBSERVATIONS = (np.int64(0), np.int64(1))
-# Uniforms are drawn from ``np_random`` in blocks (one Generator call per block); the stream is
-# the same as drawing them one at a time, so trajectories do not depend on the block size.
-_UNIFORM_BLOCK = 4096
 
 
 class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
@@ -102,7 +101,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     * ``render_mode``: ``"ansi"`` renders the per-pair duel counts and wins.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -138,15 +137,10 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
         self.action_space = spaces.Discrete(self.n_duels)
         self.observation_space = spaces.Discrete(2)
 
-        self._duel_p: list[float] = []
-        self._duel_regret: list[float] = []
-        self._uniforms: list[float] = []
-        self._cursor = 0
-        self._duel_counts: list[int] = []
-        self._duel_wins: list[int] = []
-        self._self_duel_counts: list[int] = []
-        self._cumulative = 0.0
-        self._t = 0
+        # The duel engine's table: row k is duels[k] as listed (first edge e < e'), row
+        # n_duels + k the same pair the other way round, row 2 n_duels + e the self-duel of e.
+        self._engine = DuelEngine(("position_copeland",))
+        self._duel = self._engine.duel
         self._needs_reset = True
         if fixed is not None:
             self._install(fixed)
@@ -174,31 +168,22 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     def _install(self, problem: BipartiteDuelProblem) -> None:
         self.problem = problem
         pairs = problem.comparable_pairs
-        self._duel_p = problem.preferences[pairs[:, 1], pairs[:, 2]].tolist()
-        self._duel_regret = problem.duel_copeland_regrets.tolist()
+        p_first = np.asarray(problem.preferences[pairs[:, 1], pairs[:, 2]], dtype=np.float64)
+        regrets = np.asarray(problem.duel_copeland_regrets, dtype=np.float64)
+        self_regrets = np.array([problem.copeland_regret(edge, edge) for edge in range(self.n_edges)])
+        self._engine.load(np.column_stack([
+            np.concatenate([p_first, 1.0 - p_first, np.full(self.n_edges, 0.5)]),
+            np.concatenate([regrets, regrets, self_regrets]),
+        ]))
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.int64, dict[str, Any]]:
         super().reset(seed=check_seed("seed", seed, allow_sequence=False))
         if self.problem_sampler is not None:
             self._install(self._checked_draw(self.problem_sampler(self.np_random), self._graph))
-        self._uniforms = []
-        self._cursor = 0
-        self._duel_counts = [0] * self.n_duels
-        self._duel_wins = [0] * self.n_duels
-        self._self_duel_counts = [0] * self.n_edges
-        self._cumulative = 0.0
-        self._t = 0
+        self._engine.reset(self.np_random)
         self._needs_reset = False
         return _OBSERVATIONS[0], {"t": 0, "cumulative_regret": 0.0}
-
-    def _uniform(self) -> float:
-        if self._cursor == len(self._uniforms):
-            self._uniforms = self.np_random.random(_UNIFORM_BLOCK).tolist()
-            self._cursor = 0
-        value = self._uniforms[self._cursor]
-        self._cursor += 1
-        return value
 
     def _check_ready(self) -> None:
         if self._needs_reset:
@@ -209,10 +194,8 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
         self._check_ready()
         duel = check_discrete_action(action, self.n_duels)
         position, first, second = self.duels[duel]
-        first_won = self._uniform() < self._duel_p[duel]
-        self._duel_counts[duel] += 1
-        self._duel_wins[duel] += first_won
-        return self._finish(first_won, duel, position, first, second, self._duel_regret[duel])
+        first_won, (regret,) = self._duel(duel)
+        return self._finish(first_won, duel, position, first, second, regret)
 
     def step_edges(self, edge: int, other: int) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
         """Duel two comparable edges directly (agents act in edge terms).
@@ -248,28 +231,22 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
             )
         position = int(problem.edge_positions[edge])
         if edge == other:
-            first_won = self._uniform() < 0.5
-            self._self_duel_counts[edge] += 1
-            return self._finish(first_won, None, position, edge, other, problem.copeland_regret(edge, edge))
+            first_won, (regret,) = self._duel(2 * self.n_duels + edge)
+            return self._finish(first_won, None, position, edge, other, regret)
         duel = problem.pair_index(edge, other)
-        table_first = self.duels[duel][1]
-        p_first = self._duel_p[duel] if edge == table_first else 1.0 - self._duel_p[duel]
-        first_won = self._uniform() < p_first
-        self._duel_counts[duel] += 1
-        self._duel_wins[duel] += first_won == (edge == table_first)
-        return self._finish(first_won, duel, position, edge, other, self._duel_regret[duel])
+        row = duel if edge == self.duels[duel][1] else self.n_duels + duel
+        first_won, (regret,) = self._duel(row)
+        return self._finish(first_won, duel, position, edge, other, regret)
 
     def _finish(self, first_won: bool, duel: int | None, position: int, first: int, second: int,
                 regret: float) -> tuple[np.int64, float, bool, bool, dict[str, Any]]:
-        self._t += 1
-        self._cumulative += regret
         info = {
             "duel": duel,
             "position": position,
             "edges": (first, second),
             "regret": regret,
-            "cumulative_regret": self._cumulative,
-            "t": self._t,
+            "cumulative_regret": self._engine.cumulative[0],
+            "t": self._engine.t,
         }
         # 0.0 - r rather than -r: no negative zero in the reward
         return _OBSERVATIONS[first_won], 0.0 - regret, False, False, info
@@ -289,49 +266,84 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
         if self.problem is None:
             raise gym.error.ResetNeeded("call reset() before score_matching() (no problem drawn yet)")
         result = self.problem.score(matching)
-        result["samples"] = self._t
+        result["samples"] = self._engine.t
         return result
+
+    def _engine_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._engine.n_rows == 0:  # a sampler's env before its first reset
+            size = 2 * self.n_duels + self.n_edges
+            return np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+        return self._engine.counts, self._engine.first_wins
 
     @property
     def duel_counts(self) -> np.ndarray:
         """How often each action (comparable pair) was duelled this episode."""
-        return np.array(self._duel_counts, dtype=np.int64)
+        counts, _ = self._engine_counts()
+        return counts[:self.n_duels] + counts[self.n_duels:2 * self.n_duels]
 
     @property
     def duel_wins(self) -> np.ndarray:
         """How often the first edge of each ``duels[k]`` won this episode."""
-        return np.array(self._duel_wins, dtype=np.int64)
+        counts, first_wins = self._engine_counts()
+        n = self.n_duels
+        return first_wins[:n] + (counts[n:2 * n] - first_wins[n:2 * n])
 
     @property
     def self_duel_counts(self) -> np.ndarray:
         """Self-duels (via :meth:`step_edges`) per edge this episode."""
-        return np.array(self._self_duel_counts, dtype=np.int64)
+        counts, _ = self._engine_counts()
+        return counts[2 * self.n_duels:]
+
+    @property
+    def edge_win_counts(self) -> np.ndarray:
+        """``W[e, e']``: how often edge ``e`` beat edge ``e'`` this episode (self-duels on the diagonal)."""
+        counts, first_wins = self._engine_counts()
+        n = self.n_duels
+        wins = np.zeros((self.n_edges, self.n_edges), dtype=np.int64)
+        pairs = np.array(self.duels, dtype=np.int64).reshape(-1, 3)
+        first, second = pairs[:, 1], pairs[:, 2]
+        wins[first, second] = first_wins[:n] + (counts[n:2 * n] - first_wins[n:2 * n])
+        wins[second, first] = (counts[:n] - first_wins[:n]) + first_wins[n:2 * n]
+        wins[np.diag_indices(self.n_edges)] = counts[2 * n:]
+        return wins
 
     @property
     def samples(self) -> int:
         """Duels played this episode (self-duels included)."""
-        return self._t
+        return self._engine.t
 
     @property
     def cumulative_regret(self) -> float:
         """Position Copeland regret accumulated this episode."""
-        return self._cumulative
+        return self._engine.cumulative[0]
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: per-pair duel counts and wins as text; ``"rgb_array"``: heat maps of the
+        empirical preferences and of the duel counts between edges (incomparable pairs dark),
+        an ``(H, W, 3)`` ``uint8`` array."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to the constructor")
+            gym.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to the constructor"
+            )
             return None
+        if self.render_mode == "rgb_array":
+            if self.problem is None or self._needs_reset:
+                return blank_frame()
+            positions = np.asarray(self.problem.edge_positions)
+            return preference_frame(self.edge_win_counts, positions[:, None] == positions[None, :])
         if self.problem is None or self._needs_reset:
             return "(not reset)\n"
         name = self.problem.name or "custom"
-        lines = [f"t={self._t}  problem={name}  cumulative_regret={self._cumulative:.3f}",
+        counts, wins_of_first, self_duel_counts = self.duel_counts.tolist(), self.duel_wins.tolist(), \
+            self.self_duel_counts.tolist()
+        lines = [f"t={self._engine.t}  problem={name}  cumulative_regret={self.cumulative_regret:.3f}",
                  f"{'k':>4} {'pos':>4} {'e':>4} {'e2':>4} {'duels':>7} {'wins(e)':>8} {'rate':>6}"]
         for k, (position, first, second) in enumerate(self.duels):
-            count, wins = self._duel_counts[k], self._duel_wins[k]
+            count, wins = counts[k], wins_of_first[k]
             rate = f"{wins / count:.3f}" if count else "-"
             lines.append(f"{k:>4} {position:>4} {first:>4} {second:>4} {count:>7} {wins:>8} {rate:>6}")
-        self_duels = sum(self._self_duel_counts)
+        self_duels = sum(self_duel_counts)
         if self_duels:
             lines.append(f"self-duels: {self_duels} ("
-                         + ", ".join(f"edge {e}: {n}" for e, n in enumerate(self._self_duel_counts) if n) + ")")
+                         + ", ".join(f"edge {e}: {n}" for e, n in enumerate(self_duel_counts) if n) + ")")
         return "\n".join(lines) + "\n"

@@ -9,6 +9,8 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import ArrayLike
 
+from dueling_gym.envs._duels import DuelEngine
+from dueling_gym.envs._render import blank_frame, preference_frame
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix
 from dueling_gym.validation import check_action, check_integer, check_n_arms, check_seed
@@ -17,10 +19,6 @@ __all__ = ["DuelingBanditEnv", "ProblemSpec"]
 
 ProblemSpec = PreferenceMatrix | ArrayLike | str
 _OBSERVATIONS = (np.int64(0), np.int64(1))
-# Uniforms are drawn from ``np_random`` in blocks: one Generator call per block instead of one
-# per step.  The stream is the same as drawing them one at a time, so trajectories do not
-# depend on the block size.
-_UNIFORM_BLOCK = 4096
 
 
 class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
@@ -90,7 +88,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     * ``render_mode``: ``"ansi"`` renders the win counts of every ordered pair.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     #: Default problem when neither ``preferences`` nor ``problem_sampler`` is given.
     default_sampler = ProblemSampler("utility_based", n_arms=8)
@@ -157,12 +155,10 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
         self.observation_space = spaces.Discrete(2)
 
         self.problem: PreferenceMatrix | None = None
-        self._duel_rows: list[tuple[float, ...]] = []
-        self._uniforms: list[float] = []
-        self._cursor = 0
-        self._win_counts: list[int] = []
-        self._cumulative: list[float] = []
-        self._t = 0
+        # The duel engine plays row first * K + second of the problem's duel table.
+        self._engine = DuelEngine(self.regret_notions)
+        self._duel = self._engine.duel
+        self._has_reset = False
         if self._fixed_problem is not None:
             self._install_problem(self._fixed_problem)
 
@@ -174,8 +170,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     # ------------------------------------------------------------------ problem handling
     def _install_problem(self, problem: PreferenceMatrix) -> None:
         self.problem = problem
-        table = problem.duel_table(self.regret_notions)
-        self._duel_rows = [tuple(row) for row in table.tolist()]
+        self._engine.load(problem.duel_table(self.regret_notions))
 
     def _validated(self, drawn: ProblemSpec) -> PreferenceMatrix:
         """Check that a sampled problem fits this environment's spaces and regret notions."""
@@ -192,39 +187,22 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
         super().reset(seed=check_seed("seed", seed, allow_sequence=False))
         if self.problem_sampler is not None:
             self._install_problem(self._validated(self.problem_sampler(self.np_random)))
-        self._uniforms = []
-        self._cursor = 0
-        self._win_counts = [0] * (self.n_arms * self.n_arms)
-        self._cumulative = [0.0] * len(self.regret_notions)
-        self._t = 0
+        self._engine.reset(self.np_random)
+        self._has_reset = True
         zeros = dict.fromkeys(self.regret_notions, 0.0)
         return _OBSERVATIONS[0], {"regret": zeros, "cumulative_regret": dict(zeros), "t": 0}
 
     def step(self, action: Any) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
-        if self.problem is None or not self._win_counts:
+        if not self._has_reset:
             raise gym.error.ResetNeeded("call reset() before step()")
         first, second = check_action(action, self.n_arms)
-        n_arms = self.n_arms
-        duel = first * n_arms + second
-        if self._cursor == len(self._uniforms):
-            self._uniforms = self.np_random.random(_UNIFORM_BLOCK).tolist()
-            self._cursor = 0
-        uniform = self._uniforms[self._cursor]
-        self._cursor += 1
-        row = self._duel_rows[duel]
-        first_won = uniform < row[0]
-        if first_won:
-            self._win_counts[duel] += 1
-        else:
-            self._win_counts[second * n_arms + first] += 1
-        regrets = row[1:]
-        self._cumulative = cumulative = [total + r for total, r in zip(self._cumulative, regrets)]
-        self._t += 1
+        first_won, regrets = self._duel(first * self.n_arms + second)
+        engine = self._engine
         notions = self.regret_notions
         info = {
             "regret": dict(zip(notions, regrets)),
-            "cumulative_regret": dict(zip(notions, cumulative)),
-            "t": self._t,
+            "cumulative_regret": dict(zip(notions, engine.cumulative)),
+            "t": engine.t,
             "duel": (first, second),
         }
         return _OBSERVATIONS[first_won], -regrets[self._reward_column], False, False, info
@@ -233,23 +211,36 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     @property
     def win_counts(self) -> np.ndarray:
         """``W[i, j]``: how often ``i`` beat ``j`` this episode (self-duels on the diagonal)."""
-        return np.array(self._win_counts, dtype=np.int64).reshape(self.n_arms, self.n_arms)
+        n_arms = self.n_arms
+        if not self._has_reset:
+            return np.zeros((n_arms, n_arms), dtype=np.int64)
+        # Row i * K + j of the engine is the duel (i, j): its first wins are wins of i over j,
+        # its other duels wins of j over i.
+        first_wins = self._engine.first_wins.reshape(n_arms, n_arms)
+        losses = self._engine.counts.reshape(n_arms, n_arms) - first_wins
+        return first_wins + losses.T
 
     @property
     def cumulative_regret(self) -> dict[str, float]:
         """Regret accumulated this episode, per notion."""
-        return dict(zip(self.regret_notions, self._cumulative))
+        return dict(zip(self.regret_notions, self._engine.cumulative))
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the win counts as text; ``"rgb_array"``: heat maps of the empirical
+        preference matrix and of the duel counts, an ``(H, W, 3)`` ``uint8`` array."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to the constructor")
+            gym.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to the constructor"
+            )
             return None
+        if self.render_mode == "rgb_array":
+            return preference_frame(self.win_counts) if self._has_reset else blank_frame()
         if self.problem is None:
             return "(not reset)"
         wins = self.win_counts
         width = max(4, len(str(int(wins.max()))) + 1)
         header = "W[i,j]".rjust(7) + "".join(str(j).rjust(width) for j in range(self.n_arms))
-        lines = [f"t={self._t}  problem={self.problem.name or 'custom'}  "
+        lines = [f"t={self._engine.t}  problem={self.problem.name or 'custom'}  "
                  + "  ".join(f"{k}={v:.3f}" for k, v in self.cumulative_regret.items()), header]
         for i in range(self.n_arms):
             lines.append(str(i).rjust(7) + "".join(str(int(w)).rjust(width) for w in wins[i]))

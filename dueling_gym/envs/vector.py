@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from dueling_gym.envs._duels import BatchDuelEngine
 from dueling_gym.envs.copeland_duel import CopelandDuelEnv
 from dueling_gym.envs.dueling_bandit import DuelingBanditEnv
 from dueling_gym.validation import check_action_batch, check_integer, check_seed
@@ -93,61 +94,56 @@ class DuelingBanditVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
-        n_duels = self.n_arms * self.n_arms
         fixed = self._template.problem
-        self.problems: list = [fixed] * self.num_envs if fixed is not None else [None] * self.num_envs
-        # Two contiguous lookup tables (win probability; regrets per notion), indexed by the flat
-        # duel first * K + second (plus an offset per sub-env when each has its own problem):
-        # np.take on contiguous rows is several times faster than fancy-indexing one wide table.
+        self.problems: list = [fixed] * self.num_envs
+        # The engine plays row first * K + second of each sub-environment's duel table (one
+        # shared table for a fixed problem, one per sub-environment with a sampler).
+        self._engine = BatchDuelEngine(
+            self.num_envs, self.n_arms * self.n_arms, self.regret_notions,
+            per_env_tables=fixed is None, track_counts=render_mode is not None,
+        )
         if fixed is not None:
-            self._set_tables(slice(None), fixed.duel_table(self.regret_notions), allocate=True)
-            self._table_offsets = None
-        else:
-            self._probabilities = np.zeros(self.num_envs * n_duels)
-            self._regret_table = np.zeros((self.num_envs * n_duels, len(self.regret_notions)))
-            self._table_offsets = np.arange(self.num_envs, dtype=np.int64) * n_duels
-        self._cumulative = np.zeros((self.num_envs, len(self.regret_notions)))
-        self._steps = np.zeros(self.num_envs, dtype=np.int64)
+            self._engine.load(fixed.duel_table(self.regret_notions))
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-        self._win_counts = np.zeros((self.num_envs, n_duels), dtype=np.int64) if render_mode else None
+        # Gymnasium's info masks (``info["_k"]``): one read-only all-True array serves every key
+        # of every step at which each sub-environment reports it.
+        self._all = np.ones(self.num_envs, dtype=bool)
+        self._all.flags.writeable = False
+        self._notion_masks = {f"_{notion}": self._all for notion in self.regret_notions}
         self._was_reset = False
 
     # ------------------------------------------------------------------ helpers
-    def _set_tables(self, rows: slice, duel_table: np.ndarray, allocate: bool = False) -> None:
-        if allocate:
-            self._probabilities = np.ascontiguousarray(duel_table[:, 0])
-            self._regret_table = np.ascontiguousarray(duel_table[:, 1:])
-        else:
-            self._probabilities[rows] = duel_table[:, 0]
-            self._regret_table[rows] = duel_table[:, 1:]
-
     def _draw_problems(self, env_indices: np.ndarray) -> None:
         if self.problem_sampler is None:
             return
-        n_duels = self.n_arms * self.n_arms
         for env_index in env_indices.tolist():
             problem = self._template._validated(self.problem_sampler(self.np_random))
             self.problems[env_index] = problem
-            start = env_index * n_duels
-            self._set_tables(slice(start, start + n_duels), problem.duel_table(self.regret_notions))
+            self._engine.load(problem.duel_table(self.regret_notions), env_index)
+
+    def _notion_arrays(self, columns: np.ndarray) -> dict[str, np.ndarray]:
+        """``{notion: column, "_notion": mask}``, as Gymnasium batches a nested info dict."""
+        arrays = dict(zip(self.regret_notions, columns.T))
+        arrays.update(self._notion_masks)
+        return arrays
 
     def _reset_info(self) -> dict[str, Any]:
-        zeros = np.zeros(self.num_envs)
+        zeros = np.zeros((self.num_envs, len(self.regret_notions)))
         return {
-            "regret": {notion: zeros.copy() for notion in self.regret_notions},
-            "cumulative_regret": {notion: zeros.copy() for notion in self.regret_notions},
+            "regret": self._notion_arrays(zeros),
+            "_regret": self._all,
+            "cumulative_regret": self._notion_arrays(zeros.copy()),
+            "_cumulative_regret": self._all,
             "t": np.zeros(self.num_envs, dtype=np.int64),
+            "_t": self._all,
         }
 
     # ------------------------------------------------------------------ VectorEnv API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=check_seed("seed", seed, allow_sequence=False))
         self._draw_problems(np.arange(self.num_envs))
-        self._cumulative[:] = 0.0
-        self._steps[:] = 0
+        self._engine.reset(self.np_random)
         self._needs_reset[:] = False
-        if self._win_counts is not None:
-            self._win_counts[:] = 0
         self._was_reset = True
         return np.zeros(self.num_envs, dtype=np.int64), self._reset_info()
 
@@ -157,59 +153,60 @@ class DuelingBanditVectorEnv(VectorEnv):
         # int64 whatever the caller's integer dtype: first * K + second (plus a table offset)
         # must not wrap around in int8 / uint8, nor mix uint64 with int64 offsets.
         actions = check_action_batch(actions, self.num_envs, self.n_arms)
-        n_arms = self.n_arms
-        first = actions[:, 0]
-        second = actions[:, 1]
-        duels = first * n_arms + second
-        if self._table_offsets is not None:
-            duels += self._table_offsets
-        first_won = self.np_random.random(self.num_envs) < np.take(self._probabilities, duels)
-        regrets = np.take(self._regret_table, duels, axis=0)
+        engine = self._engine
+        rows = actions[:, 0] * self.n_arms + actions[:, 1]
+        first_won, regrets = engine.draw(rows)
         rewards = -regrets[:, self._reward_column]
         resetting = self._needs_reset
-        any_resetting = bool(resetting.any())
-        if any_resetting:
-            # NEXT_STEP autoreset: these sub-envs ignore their action and start a new episode.
+        played = None
+        if resetting.any():
+            # NEXT_STEP autoreset: these sub-envs ignore their action and start a new episode
+            # (their info is the reset info: no "duel", as in Gymnasium's SyncVectorEnv).
             self._draw_problems(np.flatnonzero(resetting))
-            regrets[resetting] = 0.0
+            engine.restart(resetting, first_won, regrets)
             rewards[resetting] = 0.0
-            first_won[resetting] = False
             actions[resetting] = -1
-            self._cumulative[resetting] = 0.0
-            self._steps[resetting] = -1
-            if self._win_counts is not None:
-                self._win_counts[resetting] = 0
-        self._cumulative = cumulative = self._cumulative + regrets
-        self._steps += 1
-        if self._win_counts is not None:
-            winner = np.where(first_won, first, second)
-            loser = np.where(first_won, second, first)
             played = ~resetting
-            self._win_counts[np.flatnonzero(played), (winner * n_arms + loser)[played]] += 1
+        cumulative = engine.accumulate(rows, first_won, regrets, played)
         if self.max_episode_steps is None:
             truncated = np.zeros(self.num_envs, dtype=bool)
         else:
-            truncated = self._steps >= self.max_episode_steps
+            truncated = engine.t >= self.max_episode_steps
         self._needs_reset = truncated
         terminated = np.zeros(self.num_envs, dtype=bool)
-        notions = self.regret_notions
         info = {
-            "regret": {notion: regrets[:, k] for k, notion in enumerate(notions)},
-            "cumulative_regret": {notion: cumulative[:, k] for k, notion in enumerate(notions)},
-            "t": self._steps.copy(),
-            "duel": actions,
+            "regret": self._notion_arrays(regrets),
+            "_regret": self._all,
+            "cumulative_regret": self._notion_arrays(cumulative),
+            "_cumulative_regret": self._all,
+            "t": engine.t.copy(),
+            "_t": self._all,
         }
+        if played is None:
+            info["duel"], info["_duel"] = actions, self._all
+        elif played.any():
+            info["duel"], info["_duel"] = actions, played
         return first_won.astype(np.int64), rewards, terminated, truncated, info
 
     def render(self) -> str | None:
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
-        assert self._win_counts is not None
-        wins = self._win_counts[0].reshape(self.n_arms, self.n_arms)
-        lines = [f"sub-env 0 of {self.num_envs}: t={int(self._steps[0])}"]
+        wins = self.win_counts(0)
+        lines = [f"sub-env 0 of {self.num_envs}: t={int(self._engine.t[0])}"]
         lines += [" ".join(f"{int(w):6d}" for w in row) for row in wins]
         return "\n".join(lines) + "\n"
+
+
+    def win_counts(self, env_index: int = 0) -> np.ndarray:
+        """``W[i, j]`` of sub-environment ``env_index`` this episode (kept only with a ``render_mode``)."""
+        engine = self._engine
+        if engine.counts is None:
+            raise RuntimeError("win counts are kept only when the vector env has a render_mode")
+        n_arms = self.n_arms
+        first_wins = engine.first_wins[env_index].reshape(n_arms, n_arms)
+        losses = engine.counts[env_index].reshape(n_arms, n_arms) - first_wins
+        return first_wins + losses.T
 
 
 class CopelandDuelVectorEnv(DuelingBanditVectorEnv):

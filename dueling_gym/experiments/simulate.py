@@ -2,15 +2,20 @@
 
 Two code paths give the same trajectory for the same seeds:
 
-* the **fused loop** for agents with Numba kernels (:class:`~dueling_gym.agents.base.KernelDuelingAgent`):
-  the agent's ``act``/``observe`` kernels and the Bernoulli draws run in one compiled loop;
 * the **generic loop** for any :class:`~dueling_gym.agents.base.DuelingAgent` (e.g. a learned
-  policy), calling ``act()``/``observe()`` from Python.
+  policy), calling ``act()``/``observe()`` from Python; its duels are played by
+  :class:`~dueling_gym.envs.DuelEngine`, the engine of ``DuelingBandit-v0`` and
+  ``CopelandDuel-v0``;
+* the **fused loop** for agents with Numba kernels (:class:`~dueling_gym.agents.base.KernelDuelingAgent`):
+  the agent's ``act``/``observe`` kernels and the duels run in one compiled loop,
+  ``_fused_segment``, the engine's compiled twin.
 
-Both draw duel outcomes exactly as ``CopelandDuel-v0`` / ``DuelingBandit-v0`` do after
-``reset(seed=env_seed)`` (one uniform per duel from a ``numpy.random.Generator`` seeded with
-``env_seed``; the first arm wins iff the uniform is below ``P[first, second]``), so a plain
-Gymnasium loop reproduces them too.
+Both play a duel the same way: one uniform from a ``numpy.random.Generator`` seeded with
+``env_seed``, the first arm wins iff it is below ``P[first, second]``, and the regret of every
+notion (row ``first * K + second`` of :meth:`~dueling_gym.problems.PreferenceMatrix.duel_table`)
+is added in float64, duel by duel.  The environments do exactly this after
+``reset(seed=env_seed)``, so a plain Gymnasium loop reproduces a simulated run too; the tests
+check the two loops equal duel for duel.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import numba
 import numpy as np
 
 from dueling_gym.agents.base import DuelingAgent, KernelDuelingAgent
+from dueling_gym.envs import DuelEngine
 from dueling_gym.problems.preference import PreferenceMatrix, as_preference_matrix
 
 __all__ = ["SimulationResult", "simulate", "log_checkpoints", "derive_seeds"]
@@ -94,7 +100,12 @@ class SimulationResult:
 # The agents' kernels themselves are cached; compiling this loop for an agent takes < 1 s.
 @numba.njit(cache=False, nogil=True)
 def _fused_segment(act, observe, state, env_rng, duel_table, n_arms, start, stop, totals, duels, outcomes):
-    """Run duels ``start+1 .. stop`` (1-based t) of a fused simulation, accumulating regret."""
+    """Run duels ``start+1 .. stop`` (1-based t) of a fused simulation, accumulating regret.
+
+    The compiled twin of :meth:`DuelEngine.duel <dueling_gym.envs.DuelEngine.duel>`: the same
+    uniform per duel (drawn one at a time, the same stream as the engine's blocks), the same
+    comparison and the same float64 additions, in the same order.
+    """
     n_notions = duel_table.shape[1] - 1
     record = duels.shape[0] > 0
     for t in range(start, stop):
@@ -200,28 +211,21 @@ def simulate(
                 bar.update(stop - done)
             done = stop
     else:
-        matrix = problem.matrix
-        rows = duel_table.tolist()
-        uniforms: list[float] = []
-        cursor = 0
+        engine = DuelEngine(notions)
+        engine.load(duel_table)
+        engine.reset(env_rng)
+        duel = engine.duel
         for index, stop in enumerate(points.tolist()):
             for t in range(done, stop):
                 first, second = agent.act()
                 if not (0 <= first < n_arms and 0 <= second < n_arms):
                     raise ValueError(f"{type(agent).__name__}.act() returned an invalid duel {(first, second)}")
-                if cursor == len(uniforms):
-                    uniforms = env_rng.random(4096).tolist()
-                    cursor = 0
-                first_won = uniforms[cursor] < matrix[first, second]
-                cursor += 1
+                first_won, _ = duel(first * n_arms + second)
                 agent.observe((first, second), first_won)
-                row = rows[first * n_arms + second]
-                for k in range(len(notions)):
-                    totals[k] += row[1 + k]
                 if record_duels:
                     duels[t] = first, second
                     outcomes[t] = first_won
-            cumulative[index] = totals
+            cumulative[index] = engine.cumulative
             recommendations[index] = agent.recommend()
             if bar is not None:
                 bar.update(stop - done)
