@@ -38,11 +38,10 @@ __all__ = ["SparringParallelEnv", "SparringAECEnv", "env", "raw_env", "parallel_
 
 #: The fixed problem used when neither ``preferences`` nor ``problem_sampler`` is given.
 DEFAULT_PROBLEM = "sushi"
-_OBSERVATIONS = (np.int64(0), np.int64(1))
 _SEATS = ("player_0", "player_1")
 
 
-class SparringParallelEnv(ParallelEnv[str, np.int64, int]):
+class SparringParallelEnv(ParallelEnv[str, np.ndarray, int]):
     """Sparring self-play: two players each pick one arm of a duel; the winner's seat scores.
 
     ## Description
@@ -210,7 +209,7 @@ class SparringParallelEnv(ParallelEnv[str, np.int64, int]):
     # ------------------------------------------------------------------ PettingZoo API
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.int64], dict[str, dict[str, Any]]]:
+    ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, Any]]]:
         self._duels.reset(seed=seed)
         self.agents = list(self.possible_agents)
         self._t = 0
@@ -219,7 +218,7 @@ class SparringParallelEnv(ParallelEnv[str, np.int64, int]):
         self._wins = [0, 0]
         self._cumulative = dict.fromkeys(self.regret_notions, 0.0)
         self._has_reset = True
-        observations = {agent: _OBSERVATIONS[0] for agent in self.agents}
+        observations = {agent: _observation(False) for agent in self.agents}
         zeros = dict.fromkeys(self.regret_notions, 0.0)
         infos = {
             agent: {"regret": dict(zeros), "cumulative_regret": dict(zeros), "t": 0, "duel": None, "first_won": None}
@@ -251,7 +250,7 @@ class SparringParallelEnv(ParallelEnv[str, np.int64, int]):
         return arm
 
     def step(self, actions: Mapping[str, Any]) -> tuple[
-        dict[str, np.int64], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+        dict[str, np.ndarray], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
     ]:
         if not self._has_reset:
             raise gym.error.ResetNeeded("call reset() before step()")
@@ -279,7 +278,7 @@ class SparringParallelEnv(ParallelEnv[str, np.int64, int]):
         self._cumulative = dict(cumulative)
 
         truncated = self._t >= self.max_cycles
-        observations = {"player_0": _OBSERVATIONS[first_won], "player_1": _OBSERVATIONS[not first_won]}
+        observations = {"player_0": _observation(first_won), "player_1": _observation(not first_won)}
         rewards = {"player_0": 1.0 if first_won else -1.0, "player_1": -1.0 if first_won else 1.0}
         terminations = {"player_0": False, "player_1": False}
         truncations = {"player_0": truncated, "player_1": truncated}
@@ -362,6 +361,11 @@ class SparringAECEnv(parallel_to_aec_wrapper):
 
     def __str__(self) -> str:
         return "sparring_v0"
+
+
+def _observation(won: bool) -> np.ndarray:
+    """A seat's observation: a fresh 0-d ``int64`` array, 1 iff its arm won."""
+    return np.array(1 if won else 0, dtype=np.int64)
 
 
 def _check_max_cycles(max_cycles: Any) -> int:
