@@ -22,6 +22,11 @@ __all__ = [
     "check_number",
     "check_probability",
     "check_real_array",
+    "MAX_ATOL",
+    "check_atol",
+    "real_matrix",
+    "check_preference_entries",
+    "antisymmetric_rebuild",
     "check_seed",
     "check_rng",
     "check_outcome",
@@ -120,6 +125,80 @@ def check_real_array(
             raise ValueError(f"{name} must be >= {minimum:g}, got {values!r}")
         raise ValueError(f"{name} must be <= {maximum:g}, got {values!r}")
     return array
+
+
+#: Largest tolerance accepted by the preference-matrix checks.  The two triangles of a matrix
+#: printed to two decimals disagree by at most 0.01, far below it; a larger tolerance would no
+#: longer absorb rounding but let arbitrary lower triangles be overwritten without a word.
+MAX_ATOL = 0.05
+
+
+def check_atol(atol: Any) -> float:
+    """Validate the tolerance of the preference-matrix checks: a finite number in ``[0, MAX_ATOL]``.
+
+    A NaN tolerance would make every comparison ``error > atol`` false and switch the checks
+    off; a negative one would refuse every matrix.  Both are refused here.
+    """
+    return check_number("atol", atol, strict=False, minimum=0.0, maximum=MAX_ATOL)
+
+
+def real_matrix(name: str, values: Any) -> NDArray[np.float64]:
+    """A float64 copy of ``values``; non-numeric (strings, objects) and complex input is refused, not parsed."""
+    array = np.asarray(values)
+    if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+        raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
+    if np.issubdtype(array.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be real, got a complex array")
+    return np.array(array, dtype=np.float64, copy=True)
+
+
+def check_preference_entries(name: str, array: NDArray[np.float64], atol: float, *,
+                             comparable: NDArray[np.bool_] | None = None, hint: str = "") -> None:
+    """Check a square matrix of win probabilities ``P``; the message names the first offending entry.
+
+    Every entry is finite and in ``[0, 1]``, the diagonal is ``1/2`` and ``P[i, j] + P[j, i] = 1``,
+    each within ``atol``.  ``comparable`` (boolean, same shape) restricts the last check to the
+    pairs that can meet in a duel (the others are the caller's business); ``hint`` is appended to
+    the message of that check.
+    """
+    bad = np.argwhere(~np.isfinite(array))
+    if bad.size:
+        i, j = bad[0]
+        raise ValueError(f"{name} entry [{i}, {j}] is not finite ({array[i, j]})")
+    bad = np.argwhere((array < 0.0) | (array > 1.0))
+    if bad.size:
+        i, j = bad[0]
+        raise ValueError(f"{name} entry [{i}, {j}] = {array[i, j]} is outside [0, 1]")
+    diagonal_error = np.abs(np.diag(array) - 0.5)
+    if np.any(diagonal_error > atol):
+        i = int(np.argmax(diagonal_error))
+        raise ValueError(f"{name} diagonal entry [{i}, {i}] = {array[i, i]} must be 1/2")
+    antisymmetry_error = np.abs(array + array.T - 1.0)
+    if comparable is not None:
+        antisymmetry_error = np.where(comparable, antisymmetry_error, 0.0)
+    if np.any(antisymmetry_error > atol):
+        i, j = np.unravel_index(int(np.argmax(antisymmetry_error)), array.shape)
+        i, j = (i, j) if i < j else (j, i)
+        raise ValueError(
+            f"{name} entries [{i}, {j}] = {array[i, j]} and [{j}, {i}] = {array[j, i]} "
+            f"must sum to 1 (P[i, j] + P[j, i] = {array[i, j] + array[j, i]}){hint}"
+        )
+
+
+def antisymmetric_rebuild(array: NDArray[np.float64], comparable: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
+    """``P`` rebuilt from its strict upper triangle: ``P[j, i] = 1 - P[i, j]``, ``1/2`` on the diagonal.
+
+    Stored matrices are rebuilt this way so that every derived fact (``P + Pᵀ = 1``, hence e.g.
+    ``f(M1, M2) + f(M2, M1) = 1``) holds without rounding drift.  With ``comparable``, entries
+    outside the mask are 0 (pairs that never duel).
+    """
+    upper_source, lower_source = array, 1.0 - array
+    if comparable is not None:
+        upper_source = np.where(comparable, array, 0.0)
+        lower_source = np.where(comparable, 1.0 - array, 0.0)
+    rebuilt = np.triu(upper_source, 1) + np.triu(lower_source, 1).T
+    np.fill_diagonal(rebuilt, 0.5)
+    return rebuilt
 
 
 def check_seed(name: str, seed: Any, *, allow_sequence: bool = True) -> int | np.random.SeedSequence | None:

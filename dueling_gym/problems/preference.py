@@ -15,7 +15,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dueling_gym.problems.datasets import canonical_name, published_matrix
-from dueling_gym.validation import check_number, read_only
+from dueling_gym.validation import (
+    MAX_ATOL,
+    antisymmetric_rebuild,
+    check_atol,
+    check_preference_entries,
+    read_only,
+    real_matrix,
+)
 
 __all__ = [
     "PreferenceMatrix",
@@ -39,21 +46,6 @@ REGRET_NOTIONS: dict[str, str] = {
 }
 
 _CONDORCET_NOTIONS = ("condorcet_strong", "condorcet_weak")
-
-#: Largest tolerance accepted by the matrix checks.  The two triangles of a matrix printed to
-#: two decimals disagree by at most 0.01, far below it; a larger tolerance would no longer
-#: absorb rounding but let arbitrary lower triangles be overwritten without a word.
-MAX_ATOL = 0.05
-
-
-def check_atol(atol: Any) -> float:
-    """Validate the tolerance of the preference-matrix checks: a finite number in ``[0, MAX_ATOL]``.
-
-    A NaN tolerance would make every comparison ``error > atol`` false and switch the checks
-    off; a negative one would refuse every matrix.  Both are refused here.
-    """
-    return check_number("atol", atol, strict=False, minimum=0.0, maximum=MAX_ATOL)
-
 
 class PreferenceMatrix:
     """An immutable, validated preference matrix with its winner facts and regrets.
@@ -96,18 +88,10 @@ class PreferenceMatrix:
             name = name if name is not None else matrix.name
             source = source if source is not None else matrix.source
             matrix = matrix.matrix
-        array = np.asarray(matrix)
-        if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
-            raise TypeError(f"preference matrix must be numeric, got dtype {array.dtype}")
-        if np.issubdtype(array.dtype, np.complexfloating):
-            raise TypeError("preference matrix must be real, got a complex array")
-        array = np.array(array, dtype=np.float64, copy=True)
+        array = real_matrix("preference matrix", matrix)
         self._validate(array, check_atol(atol))
         # Store an exactly antisymmetric matrix so every derived fact is consistent.
-        upper = np.triu(array, 1)
-        array = upper + (np.triu(1.0 - array, 1)).T
-        np.fill_diagonal(array, 0.5)
-        self._matrix = read_only(array)
+        self._matrix = read_only(antisymmetric_rebuild(array))
         self.name = name
         self.source = source
 
@@ -119,27 +103,8 @@ class PreferenceMatrix:
         n_arms = array.shape[0]
         if n_arms < 2:
             raise ValueError(f"a dueling bandit needs at least 2 arms, got K={n_arms}")
-        bad = np.argwhere(~np.isfinite(array))
-        if bad.size:
-            i, j = bad[0]
-            raise ValueError(f"preference matrix entry [{i}, {j}] is not finite ({array[i, j]})")
-        bad = np.argwhere((array < 0.0) | (array > 1.0))
-        if bad.size:
-            i, j = bad[0]
-            raise ValueError(f"preference matrix entry [{i}, {j}] = {array[i, j]} is outside [0, 1]")
-        diagonal_error = np.abs(np.diag(array) - 0.5)
-        if np.any(diagonal_error > atol):
-            i = int(np.argmax(diagonal_error))
-            raise ValueError(f"preference matrix diagonal entry [{i}, {i}] = {array[i, i]} must be 1/2")
-        antisymmetry_error = np.abs(array + array.T - 1.0)
-        if np.any(antisymmetry_error > atol):
-            i, j = np.unravel_index(int(np.argmax(antisymmetry_error)), array.shape)
-            i, j = (i, j) if i < j else (j, i)
-            raise ValueError(
-                f"preference matrix entries [{i}, {j}] = {array[i, j]} and [{j}, {i}] = {array[j, i]} "
-                f"must sum to 1 (P[i, j] + P[j, i] = {array[i, j] + array[j, i]}); "
-                "use PreferenceMatrix.from_upper_triangle to rebuild the lower triangle"
-            )
+        check_preference_entries("preference matrix", array, atol,
+                                 hint="; use PreferenceMatrix.from_upper_triangle to rebuild the lower triangle")
 
     @classmethod
     def from_upper_triangle(cls, matrix: ArrayLike, **kwargs: Any) -> PreferenceMatrix:
@@ -151,10 +116,7 @@ class PreferenceMatrix:
         array = np.array(matrix, dtype=np.float64, copy=True)
         if array.ndim != 2 or array.shape[0] != array.shape[1]:
             raise ValueError(f"preference matrix must be square and two-dimensional, got shape {array.shape}")
-        upper = np.triu(array, 1)
-        rebuilt = upper + np.triu(1.0 - array, 1).T
-        np.fill_diagonal(rebuilt, 0.5)
-        return cls(rebuilt, **kwargs)
+        return cls(antisymmetric_rebuild(array), **kwargs)
 
     # ------------------------------------------------------------------ basic views
     @property
