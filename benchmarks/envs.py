@@ -3,7 +3,8 @@
 Measures
 --------
 * single-env steps/second through ``gym.make`` (with Gymnasium's wrappers) and on the
-  unwrapped environment (target: >= 200k steps/s unwrapped);
+  unwrapped environment (target: >= 200k steps/s unwrapped), for the K-armed environments and
+  ``CombinatorialDuel-v0``;
 * vector-env duels/second for ``num_envs`` in {1, 64, 1024, 8192}
   (target: >= 50M duels/s at 8192 on one core).
 
@@ -32,8 +33,11 @@ def _best_of(repeats: int, function) -> float:
 def single_env_rate(env_id: str, unwrapped: bool, steps: int, **kwargs) -> float:
     env = gym.make(env_id, max_episode_steps=10 * steps, **kwargs)
     target = env.unwrapped if unwrapped else env
-    n_arms = env.unwrapped.n_arms
-    actions = [np.array(a) for a in np.random.default_rng(0).integers(0, n_arms, size=(steps, 2))]
+    rng = np.random.default_rng(0)
+    if isinstance(env.action_space, gym.spaces.Discrete):  # CombinatorialDuel-v0: one action per pair
+        actions = rng.integers(0, env.action_space.n, size=steps).tolist()
+    else:
+        actions = [np.array(a) for a in rng.integers(0, env.unwrapped.n_arms, size=(steps, 2))]
 
     def run() -> float:
         target.reset(seed=0)
@@ -76,6 +80,7 @@ def main() -> None:
         ("CopelandDuel-v0", {"preferences": "sushi"}, "CopelandDuel-v0 sushi (K=16)"),
         ("CopelandDuel-v0", {}, "CopelandDuel-v0 multisol (K=5)"),
         ("DuelingBandit-v0", {}, "DuelingBandit-v0 sampled utility-based (K=8)"),
+        ("CombinatorialDuel-v0", {}, "CombinatorialDuel-v0 five_edge"),
     ]:
         for unwrapped in (True, False):
             rate = single_env_rate(env_id, unwrapped, steps, **kwargs)

@@ -163,3 +163,18 @@ def test_environment_steps_are_engine_duels():
     counts = engine.counts.reshape(5, 5)
     first_wins = engine.first_wins.reshape(5, 5)
     np.testing.assert_array_equal(env.win_counts, first_wins + (counts - first_wins).T)
+
+
+def test_one_notion_fast_path_equals_the_general_path():
+    table = np.array([[0.3, 0.125, 0.125], [0.9, 1.0 / 3.0, 1.0 / 3.0]])
+    one, two = DuelEngine(("a",)), DuelEngine(("a", "b"))
+    one.load(table[:, :2])
+    two.load(table)
+    one.reset(np.random.default_rng(8))
+    two.reset(np.random.default_rng(8))
+    for row in np.random.default_rng(0).integers(0, 2, size=500).tolist():
+        (won_one, regrets_one), (won_two, regrets_two) = one.duel(row), two.duel(row)
+        assert won_one == won_two and regrets_one == regrets_two[:1]
+        assert one.cumulative == two.cumulative[:1] and one.t == two.t
+    with pytest.raises(ValueError, match="notion"):
+        DuelEngine(())

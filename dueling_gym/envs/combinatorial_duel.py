@@ -1,4 +1,7 @@
-"""Combinatorial pure exploration for dueling bandits as a Gymnasium environment (``CombinatorialDuel-v0``)."""
+"""Combinatorial pure exploration for dueling bandits as a Gymnasium environment (``CombinatorialDuel-v0``).
+
+The environment is documented on :class:`CombinatorialDuelEnv` (Gymnasium's sections).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ from gymnasium import spaces
 
 from dueling_gym.envs._duels import DuelEngine
 from dueling_gym.envs._render import blank_frame, preference_frame
-from dueling_gym.problems.bipartite import BipartiteDuelProblem, load_bipartite_problem
+from dueling_gym.problems.bipartite import BipartiteDuelProblem
+from dueling_gym.problems.datasets import load_bipartite_problem
 from dueling_gym.validation import check_discrete_action, check_seed
 
 __all__ = ["CombinatorialDuelEnv"]
@@ -35,10 +39,13 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     Pure-exploration runs are scored with :meth:`score_matching` (correct winner? Borda gap?
     samples used?), which plays the role of the episode's outcome.
 
+    A duel draws one uniform ``u`` from ``np_random`` and the first edge wins iff
+    ``u < p_{first, second}`` (``1/2`` for a self-duel).
+
     ## Action Space
 
-    ``Discrete(K)``, one action per comparable pair (``K`` = number of pairs of distinct edges
-    sharing a position, S3's ``K``).  Action ``k`` duels ``duels[k] = (position, e, e')`` with
+    ``Discrete(K)``, one action per comparable pair (``K`` = the number of pairs of distinct
+    edges sharing a position).  Action ``k`` duels ``duels[k] = (position, e, e')`` with
     ``e < e'``; the table is the public attribute :attr:`duels` (equal to the problem's
     ``comparable_pairs``).  Every action in the space is valid; ``step`` takes a Python or
     NumPy integer (or an integer array of shape ``()`` or ``(1,)``) and refuses bools, floats
@@ -61,6 +68,18 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     their position.  CPE-DB itself is pure exploration (cost = number of duels); the
     reward exists so that reinforcement-learning methods can train on the environment.
 
+    ## Info
+
+    ``reset`` returns ``{"t": 0, "cumulative_regret": 0.0}``; every step returns a fresh dict:
+
+    * ``info["duel"]``: the index ``k`` of the comparable pair played (``None`` for a
+      self-duel);
+    * ``info["position"]``: the position ``s`` both edges belong to;
+    * ``info["edges"]``: the edges actually duelled, ``(first, second)``, first edge first;
+    * ``info["regret"]``: this duel's position Copeland regret (a float);
+    * ``info["cumulative_regret"]``: its running total over the episode;
+    * ``info["t"]``: duels so far this episode (self-duels included).
+
     ## Starting State
 
     No duels played; observation ``0``.  With ``problem_sampler`` a fresh problem (same graph,
@@ -69,15 +88,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     ## Episode End
 
     The environment never terminates on its own; ``gymnasium.make("CombinatorialDuel-v0")``
-    truncates after ``max_episode_steps`` duels (a ``TimeLimit``).
-
-    ## Info
-
-    ``reset`` returns ``{"t": 0, "cumulative_regret": 0.0}``; every step returns a fresh dict
-    with ``duel`` (the index of the comparable pair played; ``None`` for a self-duel),
-    ``position``, ``edges`` (the edges actually duelled, first edge first), ``regret`` (this
-    duel's position Copeland regret), ``cumulative_regret`` and ``t`` (duels so far this
-    episode).
+    truncates after ``max_episode_steps`` duels (a ``TimeLimit``, default 10 000).
 
     ## Arguments
 
@@ -98,7 +109,15 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     * ``problem_sampler``: a callable ``rng -> BipartiteDuelProblem`` called at every reset,
       exclusive with ``problem``.  All its problems must share one graph (the action space is
       fixed), e.g. :class:`~dueling_gym.problems.BipartiteProblemSampler`.
-    * ``render_mode``: ``"ansi"`` renders the per-pair duel counts and wins.
+    * ``render_mode``: ``"ansi"`` returns the per-pair duel counts and wins as text;
+      ``"rgb_array"`` an ``(H, W, 3)`` ``uint8`` frame with heat maps over the edges: the
+      empirical preferences ``W[e, e'] / (W[e, e'] + W[e', e])`` and the duel counts
+      (:attr:`edge_win_counts`), pairs of edges at different positions drawn dark.
+
+    ## Version History
+
+    * v0: initial version.  The ``rgb_array`` render mode was added later without a version
+      bump: it changes no transition, reward or info.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -146,6 +165,16 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
             self._install(fixed)
 
     # ------------------------------------------------------------------ problem handling
+    @property
+    def graph(self) -> BipartiteDuelProblem:
+        """The graph every problem of this environment is drawn on (candidates, positions, edges).
+
+        The fixed problem itself, or with ``problem_sampler`` the first draw that fixed the action
+        space (not one of the problems duelled on): read only its graph, e.g. to build an agent
+        before the first reset.
+        """
+        return self._graph
+
     @staticmethod
     def _as_problem(problem: Any) -> BipartiteDuelProblem:
         if isinstance(problem, BipartiteDuelProblem):
@@ -191,11 +220,22 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
 
     def step(self, action: Any) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
         """Duel ``duels[action]``; observation 1 iff its first edge won."""
-        self._check_ready()
+        if self._needs_reset:
+            raise gym.error.ResetNeeded("call reset() before step()")
         duel = check_discrete_action(action, self.n_duels)
         position, first, second = self.duels[duel]
         first_won, (regret,) = self._duel(duel)
-        return self._finish(first_won, duel, position, first, second, regret)
+        engine = self._engine
+        info = {
+            "duel": duel,
+            "position": position,
+            "edges": (first, second),
+            "regret": regret,
+            "cumulative_regret": engine.cumulative[0],
+            "t": engine.t,
+        }
+        # 0.0 - r rather than -r: no negative zero in the reward
+        return _OBSERVATIONS[first_won], 0.0 - regret, False, False, info
 
     def step_edges(self, edge: int, other: int) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
         """Duel two comparable edges directly (agents act in edge terms).

@@ -1,4 +1,7 @@
-"""The K-armed dueling bandit as a Gymnasium environment (``DuelingBandit-v0``)."""
+"""The K-armed dueling bandit as a Gymnasium environment (``DuelingBandit-v0``).
+
+The environment is documented on :class:`DuelingBanditEnv` (Gymnasium's sections).
+"""
 
 from __future__ import annotations
 
@@ -26,16 +29,21 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     ## Description
 
-    A dueling bandit (Yue et al. 2012) has ``K`` arms and an unknown preference matrix
-    ``P``: when arm ``i`` duels arm ``j``, ``i`` wins with probability ``P[i, j]``.  The
-    learner never sees rewards in the usual sense, only the winner of each duel.  One episode
-    is one bandit run; its length (the horizon) is ``max_episode_steps``.
+    A dueling bandit (Yue, Broder, Kleinberg & Joachims, 2012) has ``K`` arms and an unknown
+    preference matrix ``P``: when arm ``i`` duels arm ``j``, ``i`` wins with probability
+    ``P[i, j]`` (and ``P[i, j] + P[j, i] = 1``).  The learner never sees rewards in the usual
+    sense, only the winner of each duel.  One episode is one bandit run; its length (the
+    horizon) is ``max_episode_steps``.
 
     The problem is either fixed (``preferences=``: a :class:`PreferenceMatrix`, a K×K array
     or the name of a shipped matrix such as ``"sushi"``) or drawn anew from
     ``problem_sampler`` at every reset, which is how policies are trained across problems.
     By default a fresh utility-based (Bradley-Terry) problem with 8 arms is drawn at every
     reset; its best arm is a Condorcet winner.
+
+    A duel draws one uniform ``u`` from the environment's ``np_random`` and the first arm wins
+    iff ``u < P[first, second]``; the same duels give the same outcomes in the native vector
+    environment and in :func:`~dueling_gym.experiments.simulate`.
 
     ## Action Space
 
@@ -48,22 +56,47 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     ## Observation Space
 
     ``Discrete(2)``: ``1`` if the first arm won the last duel, ``0`` otherwise (``0`` after
-    reset).
+    reset), as an ``np.int64``.
 
     ## Rewards
 
     Minus the instantaneous regret of the duel under ``reward_regret`` (default
-    ``"condorcet_strong"``: ``(Delta_i + Delta_j) / 2`` with ``Delta_i = P[i*, i] - 1/2``).
-    The regret is ground truth that dueling-bandit algorithms never see; it is what makes
-    reinforcement-learning training possible.  ``info`` reports, for every regret notion
-    defined on the problem (Copeland in both named scales always, Borda always, Condorcet
-    notions when a Condorcet winner exists):
+    ``"condorcet_strong"``: ``(Delta_i + Delta_j) / 2`` with ``Delta_i = P[i*, i] - 1/2`` and
+    ``i*`` the Condorcet winner).  The regret is ground truth that dueling-bandit algorithms
+    never see; it is what makes reinforcement-learning training possible.  The notions (see
+    :data:`~dueling_gym.problems.REGRET_NOTIONS`):
 
-    * ``info["regret"][notion]``: the regret of this step,
-    * ``info["cumulative_regret"][notion]``: its running total over the episode,
-    * ``info["t"]``: the number of duels so far in the episode,
-    * ``info["duel"]``: the duel actually played, ``(first, second)`` as Python ints.  Wrappers
-      that remap actions pass it through, so it is where the played duel should be read.
+    * ``"copeland_komiyama"``: ``(L_i + L_j - 2 L^(1)) / (2 (K - 1))`` in ``[0, 1]``, where
+      ``L_i`` counts the arms that beat ``i`` (Komiyama, Honda & Nakagawa, 2016);
+    * ``"copeland_zoghi"``: ``2 cpld* - cpld_i - cpld_j`` in ``[0, 2]`` with the normalised
+      Copeland scores ``cpld`` (Zoghi, Karnin, Whiteson & de Rijke, 2015);
+    * ``"condorcet_strong"``: ``(Delta_i + Delta_j) / 2`` (Yue et al., 2012);
+    * ``"condorcet_weak"``: ``min(Delta_i, Delta_j)`` (Yue et al., 2012);
+    * ``"borda"``: ``(2 b* - b_i - b_j) / 2`` with the Borda score ``b_i`` the mean of
+      ``P[i, j]`` over ``j != i``.
+
+    The Copeland and Borda notions are defined on every problem, the Condorcet notions only
+    when a Condorcet winner exists (for a sampler: when it guarantees one).
+
+    ## Info
+
+    ``reset`` and ``step`` return fresh dicts; every value is a Python ``float``, ``int`` or
+    ``tuple``:
+
+    * ``info["regret"][notion]``: the regret of this step's duel, for every notion defined on
+      the problem (``0.0`` after reset);
+    * ``info["cumulative_regret"][notion]``: its running total over the episode, added duel by
+      duel in float64;
+    * ``info["t"]``: the number of duels so far in the episode;
+    * ``info["duel"]`` (``step`` only): the duel actually played, ``(first, second)`` as Python
+      ints.  Wrappers that remap actions pass it through, so it is where the played duel should
+      be read.
+
+    ## Starting State
+
+    No duel played: observation ``0``, all regret totals ``0.0``.  With ``problem_sampler`` a
+    new problem is drawn from ``np_random`` first, so ``reset(seed=s)`` fixes both the problem
+    and the outcomes.
 
     ## Episode End
 
@@ -85,7 +118,16 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     * ``n_arms``: number of arms of a custom sampler without an ``n_arms`` attribute.
     * ``reward_regret``: the regret notion of the reward (one of
       :data:`~dueling_gym.problems.REGRET_NOTIONS`).
-    * ``render_mode``: ``"ansi"`` renders the win counts of every ordered pair.
+    * ``render_mode``: ``"ansi"`` returns the win counts ``W[i, j]`` of every ordered pair as
+      text; ``"rgb_array"`` returns an ``(H, W, 3)`` ``uint8`` frame with two heat maps, the
+      empirical preference matrix ``W[i, j] / (W[i, j] + W[j, i])`` (blue below 1/2, red above,
+      grey where no duel was played) and the duel counts (white to green, logarithmic), drawn
+      with NumPy alone so ``gymnasium.wrappers.RecordVideo`` can record episodes.
+
+    ## Version History
+
+    * v0: initial version.  The ``rgb_array`` render mode was added later without a version
+      bump: it changes no transition, reward or info.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}

@@ -2,8 +2,9 @@
 
 ``gym.make_vec("CopelandDuel-v0", num_envs=1024, vectorization_mode="vector_entry_point")``
 builds a :class:`CopelandDuelVectorEnv`: one ``step`` duels ``num_envs`` pairs with a handful
-of NumPy operations (one gather from a flat duel table, one block of uniforms), instead of
-``num_envs`` Python calls.
+of NumPy operations (:class:`~dueling_gym.envs.BatchDuelEngine`: one gather from a flat duel
+table, one block of uniforms), instead of ``num_envs`` Python calls.  Its ``info`` is batched
+exactly as Gymnasium's ``SyncVectorEnv`` batches the single environment's.
 """
 
 from __future__ import annotations
@@ -27,10 +28,22 @@ class DuelingBanditVectorEnv(VectorEnv):
     """``num_envs`` independent copies of :class:`DuelingBanditEnv`, batched in NumPy.
 
     Each sub-environment behaves like the single environment (same spaces, rewards and
-    regret bookkeeping); ``info`` holds arrays: ``info["regret"][notion]`` and
-    ``info["cumulative_regret"][notion]`` of shape ``(num_envs,)``, ``info["t"]`` and, after
-    a step, ``info["duel"]``: the duels played, ``int64`` of shape ``(num_envs, 2)``, with
-    ``(-1, -1)`` for a sub-environment that started a new episode instead of playing.
+    regret bookkeeping).  ``info`` follows Gymnasium's vector convention (``VectorEnv._add_info``,
+    as ``gymnasium.vector.SyncVectorEnv`` over the single environment produces it): every key
+    ``k`` comes with a boolean mask ``info["_k"]`` of shape ``(num_envs,)`` telling which
+    sub-environments reported it, and nested dicts are batched the same way:
+
+    * ``info["regret"][notion]``, ``info["cumulative_regret"][notion]``: ``float64`` arrays of
+      shape ``(num_envs,)``, with ``info["regret"]["_" + notion]`` and ``info["_regret"]``
+      (likewise for ``cumulative_regret``);
+    * ``info["t"]``: ``int64`` duels so far in each episode, with ``info["_t"]``;
+    * ``info["duel"]`` (after a step in which at least one sub-environment played): the duels
+      played, ``int64`` of shape ``(num_envs, 2)``, with ``info["_duel"]`` False (and the row
+      ``(-1, -1)``) for a sub-environment that started a new episode instead of playing.
+      ``SyncVectorEnv`` would hold the same duels as tuples in an object array.
+
+    Masks are read-only arrays shared between keys.  Iterate over :attr:`regret_notions`
+    rather than over ``info["regret"]``, whose keys include the masks.
 
     ``step`` takes one ``(first, second)`` pair per sub-environment, an array of shape
     ``(num_envs, 2)`` of any integer dtype (``int8`` .. ``uint64``); other dtypes raise a

@@ -69,10 +69,11 @@ class SparringParallelEnv(ParallelEnv[str, np.ndarray, int]):
 
     ## Observation Space
 
-    ``Discrete(2)`` for each player (``np.int64`` values, the space's dtype): the outcome of the
-    last duel from the player's own perspective, ``1`` if its arm won and ``0`` if it lost.
-    After reset (no duel yet) both players observe ``0``, as in ``DuelingBandit-v0``.  Players
-    never see the matrix, the opponent's arm or the regret.
+    ``Discrete(2)`` for each player: the outcome of the last duel from the player's own
+    perspective, ``1`` if its arm won and ``0`` if it lost.  Observations are NumPy arrays of
+    the space's dtype and shape: a fresh 0-d ``int64`` array each time (``int(obs)`` reads it,
+    and the space's ``contains`` accepts it).  Players never see the matrix, the opponent's arm
+    or the regret.
 
     ## Rewards
 
@@ -93,6 +94,11 @@ class SparringParallelEnv(ParallelEnv[str, np.ndarray, int]):
     ``"copeland_zoghi"`` in [0, 2]), ``"borda"`` always, and the Condorcet notions when the
     problem (or every problem of the sampler) has a Condorcet winner; values come from
     :meth:`PreferenceMatrix.duel_table`, i.e. equal :meth:`PreferenceMatrix.regret`.
+
+    ## Starting State
+
+    No duel yet: both players observe ``0`` (as in ``DuelingBandit-v0``), the infos hold zero
+    regrets; with ``problem_sampler`` a new problem is drawn from ``np_random`` at every reset.
 
     ## Episode End
 
@@ -115,6 +121,12 @@ class SparringParallelEnv(ParallelEnv[str, np.ndarray, int]):
     * ``max_cycles``: duels per episode (default 1000).
     * ``render_mode``: ``"human"`` prints a text summary of the last duel, ``"ansi"`` returns it
       as a string.
+
+    ## Version History
+
+    * v0: initial version.  Observations were first ``np.int64`` scalars and are now 0-d
+      ``int64`` arrays of the same values (what PettingZoo's API test expects); the game is
+      unchanged.
     """
 
     metadata = {
