@@ -37,7 +37,7 @@ from dueling_gym.problems.bipartite import (
     BipartiteDuelProblem,
     Matching,
     TooManyMatchingsError,
-    _solve_covering_assignment,
+    solve_covering_assignment,
 )
 
 __all__ = [
@@ -83,7 +83,7 @@ def graph_only(source: Any) -> BipartiteDuelProblem:
             unwrapped = getattr(source, "unwrapped", source)
             problem = getattr(unwrapped, "problem", None)
             if problem is None:
-                problem = getattr(unwrapped, "_graph", None)
+                problem = getattr(unwrapped, "graph", None)
         if not isinstance(problem, BipartiteDuelProblem):
             raise TypeError(
                 "combinatorial agents need a bipartite graph: a BipartiteDuelProblem, a CombinatorialDuelEnv or "
@@ -112,7 +112,7 @@ class MatchingSolver:
         self.graph = graph
         self._candidates = np.asarray(graph.edge_candidates)
         self._positions = np.asarray(graph.edge_positions)
-        self._edge_at = graph._edge_at
+        self._edge_at = graph.edge_at
         self._matrix = np.full((graph.n_positions, graph.n_candidates), -np.inf)
         self._feasible_shape = graph.n_positions <= graph.n_candidates
 
@@ -123,7 +123,7 @@ class MatchingSolver:
             raise ValueError(f"weights must be {self.graph.n_edges} finite numbers")
         required, forbidden = list(required), list(forbidden)
         if required or forbidden or not maximize or not self._feasible_shape:
-            return _solve_covering_assignment(weights, self._candidates, self._positions, self._edge_at,
+            return solve_covering_assignment(weights, self._candidates, self._positions, self._edge_at,
                                               self.graph.n_positions, self.graph.n_candidates,
                                               required, forbidden, maximize)
         matrix = self._matrix

@@ -21,7 +21,7 @@ from dueling_gym.problems import (
     random_bipartite_graph,
     random_bipartite_problem,
 )
-from dueling_gym.problems.bipartite import _uniform_below
+from dueling_gym.problems.bipartite.enumeration import uniform_below
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def random_instances(count: int, seed: int, **options):
                                        edge_probability=float(rng.uniform(0.3, 0.9)), **options)
 
 
-# --------------------------------------------------------------------------- the paper's example (spec §5.9)
+# --------------------------------------------------------------------------- the paper's example (Chen et al. 2020, Figures 1-4)
 def test_five_edge_graph_and_pairs(example, cpe):
     labels = [example.edge_label(e) for e in range(example.n_edges)]
     assert labels == [f"{name}={cpe['edges'][name]}" for name in cpe["edges"]]
@@ -110,7 +110,7 @@ def test_five_edge_borda_facts(example, cpe):
     assert example.borda_score(winner) == pytest.approx(0.64, abs=1e-12)
     expected_w = [cpe["edge_rewards_w"][f"e{e + 1}"] for e in range(5)]
     np.testing.assert_allclose(example.edge_rewards(), expected_w, atol=1e-12)
-    # Reduction identity w(M) = l B(M) (S3 eq. (4)).
+    # Reduction identity w(M) = l B(M) (Chen et al. 2020, eq. (4)).
     for matching, score in zip(example.max_matchings(), example.borda_scores()):
         assert example.matching_reward(matching) == pytest.approx(example.n_positions * score, abs=1e-12)
     expected_gaps = [cpe["borda_gaps"][f"e{e + 1}"] for e in range(5)]
@@ -231,7 +231,7 @@ def test_exact_sampler_is_uniform():
 def test_uniform_below_handles_counts_beyond_int64():
     rng = np.random.default_rng(0)
     bound = 3 * 2**70 + 1
-    values = [_uniform_below(rng, bound) for _ in range(2000)]
+    values = [uniform_below(rng, bound) for _ in range(2000)]
     assert all(0 <= v < bound for v in values)
     # Top-third frequency close to 1/3.
     assert abs(np.mean([v >= 2 * 2**70 for v in values]) - 1 / 3) < 0.05
@@ -400,7 +400,7 @@ def _five_edge_parts():
     (lambda e, p: (e, _set(p, (0, 1), 1.2)), ValueError, "outside \\[0, 1\\]"),
     (lambda e, p: (e, _set(p, (2, 2), 0.4)), ValueError, "must be 1/2"),
     (lambda e, p: (e, _set(p, (0, 3), 0.3)), ValueError, "incomparable"),
-    (lambda e, p: (e, _set(p, (0, 1), 0.7)), ValueError, "edges 0 and 1 need"),
+    (lambda e, p: (e, _set(p, (0, 1), 0.7)), ValueError, "\\[0, 1\\] = 0.7 and \\[1, 0\\] = 0.55 must sum to 1"),
     (lambda e, p: (e, p.astype(str)), TypeError, "numeric"),
 ])
 def test_validation_errors_name_the_problem_and_entry(mutate, error, message):

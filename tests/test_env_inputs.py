@@ -13,7 +13,7 @@ import dueling_gym  # noqa: F401  (registers the environments)
 from dueling_gym.envs.combinatorial_duel import CombinatorialDuelEnv
 from dueling_gym.envs.vector import CopelandDuelVectorEnv, DuelingBanditVectorEnv
 from dueling_gym.problems import BipartiteDuelProblem, PreferenceMatrix, ProblemSampler
-from dueling_gym.problems.bipartite import BipartiteProblemSampler, five_edge_example
+from dueling_gym.problems import BipartiteProblemSampler, five_edge_example
 from dueling_gym.problems.generators import cyclic_copeland_winners, no_condorcet_winner, utility_based
 from dueling_gym.problems.preference import MAX_ATOL
 from dueling_gym.wrappers import BordaReductionWrapper, DuelStatistics, FlatPairActions, PairReductionWrapper

@@ -7,23 +7,23 @@
 * :class:`BipartiteDuelProblem` for combinatorial pure exploration (:mod:`.bipartite`).
 """
 
-from dueling_gym.problems.bipartite import (
+from dueling_gym.problems.bipartite import BipartiteDuelProblem, TooManyMatchingsError, max_weight_matching
+from dueling_gym.problems.datasets import (
     BIPARTITE_PROBLEMS,
-    BipartiteDuelProblem,
-    BipartiteProblemSampler,
-    TooManyMatchingsError,
+    PUBLISHED_PROBLEMS,
+    dataset_info,
     five_edge_example,
+    list_problems,
     load_bipartite_problem,
-    max_weight_matching,
-    random_bipartite_graph,
-    random_bipartite_problem,
 )
-from dueling_gym.problems.datasets import dataset_info, list_problems, PUBLISHED_PROBLEMS
 from dueling_gym.problems.generators import (
     GENERATORS,
+    BipartiteProblemSampler,
     ProblemSampler,
     cyclic_copeland_winners,
     no_condorcet_winner,
+    random_bipartite_graph,
+    random_bipartite_problem,
     unique_copeland_winner,
     utility_based,
 )

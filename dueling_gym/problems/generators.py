@@ -1,8 +1,12 @@
 """Random problem generators, all driven by a :class:`numpy.random.Generator`.
 
-Each generator is a plain function ``generator(n_arms, rng, **options) -> PreferenceMatrix``.
+Each K-armed generator is a plain function ``generator(n_arms, rng, **options) -> PreferenceMatrix``.
 :class:`ProblemSampler` binds one to its options so that an environment can draw a fresh
 problem at every reset (``problem_sampler=ProblemSampler("utility_based", n_arms=8)``).
+
+Bipartite CPE-DB instances (Chen et al. 2020) come from :func:`random_bipartite_problem` on a
+graph of :func:`random_bipartite_graph`; :class:`BipartiteProblemSampler` redraws only the
+preferences on one fixed graph, as ``CombinatorialDuel-v0`` needs.
 """
 
 from __future__ import annotations
@@ -10,10 +14,19 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
+from dueling_gym.problems.bipartite import BipartiteDuelProblem
 from dueling_gym.problems.preference import PreferenceMatrix
-from dueling_gym.validation import check_bool, check_n_arms, check_number, check_rng
+from dueling_gym.validation import (
+    check_bool,
+    check_integer,
+    check_n_arms,
+    check_number,
+    check_probability,
+    check_rng,
+    check_seed,
+)
 
 __all__ = [
     "utility_based",
@@ -23,6 +36,9 @@ __all__ = [
     "zoghi2015_scalability",
     "ProblemSampler",
     "GENERATORS",
+    "random_bipartite_graph",
+    "random_bipartite_problem",
+    "BipartiteProblemSampler",
 ]
 
 _MAX_REJECTIONS = 10_000
@@ -244,3 +260,162 @@ def zoghi2015_scalability(
 
 GENERATORS["zoghi2015_scalability"] = zoghi2015_scalability
 _ALWAYS_CONDORCET["zoghi2015_scalability"] = False
+
+
+# ---------------------------------------------------------------------------------------------
+# Bipartite CPE-DB instances
+# ---------------------------------------------------------------------------------------------
+def _random_graph(n_positions: int, n_candidates: int, rng: np.random.Generator,
+                  edge_probability: float) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    # A random injective position -> candidate map is always kept, so a covering matching exists.
+    planted = rng.choice(n_candidates, size=n_positions, replace=False)
+    present = rng.random((n_positions, n_candidates)) < edge_probability
+    present[np.arange(n_positions), planted] = True
+    edges = [(int(c), j) for j in range(n_positions) for c in np.flatnonzero(present[j])]
+    return edges, [(int(planted[j]), j) for j in range(n_positions)]
+
+
+def random_bipartite_graph(
+    n_positions: int,
+    n_candidates: int,
+    rng: np.random.Generator,
+    *,
+    edge_probability: float = 0.5,
+) -> list[tuple[int, int]]:
+    """A random graph with a matching covering every position, edges in canonical order.
+
+    A uniformly random injective assignment of candidates to positions is planted, then every
+    other (candidate, position) pair becomes an edge independently with ``edge_probability``.
+    """
+    n_positions = check_integer("n_positions", n_positions, minimum=1)
+    n_candidates = check_integer("n_candidates", n_candidates, minimum=n_positions)
+    edge_probability = check_probability("edge_probability", edge_probability)
+    return _random_graph(n_positions, n_candidates, check_rng(rng), edge_probability)[0]
+
+
+def random_bipartite_problem(
+    n_positions: int,
+    n_candidates: int,
+    rng: np.random.Generator,
+    *,
+    edge_probability: float = 0.5,
+    edges: ArrayLike | None = None,
+    planted_condorcet: bool = False,
+    min_gap: float = 0.05,
+    name: str | None = None,
+) -> BipartiteDuelProblem:
+    """A random CPE-DB instance, guaranteed to have a matching covering every position.
+
+    Parameters
+    ----------
+    n_positions, n_candidates : int
+        Graph size (``n_candidates >= n_positions``).
+    rng : numpy.random.Generator
+        All randomness comes from here.
+    edge_probability : float, default 0.5
+        Density of the random graph (see :func:`random_bipartite_graph`); ignored with ``edges``.
+    edges : array_like, optional
+        A fixed graph (canonical order) on which only the preferences are drawn; it must have a
+        covering matching.
+    planted_condorcet : bool, default False
+        Plant a Condorcet matching: a covering matching (the graph's planted one, or a random
+        max-weight matching when ``edges`` is given) whose every edge beats every comparable edge
+        with probability in ``(1/2 + min_gap, 1]``.  Then ``f(M*, M)`` is an average of terms
+        ``>= 1/2``, strictly above 1/2 wherever ``M`` differs, so ``M*`` beats every other
+        matching; this is verified before returning.
+    min_gap : float, default 0.05
+        Every comparable pair has ``|p - 1/2| >= min_gap`` (in ``[0, 0.5)``).
+    name : str, optional
+        Label of the problem.
+    """
+    n_positions = check_integer("n_positions", n_positions, minimum=1)
+    n_candidates = check_integer("n_candidates", n_candidates, minimum=n_positions)
+    rng = check_rng(rng)
+    edge_probability = check_probability("edge_probability", edge_probability)
+    min_gap = _check_gap(min_gap)
+    if edges is None:
+        edge_list, planted = _random_graph(n_positions, n_candidates, rng, edge_probability)
+        planted_edges = [edge_list.index(edge) for edge in planted]
+    else:
+        edge_list = [tuple(edge) for edge in np.asarray(edges).tolist()]
+        graph = BipartiteDuelProblem.tied(n_candidates, n_positions, edge_list)
+        planted_edges = list(graph.max_weight_matching(rng.random(len(edge_list)))) if planted_condorcet else []
+
+    positions = np.array([position for _, position in edge_list])
+    rows, columns = np.nonzero(np.triu(positions[:, None] == positions[None, :], 1))
+    magnitude = rng.uniform(min_gap, 0.5, size=rows.size)
+    sign = np.where(rng.random(rows.size) < 0.5, -1.0, 1.0)
+    upper = 0.5 + sign * magnitude
+    if planted_condorcet:
+        planted_mask = np.zeros(len(edge_list), dtype=bool)
+        planted_mask[planted_edges] = True
+        # 1 - U[0, 1/2 - min_gap) lies in (1/2 + min_gap, 1]: strictly above 1/2 even if min_gap = 0.
+        winning = 1.0 - rng.uniform(0.0, 0.5 - min_gap, size=rows.size)
+        upper = np.where(planted_mask[rows], winning, np.where(planted_mask[columns], 1.0 - winning, upper))
+    preferences = np.zeros((len(edge_list), len(edge_list)))
+    preferences[rows, columns] = upper
+    preferences[columns, rows] = 1.0 - upper
+    np.fill_diagonal(preferences, 0.5)
+
+    default_name = f"random_bipartite_l{n_positions}_n{n_candidates}" + ("_condorcet" if planted_condorcet else "")
+    problem = BipartiteDuelProblem(
+        n_candidates, n_positions, edge_list, preferences, name=name or default_name,
+        source="generated: random bipartite CPE-DB instance" + (" with a planted Condorcet matching"
+                                                                if planted_condorcet else ""),
+    )
+    if planted_condorcet and not problem.is_condorcet_winner(planted_edges):  # pragma: no cover - by construction
+        raise RuntimeError("planted matching is not a Condorcet winner")
+    return problem
+
+
+class BipartiteProblemSampler:
+    """A picklable ``rng -> BipartiteDuelProblem`` callable on a fixed graph.
+
+    Environments keep their action space (one action per comparable pair) fixed, so every
+    problem drawn for them must share one graph; only the preferences are redrawn.
+
+    Parameters
+    ----------
+    n_positions, n_candidates : int
+        Graph size.
+    edges : array_like, optional
+        The fixed graph (canonical order).  If omitted, one random graph is drawn once, at
+        construction, from ``np.random.default_rng(graph_seed)`` with ``edge_probability``.
+    graph_seed : int, default 0
+        Seed of that one-off graph draw.
+    edge_probability : float, default 0.5
+        Density of that graph.
+    **options
+        ``planted_condorcet``, ``min_gap`` of :func:`random_bipartite_problem`.
+
+    Examples
+    --------
+    >>> sampler = BipartiteProblemSampler(3, 5, planted_condorcet=True)
+    >>> problem = sampler(np.random.default_rng(1))
+    >>> problem.condorcet_winner() is not None
+    True
+    """
+
+    def __init__(self, n_positions: int, n_candidates: int, *, edges: ArrayLike | None = None,
+                 graph_seed: int = 0, edge_probability: float = 0.5, **options: Any):
+        self.n_positions = check_integer("n_positions", n_positions, minimum=1)
+        self.n_candidates = check_integer("n_candidates", n_candidates, minimum=self.n_positions)
+        if edges is None:
+            graph_seed = check_seed("graph_seed", graph_seed)
+            edges = random_bipartite_graph(self.n_positions, self.n_candidates, np.random.default_rng(graph_seed),
+                                           edge_probability=edge_probability)
+        self.edges = tuple((int(c), int(s)) for c, s in np.asarray(edges).tolist())
+        unknown = set(options) - {"planted_condorcet", "min_gap"}
+        if unknown:
+            raise TypeError(f"unknown sampler options {sorted(unknown)}; allowed: planted_condorcet, min_gap")
+        self.options = dict(options)
+        # Validate graph and options once, eagerly.
+        self(np.random.default_rng(0))
+
+    def __call__(self, rng: np.random.Generator) -> BipartiteDuelProblem:
+        return random_bipartite_problem(self.n_positions, self.n_candidates, rng, edges=self.edges, **self.options)
+
+    def __repr__(self) -> str:
+        options = "".join(f", {key}={value!r}" for key, value in self.options.items())
+        return (f"BipartiteProblemSampler(n_positions={self.n_positions}, n_candidates={self.n_candidates}, "
+                f"n_edges={len(self.edges)}{options})")
