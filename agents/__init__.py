@@ -24,10 +24,8 @@ from dueling_gym.agents.base import (
 from dueling_gym.agents.beat_the_mean import BeatTheMean
 from dueling_gym.agents.beat_the_mean_pac import BeatTheMeanPAC
 from dueling_gym.agents.beat_the_winner import BeatTheWinner
-from dueling_gym.agents.car import CARCond, CARParallel, CARVerify
 from dueling_gym.agents.ccb import CCB
-from dueling_gym.agents.clucb_borda import CLUCBBordaExact, CLUCBBordaPAC
-from dueling_gym.agents.combinatorial import CombinatorialAgent
+from dueling_gym.agents.cpe import CARCond, CARParallel, CARVerify, CLUCBBordaExact, CLUCBBordaPAC, CombinatorialAgent
 from dueling_gym.agents.cw_rmed import CWRMED
 from dueling_gym.agents.dts import DTS
 from dueling_gym.agents.dts_plus import DTSPlus

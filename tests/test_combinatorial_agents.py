@@ -1,6 +1,6 @@
 """CPE-DB (Chen, Du, Huang, Zhao, ICML 2020): shared primitives, CLUCB-Borda-PAC/Exact, CAR-Cond/Verify/Parallel.
 
-Spec §4 and oracle numbers of §5.9 (tests/data/oracles.json, key "CPE_DB_5edge_example").
+Oracle numbers of the paper's 5-edge example: tests/data/oracles.json, key "CPE_DB_5edge_example".
 Statistical tests assert a failure count at most ``floor(δ n / 2)`` over ``n`` runs (the
 ``1 - δ`` guarantee with a margin; with few runs this means no failure at all).
 """
@@ -11,15 +11,17 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 from scipy.stats import chisquare
 
 import dueling_gym  # noqa: F401
 from dueling_gym.agents.base import AGENT_REGISTRY, list_agents, make_agent
-from dueling_gym.agents.car import CARCond, CARParallel, CARVerify
-from dueling_gym.agents.clucb_borda import CLUCBBordaExact, CLUCBBordaPAC
-from dueling_gym.agents.combinatorial import CombinatorialAgent
-from dueling_gym.combinatorial import (
+from dueling_gym.agents.cpe import (
+    CARCond,
+    CARParallel,
+    CARVerify,
+    CLUCBBordaExact,
+    CLUCBBordaPAC,
+    CombinatorialAgent,
     CondorcetOracle,
     ExactMatchingSampler,
     MatchingSampler,
@@ -29,17 +31,22 @@ from dueling_gym.combinatorial import (
     bound_matrices,
     condorcet_oracle,
     confidence_radius,
-    frank_wolfe_condorcet_oracle,
-    frank_wolfe_paper_cost,
     graph_only,
     log_constant,
     make_sampler,
     oracle_drift,
-    preference_bounds,
 )
+from dueling_gym.agents.cpe.bounds import preference_bounds
 from dueling_gym.envs.combinatorial_duel import CombinatorialDuelEnv
 from dueling_gym.experiments.pure_exploration import PureExplorationResult, run_pure_exploration
 from dueling_gym.problems import BipartiteDuelProblem, five_edge_example, random_bipartite_problem
+
+from cpe_reference import (
+    brute_force_max_min,
+    car_cond_reference,
+    frank_wolfe_condorcet_oracle,
+    frank_wolfe_paper_cost,
+)
 
 BORDA_5EDGE = (0, 4)      # {e1, e5}
 CONDORCET_5EDGE = (1, 4)  # {e2, e5}
@@ -84,7 +91,7 @@ def assert_rate(results, delta, *, attribute="correct"):
 # Primitives
 # ---------------------------------------------------------------------------------------------
 def test_log_constant_and_radius_formula():
-    assert log_constant(4, 5) == 5                       # max(K, m), register B2'
+    assert log_constant(4, 5) == 5                       # max(K, m): the union bound over m edges holds
     assert log_constant(4, 5, paper_log_constant=True) == 4
     assert log_constant(7, 3) == 7
     assert log_constant(6) == 6                          # Condorcet algorithms: K
@@ -153,27 +160,6 @@ def test_lp_oracle_infinity_conventions(example):
     assert oracle.value(P, [0, 4], [], [1, 3]) == pytest.approx(example.matching_preference((0, 4), (1, 3)))
 
 
-def _brute_force_max_min(problem, Q, A1, R1, A2, R2):
-    """max over mixed strategies on the x-matchings of min over the y-matchings (a matrix game LP)."""
-    matchings = problem.max_matchings()
-    rows = [M for M in matchings if set(A1) <= set(M) and not set(R1) & set(M)]
-    columns = [M for M in matchings if set(A2) <= set(M) and not set(R2) & set(M)]
-    if not rows:
-        return -math.inf
-    if not columns:
-        return math.inf
-    game = np.array([[Q[list(a), list(b)].sum() for b in columns] for a in rows]) / problem.n_positions
-    n_rows = len(rows)
-    # maximise v s.t. lambda^T game[:, k] >= v for all k, sum lambda = 1, lambda >= 0
-    objective = np.r_[np.zeros(n_rows), -1.0]
-    a_ub = np.c_[-game.T, np.ones(len(columns))]
-    result = linprog(objective, A_ub=a_ub, b_ub=np.zeros(len(columns)),
-                     A_eq=np.r_[np.ones(n_rows), 0.0][None, :], b_eq=[1.0],
-                     bounds=[(0, None)] * n_rows + [(None, None)], method="highs")
-    assert result.status == 0
-    return -result.fun
-
-
 def test_lp_oracle_equals_brute_force_max_min_on_random_instances():
     rng = np.random.default_rng(7)
     checked = 0
@@ -182,7 +168,6 @@ def test_lp_oracle_equals_brute_force_max_min_on_random_instances():
         problem = random_bipartite_problem(n_positions, n_positions + int(rng.integers(0, 3)), rng,
                                            edge_probability=0.7)
         oracle = CondorcetOracle(problem)
-        reference = CondorcetOracle(problem, backend="linprog")
         # random "bound-like" matrices: arbitrary values in [0, 1] on comparable pairs
         same = problem.edge_positions[:, None] == problem.edge_positions[None, :]
         for _ in range(3):
@@ -190,17 +175,13 @@ def test_lp_oracle_equals_brute_force_max_min_on_random_instances():
             np.fill_diagonal(Q, 0.5)
             sets = [list(rng.choice(problem.n_edges, size=int(rng.integers(0, 2)), replace=False)) for _ in range(4)]
             value = oracle.value(Q, *sets)
-            expected = _brute_force_max_min(problem, Q, *sets)
-            assert value == pytest.approx(reference.value(Q, *sets), abs=1e-9)
+            expected = brute_force_max_min(problem, Q, *sets)
             if math.isinf(expected):
                 assert value == expected
             else:
                 assert value == pytest.approx(expected, abs=1e-7)
                 checked += 1
     assert checked >= 20
-    assert oracle.backend in ("highs_core", "linprog") and reference.backend == "linprog"
-    with pytest.raises(ValueError):
-        CondorcetOracle(problem, backend="glpk")
 
 
 def test_lp_oracle_monotone_in_q_and_lipschitz_drift():
@@ -229,8 +210,10 @@ def test_lp_oracle_monotone_in_q_and_lipschitz_drift():
 
 
 def test_frank_wolfe_oracle_is_a_lower_bound_and_documents_its_cost(example):
+    # The paper's approximate oracle (Appendix C.2), kept as a test reference: its value never
+    # exceeds the exact LP's, and its printed parameters are far out of reach.
     cost = frank_wolfe_paper_cost(example, 0.5)
-    assert cost["outer"] == 4096 and cost["matchings"] > 2e11        # ≈ 2.7e11 (spec §4.5)
+    assert cost["outer"] == 4096 and cost["matchings"] > 2e11        # ≈ 2.7e11 assignment problems
     P = example.preferences
     exact = condorcet_oracle(example, P)
     approx = frank_wolfe_condorcet_oracle(example, P, max_outer=200, max_inner=200)
@@ -302,8 +285,7 @@ def test_registry_keeps_combinatorial_agents_out_of_the_dueling_list(example):
     for name in names:
         assert issubclass(AGENT_REGISTRY[name], CombinatorialAgent)
     agent = make_agent("car_cond", example, seed=0, delta=0.1)
-    assert isinstance(agent, CARCond) and agent.hyperparameters == {
-        "delta": 0.1, "oracle": "lp", "oracle_cache": True, "fw_max_iterations": 200}
+    assert isinstance(agent, CARCond) and agent.hyperparameters == {"delta": 0.1}
     pac = make_agent("clucb_borda_pac", example, seed=1, delta=0.2, epsilon=0.1)
     assert pac.hyperparameters == {"delta": 0.2, "epsilon": 0.1, "paper_log_constant": False, "sampler": "exact"}
     assert CLUCBBordaExact(example).hyperparameters == {
@@ -324,8 +306,8 @@ def test_invalid_arguments(example):
         CARVerify(example, delta=0.05)          # needs delta < delta0 = 0.01
     with pytest.raises(ValueError):
         CARParallel(example, delta=0.01)
-    with pytest.raises(ValueError):
-        CARCond(example, oracle="simplex")
+    with pytest.raises(TypeError):
+        CARCond(example, oracle="lp")           # one oracle, the exact LP: no option to choose another
     with pytest.raises(TypeError):
         CARCond(5)                              # sweeps would pass n_arms: a clear error
 
@@ -421,27 +403,28 @@ def test_agents_never_touch_preferences(name, example):
     assert twin.recommend() == agent.recommend()
 
 
-def test_car_cond_with_the_frank_wolfe_oracle_runs():
-    # The paper's oracle (capped): a smoke test -- each evaluated edge costs four calls.
-    problem = BipartiteDuelProblem.from_position_preferences(
-        3, [([0, 1, 2], [[0.5, 0.9, 0.95], [0.1, 0.5, 0.6], [0.05, 0.4, 0.5]])])
-    agent = CARCond(problem, delta=0.1, oracle="frank_wolfe", fw_max_iterations=4)
-    result = run_pure_exploration(agent, problem, seed=0, max_samples=30)
-    assert result.samples == 30 and agent.state.oracle_calls == 4 * 3 * (agent.state.t - 1)
-    assert agent.state.skipped_evaluations == 0
-
-
-def test_oracle_cache_gives_identical_trajectories():
+def test_skipping_oracle_calls_keeps_car_cond_as_printed():
+    # CAR-Cond skips LPs whose outcome cannot change a decision: the same duels, outcomes and
+    # answer as Algorithm 2 evaluating all four oracle values of every undecided edge each round.
     problem = planted(2, 3, 0, min_gap=0.35, edge_probability=0.8)
-    runs = []
-    for cache in (True, False):
-        agent = CARCond(problem, delta=0.1, oracle_cache=cache)
-        env = CombinatorialDuelEnv(problem)
-        env.reset(seed=1)
-        record = _replay(agent, env, 10**6)
-        runs.append((record, agent.recommend(), agent.state.oracle_calls))
-    assert runs[0][:2] == runs[1][:2]
-    assert runs[0][2] < runs[1][2] / 3
+    rng = np.random.default_rng(1)
+    draws = rng.random(10**6)
+    cursor = iter(range(draws.size))
+
+    def duel(e, e2):
+        return bool(draws[next(cursor)] < problem.preferences[e, e2])
+
+    reference, answer, reference_calls = car_cond_reference(problem, 0.1, duel, 10**6)
+    agent = CARCond(problem, delta=0.1)
+    played = []
+    cursor = iter(range(draws.size))
+    while not agent.done:
+        e, e2 = agent.act()
+        won = duel(e, e2)
+        agent.observe((e, e2), won)
+        played.append((e, e2, won))
+    assert played == reference and agent.recommend() == answer and not agent.failed
+    assert agent.state.skipped_evaluations > 0 and agent.state.oracle_calls < reference_calls / 3
 
 
 # ---------------------------------------------------------------------------------------------
@@ -458,7 +441,7 @@ def test_clucb_borda_pac_on_the_five_edge_example(example):
 
 
 def test_clucb_self_duels_are_played_and_counted(example):
-    # {e1, e5} is in 2 of the 5 matchings: the opponent of e5 is e5 itself w.p. 3/5 (register B3').
+    # {e1, e5} is in 2 of the 5 matchings: the opponent of e5 is e5 itself w.p. 3/5 (a played, counted fair coin).
     agent = CLUCBBordaExact(example, delta=0.1, seed=0)
     env = CombinatorialDuelEnv(example)
     env.reset(seed=0)
@@ -513,7 +496,7 @@ def test_single_matching_graph_stops_without_sampling():
 @pytest.mark.slow
 def test_slow_five_edge_exact_and_parallel(example):
     # CLUCB-Borda-Exact as printed needs 16-17 epochs here (0.3-0.9 M duels, see the module
-    # docstring of agents/clucb_borda.py): one run as printed, two with reused statistics.
+    # docstring of dueling_gym.agents.cpe.clucb_borda): one run as printed, two with reused statistics.
     exact = [run_pure_exploration(CLUCBBordaExact(example, delta=0.1), example, seed=0)]
     exact += [run_pure_exploration(CLUCBBordaExact(example, delta=0.1, reuse_samples_if_exact=True), example,
                                    seed=seed) for seed in (1, 2)]

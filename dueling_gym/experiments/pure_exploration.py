@@ -2,7 +2,7 @@
 
 :func:`run_pure_exploration` drives two kinds of agents until they stop (or a sample cap):
 
-* a combinatorial agent of :mod:`dueling_gym.agents.combinatorial` (CLUCB-Borda-PAC/Exact,
+* a combinatorial agent of :mod:`dueling_gym.agents.cpe` (CLUCB-Borda-PAC/Exact,
   CAR-Cond/Verify/Parallel) through :meth:`CombinatorialDuelEnv.step_edges`, scored with
   :meth:`CombinatorialDuelEnv.score_matching`;
 * a ``K``-armed identification agent (:mod:`dueling_gym.agents.identification`: Knockout,
@@ -176,7 +176,7 @@ def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 
 
     Examples
     --------
-    >>> from dueling_gym.agents.car import CARCond
+    >>> from dueling_gym.agents.cpe import CARCond
     >>> from dueling_gym.problems import random_bipartite_problem
     >>> problem = random_bipartite_problem(2, 3, np.random.default_rng(0), planted_condorcet=True, min_gap=0.4)
     >>> result = run_pure_exploration(CARCond(problem, delta=0.1), problem, seed=0)

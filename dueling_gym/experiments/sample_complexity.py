@@ -66,7 +66,7 @@ def build(spec: dict):
 
 def run_one(job: tuple[dict, str, int, float]) -> dict:
     """One (instance, agent, seed) run, in a worker process."""
-    from dueling_gym.agents.clucb_borda import CLUCBBordaExact, CLUCBBordaPAC
+    from dueling_gym.agents.cpe import CLUCBBordaExact, CLUCBBordaPAC
     from dueling_gym.experiments.pure_exploration import run_pure_exploration
 
     spec, agent_name, seed, delta = job

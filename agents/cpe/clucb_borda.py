@@ -1,28 +1,32 @@
 """CLUCB-Borda-PAC and CLUCB-Borda-Exact: identifying the Borda matching (CPE-DB).
 
 Chen, Du, Huang, Zhao, *Combinatorial Pure Exploration for Dueling Bandits*, ICML 2020:
-Algorithm 1 (CLUCB-Borda-PAC, §3.2) and Algorithm 5 (CLUCB-Borda-Exact, Appendix B.5);
-spec §4.3-§4.4.  Comments ``[A1 Ln]`` / ``[A5 Ln]`` point to line ``n`` of those algorithms.
+Algorithm 1 (CLUCB-Borda-PAC, §3.2) and Algorithm 5 (CLUCB-Borda-Exact, Appendix B.5).
+Comments ``[A1 Ln]`` / ``[A5 Ln]`` point to line ``n`` of those algorithms.
 
 The Borda matching is the max-weight matching under the edge rewards
-``w(e) = E[p_{e, e(M', s(e))}]``, ``M'`` uniform over the maximum matchings (S3 eq. (4)); a duel of
+``w(e) = E[p_{e, e(M', s(e))}]``, ``M'`` uniform over the maximum matchings (eq. (4)); a duel of
 ``e`` against the same-position edge of a sampled matching is an unbiased sample of ``w(e)``,
 so the problem reduces to combinatorial pure exploration with semi-bandit feedback (CLUCB of
-Chen et al., 2014).  Per round: two max-weight assignment problems (the library's single
-MWMC routine, ``BipartiteDuelProblem.max_weight_matching``) and one sampler call; memory
-``O(m)``.
+Chen et al., 2014).  Per round: two max-weight covering matchings (the library's one
+assignment routine, through :class:`~dueling_gym.agents.cpe.base.MatchingSolver`) and one
+sampler call; memory ``O(m)``.
 
-Resolved gaps (spec §4.3-§4.4, register B1'-B4'):
+Choices where the paper leaves room:
 
-* B1' the sampler is exact (``η = 0``; :class:`~dueling_gym.combinatorial.ExactMatchingSampler`,
-  or ``sampler="rejection"``); the printed ``ε/4`` margins are kept.
-* B2' ``max(K, m)`` replaces ``K`` inside the logarithm (``paper_log_constant=True`` keeps ``K``).
-* B3' when the sampled matching contains ``z`` the duel is the self-duel ``(z, z)``: a fair coin
-  that is played, counted and averaged into ``w̄(z)`` (``w(z)`` averages ``p_{z,z} = 1/2``).
-* B4' Exact's stop "``w̃(M̃_t) = w̃(M_t)``" is tested as ``M̃_t == M_t`` or a relative gap below
-  ``1e-12``.
-* Ties: MWMC ties are scipy's deterministic choice; ``z`` is the lowest-index maximiser of the
-  radius.  The radius of an unsampled edge is 1 ("``x/0 := 1``", as printed).
+* The sampler is exact (``η = 0``; :class:`~dueling_gym.agents.cpe.samplers.ExactMatchingSampler`,
+  or ``sampler="rejection"``) instead of an MCMC chain with a bias ``η``; the printed ``ε/4``
+  margins are kept anyway.
+* ``max(K, m)`` replaces ``K`` inside the logarithm, so that the union bound of Theorem 1 over
+  the ``m`` edges holds on every graph (:func:`~dueling_gym.agents.cpe.bounds.log_constant`;
+  ``paper_log_constant=True`` keeps ``K``).
+* When the sampled matching contains ``z`` the duel is the self-duel ``(z, z)``: ``w(z)``
+  averages ``p_{z,z} = 1/2`` over those matchings, so the fair coin is played, counted and
+  averaged into ``w̄(z)``.
+* Exact's stopping test "``w̃(M̃_t) = w̃(M_t)``" compares floats; it is tested as
+  ``M̃_t == M_t`` or a relative gap below ``1e-12``.
+* Ties: max-weight ties are SciPy's deterministic choice; ``z`` is the lowest-index maximiser
+  of the radius.  The radius of an unsampled edge is 1 ("``x/0 := 1``", as printed).
 
 **How CLUCB-Borda-Exact behaves as printed.**  While ``M̃_t ≠ M_t`` the gap
 ``w̃(M̃_t) - w̃(M_t)`` is positive and shrinks as the radii shrink; it reaches 0 exactly when
@@ -34,8 +38,8 @@ its contradiction step ("``w(M̃_t) - w(M_t) < Δ_min`` contradicts the definiti
 ``Δ_min``") does not hold when ``M_t = M^B``.  Correctness is unaffected (stopping only uses
 line 18), but the sample count is that of one full identification per epoch: on the 5-edge
 example the runs stop in epoch 16-17 (``q* = 6``) after 0.3-0.9 million duels.  With the exact
-sampler, ``reuse_samples_if_exact=True`` (valid, spec §4.4 gap (ii)) makes later epochs cheap
-(about 10x fewer duels); the default stays as printed.
+sampler, ``reuse_samples_if_exact=True`` makes later epochs cheap (about 10x fewer duels); the
+default stays as printed.
 """
 
 from __future__ import annotations
@@ -46,13 +50,14 @@ from typing import Any
 import numpy as np
 
 from dueling_gym.agents.base import check_number, register_agent
-from dueling_gym.agents.combinatorial import Duel, GeneratorAgent, SeedLike
-from dueling_gym.combinatorial import MatchingSampler, MatchingSolver, confidence_radius, log_constant, make_sampler
+from dueling_gym.agents.cpe.base import Duel, GeneratorAgent, MatchingSolver, SeedLike
+from dueling_gym.agents.cpe.bounds import confidence_radius, log_constant
+from dueling_gym.agents.cpe.samplers import MatchingSampler, make_sampler
 from dueling_gym.problems.bipartite import Matching
 
 __all__ = ["CLUCBBordaPAC", "CLUCBBordaExact"]
 
-#: Relative tolerance of CLUCB-Borda-Exact's "equal adjusted weights" stop (register B4').
+#: Relative tolerance of CLUCB-Borda-Exact's "equal adjusted weights" stop (Algorithm 5 line 18).
 EQUALITY_TOLERANCE = 1e-12
 
 
@@ -125,7 +130,7 @@ class _CLUCBBorda(GeneratorAgent):
             difference = sorted(a for pair in zip(matching, challenger) if pair[0] != pair[1] for a in pair)
             z = difference[int(np.argmax(radius[difference]))]
             # [A1 L20-21] [A5 L26-27]: opponent = edge of a sampled matching at s(z); the
-            # self-duel (z, z) is a fair coin that is played and counted (register B3').
+            # self-duel (z, z) is a fair coin that is played and counted (module docstring).
             opponent = sampler.sample_opponent(int(positions[z]), rng)
             won = yield (z, opponent)
             self.self_duels += opponent == z
@@ -152,10 +157,10 @@ class CLUCBBordaPAC(_CLUCBBorda):
     epsilon : float, default 0.05
         Accuracy ``ε > 0`` in Borda-score units.
     paper_log_constant : bool, default False
-        Keep the printed ``K`` inside the logarithm instead of ``max(K, m)`` (register B2').
+        Keep the printed ``K`` inside the logarithm instead of ``max(K, m)`` (module docstring).
     sampler : str or MatchingSampler, default "exact"
         ``"exact"``, ``"exact_matching"``, ``"rejection"``, ``"auto"`` or an instance
-        (:func:`dueling_gym.combinatorial.make_sampler`); its ``eta`` must be at most ``ε/8``.
+        (:func:`~dueling_gym.agents.cpe.samplers.make_sampler`); its ``eta`` must be at most ``ε/8``.
     seed : int, SeedSequence or None
         Seed of the agent's generator (used by the sampler).
     """
@@ -193,9 +198,10 @@ class CLUCBBordaExact(_CLUCBBorda):
     sampler : str or MatchingSampler, default "exact"
         Must be exact (``eta == 0``): the epochs need ``η_q = ε_q / 8 -> 0``.
     reuse_samples_if_exact : bool, default False
-        Keep the statistics across epochs (valid with an exact sampler, spec §4.4 gap (ii));
-        the round counter ``t`` then runs on across epochs so that ``T(e) <= t`` still holds.
-        The default discards them, as printed ([A5 L6]).
+        Keep the statistics across epochs.  Valid with an exact sampler: every duel of an edge
+        is then an unbiased sample of its reward whatever the epoch, and the round counter
+        ``t`` runs on across epochs so that ``T(e) <= t`` and each epoch's confidence radius
+        still hold.  The default discards them, as printed ([A5 L6]).
     """
 
     def __init__(self, problem: Any, *, delta: float = 0.05, paper_log_constant: bool = False,

@@ -1,4 +1,6 @@
-"""Base classes of combinatorial pure-exploration agents (CPE-DB, Chen, Du, Huang, Zhao, ICML 2020).
+"""What every CPE-DB agent shares: the graph it may see, its per-round solver, its base classes.
+
+Chen, Du, Huang and Zhao, *Combinatorial Pure Exploration for Dueling Bandits* (ICML 2020).
 
 Combinatorial agents act in *edge* terms on a bipartite graph: ``act()`` returns a duel
 ``(e, e2)`` of two edges at the same position (``e == e2`` is a self-duel, a fair coin, used by
@@ -20,7 +22,8 @@ plain loop over ``CombinatorialDuelEnv.step_edges``::
 agents up; they are still registered, so ``make_agent("car_cond", problem, delta=0.05)`` works.
 
 Agents only ever see the *graph*: the constructor copies the problem's candidates, positions
-and edges into a problem with all-tied preferences (:func:`dueling_gym.combinatorial.graph_only`).
+and edges into a problem with all-tied preferences (:func:`graph_only`), and solves its
+max-weight matchings with a :class:`MatchingSolver` prepared once.
 
 Writing an algorithm as a generator
 -----------------------------------
@@ -34,21 +37,87 @@ algorithm failed/stalled), so the algorithms read like the paper's pseudo-code.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import linear_sum_assignment
 
 from dueling_gym.agents.base import ReplayPickling, SeededAgent
-from dueling_gym.combinatorial import graph_only
-from dueling_gym.problems.bipartite import BipartiteDuelProblem, Matching
+from dueling_gym.problems.bipartite import BipartiteDuelProblem, Matching, solve_covering_assignment
 from dueling_gym.validation import check_action, check_outcome
 
-__all__ = ["CombinatorialAgent", "GeneratorAgent", "Duel"]
+__all__ = ["CombinatorialAgent", "GeneratorAgent", "Duel", "graph_only", "MatchingSolver"]
 
 SeedLike = int | np.random.SeedSequence | None
 #: A duel of two comparable edges ``(e, e2)``; ``e == e2`` is a self-duel.
 Duel = tuple[int, int]
+
+
+def graph_only(source: Any) -> BipartiteDuelProblem:
+    """The graph of ``source`` as a :class:`BipartiteDuelProblem` with all-tied preferences.
+
+    ``source`` is a :class:`BipartiteDuelProblem` (only ``n_candidates``, ``n_positions`` and
+    ``edges`` are read), a ``CombinatorialDuelEnv`` (or a Gymnasium wrapper of one; its
+    current problem's graph is used) or a tuple ``(n_candidates, n_positions, edges)``.  The
+    copy holds ``1/2`` on every comparable pair, so code that receives it cannot learn the true
+    preferences.  Graph facts (comparable pairs, max-weight matchings, counting and sampling
+    of maximum matchings) are identical to the original's.
+    """
+    if isinstance(source, tuple) and len(source) == 3:
+        n_candidates, n_positions, edges = source
+    else:
+        problem = source
+        if not isinstance(problem, BipartiteDuelProblem):
+            unwrapped = getattr(source, "unwrapped", source)
+            problem = getattr(unwrapped, "problem", None)
+            if problem is None:   # an environment whose problem sampler has not drawn yet
+                problem = getattr(unwrapped, "graph", None)
+        if not isinstance(problem, BipartiteDuelProblem):
+            raise TypeError(
+                "combinatorial agents need a bipartite graph: a BipartiteDuelProblem, a CombinatorialDuelEnv or "
+                f"(n_candidates, n_positions, edges); got {type(source).__name__}"
+            )
+        n_candidates, n_positions, edges = problem.n_candidates, problem.n_positions, problem.edges
+    edges = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    return BipartiteDuelProblem.tied(int(n_candidates), int(n_positions), edges, name="graph")
+
+
+class MatchingSolver:
+    """Per-round MWMC calls on one graph without re-validating the graph each time.
+
+    Calls :func:`~dueling_gym.problems.bipartite.solve_covering_assignment` (the library's one
+    max-weight covering-matching routine) with the graph's index arrays prepared once; weights
+    are only checked for finiteness.  Without constraints the position × candidate matrix is
+    filled in place (the same ``-inf``-padded matrix and the same
+    :func:`scipy.optimize.linear_sum_assignment` call), which saves the constraint
+    bookkeeping in the hot loop of CLUCB-Borda.  Results are identical to
+    ``graph.max_weight_matching`` (ties included: same matrix, same deterministic solver).
+    """
+
+    def __init__(self, graph: BipartiteDuelProblem):
+        self.graph = graph
+        self._candidates = np.asarray(graph.edge_candidates)
+        self._positions = np.asarray(graph.edge_positions)
+        self._edge_at = np.asarray(graph.edge_at)
+        self._matrix = np.full((graph.n_positions, graph.n_candidates), -np.inf)
+        self._feasible_shape = graph.n_positions <= graph.n_candidates
+
+    def __call__(self, weights: NDArray[np.float64], *, required: Iterable[int] = (), forbidden: Iterable[int] = (),
+                 maximize: bool = True) -> Matching | None:
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.shape != (self.graph.n_edges,) or not np.isfinite(weights).all():
+            raise ValueError(f"weights must be {self.graph.n_edges} finite numbers")
+        required, forbidden = list(required), list(forbidden)
+        if required or forbidden or not maximize or not self._feasible_shape:
+            return solve_covering_assignment(weights, self._candidates, self._positions, self._edge_at,
+                                             self.graph.n_positions, self.graph.n_candidates,
+                                             required, forbidden, maximize)
+        matrix = self._matrix
+        matrix[self._positions, self._candidates] = weights
+        rows, columns = linear_sum_assignment(matrix, maximize=True)
+        return tuple(self._edge_at[rows, columns].tolist())
 
 
 class CombinatorialAgent(SeededAgent):

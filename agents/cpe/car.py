@@ -1,49 +1,56 @@
 """CAR-Cond, CAR-Verify and CAR-Parallel: identifying the Condorcet matching (CPE-DB).
 
 Chen, Du, Huang, Zhao, *Combinatorial Pure Exploration for Dueling Bandits*, ICML 2020:
-Algorithm 2 (CAR-Cond, §4.1), Algorithm 4 (CAR-Verify) and Algorithm 3 (CAR-Parallel, §4.3);
-spec §4.5-§4.7.  Comments ``[A2 Ln]``, ``[A3 Ln]``, ``[A4 Ln]`` point to line ``n`` of those
-algorithms.  The algorithms are Python generators that ``yield`` duels (spec §0); the
-:class:`~dueling_gym.agents.combinatorial.GeneratorAgent` adapter turns them into
-``act``/``observe``.
+Algorithm 2 (CAR-Cond, §4.1), Algorithm 4 (CAR-Verify) and Algorithm 3 (CAR-Parallel, §4.3).
+Comments ``[A2 Ln]``, ``[A3 Ln]``, ``[A4 Ln]`` point to line ``n`` of those algorithms.  The
+algorithms are Python generators that ``yield`` duels; the
+:class:`~dueling_gym.agents.cpe.base.GeneratorAgent` adapter turns them into ``act``/``observe``.
 
 **CAR-Cond** keeps accepted / rejected / undecided edge sets ``A, R, U``.  Epoch ``q`` has
 ``ε_q = 2^-q`` and rounds ``t = e_{q-1}+1 .. e_q`` with ``e_q = 4^q`` and ``e_0 = 0`` (so epoch 1
 is rounds 1..4).  A round duels every pair of undecided edges sharing a position once, builds
 the bounds ``P̄_t, P̲_t`` (radius ``sqrt(ln(4 K t³/δ) / (2 T))``, ``t`` = round), and for every
 undecided edge compares the Condorcet-oracle values with the edge forced in / out:
-``InL > ExU + ε_q`` accepts, ``ExL > InU + ε_q`` rejects (upper ``U`` values on ``P̄``, lower ``L``
-on ``P̲``; register A2).  The oracle is the exact LP of
-:class:`~dueling_gym.combinatorial.CondorcetOracle` (``oracle="lp"``) or the paper's
-Frank-Wolfe method (``oracle="frank_wolfe"``, capped, see
-:func:`~dueling_gym.combinatorial.frank_wolfe_condorcet_oracle`).
+``InL > ExU + ε_q`` accepts, ``ExL > InU + ε_q`` rejects, where the upper values ``U`` are
+computed on ``P̄`` and the lower values ``L`` on ``P̲`` (our reading of the paper's notation).
+The oracle is the exact LP of :class:`~dueling_gym.agents.cpe.condorcet_oracle.CondorcetOracle`
+(the paper's approximate Frank-Wolfe oracle is far too slow to run, see there).
 
-*Skipping provably useless LP calls* (``oracle_cache=True``, exact): the four oracle values
-of an edge depend on the bounds only through a 1-Lipschitz map
-(:func:`~dueling_gym.combinatorial.oracle_drift` bounds the change ``D`` since they were last
-computed, as long as ``A`` and ``R`` are unchanged).  ``InL_t - ExU_t <= InL_ref - ExU_ref + 2D``,
-so when both that bound and the reject analogue stay ``<= ε_q`` the edge cannot be decided this
-round and its LPs are skipped; otherwise all needed values are recomputed.  Two more exact
-shortcuts: ``InL <= InU`` and ``ExL <= ExU`` (``P̲ <= P̄`` entrywise), so ``InL`` is only
-solved when ``InU > ExU + ε_q`` and ``ExL`` only when ``ExU > InU + ε_q``.  Decisions are the
-same as evaluating all four LPs every round (up to the LP solver's 1e-7 tolerance).
+*Skipping provably useless LP calls* (exact): the four oracle values of an edge depend on the
+bounds only through a 1-Lipschitz map
+(:func:`~dueling_gym.agents.cpe.condorcet_oracle.oracle_drift` bounds the change ``D`` since
+they were last computed, as long as ``A`` and ``R`` are unchanged).
+``InL_t - ExU_t <= InL_ref - ExU_ref + 2D``, so when both that bound and the reject analogue
+stay ``<= ε_q`` the edge cannot be decided this round and its LPs are skipped; otherwise all
+needed values are recomputed.  Two more exact shortcuts: ``InL <= InU`` and ``ExL <= ExU``
+(``P̲ <= P̄`` entrywise), so ``InL`` is only solved when ``InU > ExU + ε_q`` and ``ExL`` only
+when ``ExU > InU + ε_q``.  Decisions are the same as evaluating all four LPs every round (up
+to the LP solver's 1e-7 tolerance).
 
-**CAR-Verify(δ)** (``δ < δ0 = 0.01``): ``M̂ = CAR-Cond(δ0)``, then, with fresh statistics
-(register A3), verification steps ``t = 1, 2, ...``: error if the best challenger
-``max_{M ≠ M̂} f(M, M̂, P̲_t) >= 1/2``; answer ``M̂`` if ``max_{M ≠ M̂} f(M, M̂, P̄_t) <= 1/2``;
-else duel the differing same-position pair of the ``P̄`` challenger with the largest radius.
-The best challenger is ``l`` MWMC calls, each forbidding one edge of ``M̂``.
+**CAR-Verify(δ)** (``δ < δ0 = 0.01``): ``M̂ = CAR-Cond(δ0)``, then verification steps
+``t = 1, 2, ...``: error if the best challenger ``max_{M ≠ M̂} f(M, M̂, P̲_t) >= 1/2``; answer
+``M̂`` if ``max_{M ≠ M̂} f(M, M̂, P̄_t) <= 1/2``; else duel the differing same-position pair of
+the ``P̄`` challenger with the largest radius.  The best challenger is
+:meth:`~dueling_gym.problems.BipartiteDuelProblem.strongest_challenger` (``l`` max-weight
+matchings, each forbidding one edge of ``M̂``).
 
 **CAR-Parallel(δ)**: instances ``V_k = CAR-Verify(δ / 2^{k+1})``, ``k = 0, 1, ...`` (each with its
 own statistics and its own CAR-Cond run); at global step ``t`` every ``V_k`` with
 ``t mod 2^k = 0`` is resumed for exactly one duel.  The first instance that returns a matching
-ends the run; an instance returning "error" is dropped (register A4).
+ends the run.
 
-Other resolved gaps: ``δ`` is an input of CAR-Cond (A1); sets are frozen during a round, so
-``R_{t-1} ∪ {e}`` and ``R_t`` coincide (line 18); pairs with a decided edge are never sampled
-again (as printed); unsampled pairs have radius 1 ("``x/0 := 1``"); a round that plays no duel
-and decides nothing can never make progress (it only happens after a wrong decision, i.e.
-outside the ``1 - δ`` event) and ends the run as a failure (``failed = True``).
+Choices the paper leaves open, made here:
+
+* CAR-Cond takes ``δ`` as an input (CAR-Verify runs it at ``δ0``).
+* Verification starts from fresh statistics rather than CAR-Cond's samples, so that its
+  confidence event does not depend on how CAR-Cond's samples were chosen.
+* In CAR-Parallel an instance that answers "error" is dropped and the others go on.
+* Sets are frozen during a round, so ``R_{t-1} ∪ {e}`` and ``R_t`` coincide (Algorithm 2
+  line 18); pairs with a decided edge are never sampled again (as printed); unsampled pairs
+  have radius 1 ("``x/0 := 1``").
+* A round that plays no duel and decides nothing can never make progress (it only happens
+  after a wrong decision, i.e. outside the ``1 - δ`` event); it ends the run as a failure
+  (``failed = True``).
 """
 
 from __future__ import annotations
@@ -56,25 +63,15 @@ from typing import Any
 import numpy as np
 
 from dueling_gym.agents.base import check_number, register_agent
-from dueling_gym.agents.combinatorial import Duel, GeneratorAgent, SeedLike
-from dueling_gym.combinatorial import (
-    CondorcetOracle,
-    MatchingSolver,
-    PairStatistics,
-    bound_matrices,
-    confidence_radius,
-    frank_wolfe_condorcet_oracle,
-    log_constant,
-    oracle_drift,
-    position_starts,
-)
+from dueling_gym.agents.cpe.base import Duel, GeneratorAgent, MatchingSolver, SeedLike
+from dueling_gym.agents.cpe.bounds import PairStatistics, bound_matrices, confidence_radius, log_constant
+from dueling_gym.agents.cpe.condorcet_oracle import CondorcetOracle, oracle_drift, position_starts
 from dueling_gym.problems.bipartite import Matching
 
 __all__ = ["CARCond", "CARVerify", "CARParallel", "CondState"]
 
 #: Safety slack of the LP-skipping test (HiGHS feasibility tolerance is 1e-7).
 SKIP_TOLERANCE = 1e-7
-ORACLES = ("lp", "frank_wolfe")
 
 
 @dataclass
@@ -123,11 +120,6 @@ class _CAR(GeneratorAgent):
 
     target = "condorcet"
 
-    def _set_oracle_options(self, oracle: str, oracle_cache: bool, fw_max_iterations: int | None) -> None:
-        self.oracle = oracle
-        self.oracle_cache = bool(oracle_cache)
-        self.fw_max_iterations = fw_max_iterations
-
     def _set_verification_deltas(self, delta: float, delta0: float, algorithm: str) -> None:
         # CAR-Verify and CAR-Parallel run CAR-Cond at delta0 first, then verify at delta < delta0.
         self.delta = _check_delta("delta", delta)
@@ -136,10 +128,6 @@ class _CAR(GeneratorAgent):
             raise ValueError(f"{algorithm} requires delta < delta0 = {self.delta0}, got {self.delta}")
 
     def _configure(self) -> None:
-        if self.oracle not in ORACLES:
-            raise ValueError(f"oracle must be one of {ORACLES}, got {self.oracle!r}")
-        if self.fw_max_iterations is not None:
-            self.fw_max_iterations = int(check_number("fw_max_iterations", self.fw_max_iterations, minimum=0.0))
         self._oracle = CondorcetOracle(self.graph)
         self._mwmc = MatchingSolver(self.graph)
         self._pairs = np.asarray(self.graph.comparable_pairs)
@@ -171,19 +159,14 @@ class _CAR(GeneratorAgent):
 
     # ------------------------------------------------------------------ oracle
     def _oracle_value(self, Q: np.ndarray, A1: list[int], R1: list[int], A2: list[int], R2: list[int],
-                      epsilon: float, state: CondState) -> float:
+                      state: CondState) -> float:
         state.oracle_calls += 1
-        if self.oracle == "lp":
-            return self._oracle.value(Q, A1, R1, A2, R2)
-        return frank_wolfe_condorcet_oracle(self.graph, Q, A1, R1, A2, R2, epsilon=epsilon,
-                                            max_outer=self.fw_max_iterations, max_inner=self.fw_max_iterations)
+        return self._oracle.value(Q, A1, R1, A2, R2)
 
     # ------------------------------------------------------------------ CAR-Cond (Algorithm 2)
     def _car_cond(self, delta: float, state: CondState) -> Generator[Duel, bool, Matching | None]:
         pairs, l = self._pairs, self.n_positions
         stats = state.stats
-        use_lp = self.oracle == "lp"
-        use_cache = self.oracle_cache and use_lp
         q = 1                                                                               # [A2 L2-3]
         while True:
             state.t += 1
@@ -205,12 +188,12 @@ class _CAR(GeneratorAgent):
             A = np.flatnonzero(state.accepted).tolist()                                     # [A2 L8, L10]: frozen
             R = np.flatnonzero(state.rejected).tolist()
             edges = np.flatnonzero(undecided)
-            if use_cache and edges.size:
+            if edges.size:
                 drift = np.asarray(oracle_drift(self.graph, state.ref_lower[edges], state.ref_upper[edges],
                                                 lower, upper, starts=self._starts))
             accept, reject = [], []
             for i, e in enumerate(edges.tolist()):                                          # [A2 L9]
-                if use_cache and state.cache_valid[e]:
+                if state.cache_valid[e]:
                     in_up, in_low, ex_up, ex_low = state.values[e]
                     slack = 2.0 * drift[i] + SKIP_TOLERANCE
                     if in_low - ex_up + slack <= epsilon and ex_low - in_up + slack <= epsilon:
@@ -220,16 +203,15 @@ class _CAR(GeneratorAgent):
                     matrices = bound_matrices(self.graph, lower, upper)
                 p_upper, p_lower = matrices
                 A_in, R_ex = A + [e], R + [e]
-                in_up = self._oracle_value(p_upper, A_in, R, A, R, epsilon, state)               # [A2 L11]
-                ex_up = self._oracle_value(p_upper, A, R_ex, A, R, epsilon, state)               # [A2 L13]
-                # Exact oracle: InL <= InU and ExL <= ExU, so the lower values are solved only when
-                # they can matter (the approximate Frank-Wolfe values are not monotone: all four).
+                in_up = self._oracle_value(p_upper, A_in, R, A, R, state)                        # [A2 L11]
+                ex_up = self._oracle_value(p_upper, A, R_ex, A, R, state)                        # [A2 L13]
+                # InL <= InU and ExL <= ExU, so the lower values are solved only when they can matter.
                 in_low = in_up
-                if (in_up > ex_up + epsilon or not use_lp) and math.isfinite(in_up):
-                    in_low = self._oracle_value(p_lower, A_in, R, A, R, epsilon, state)          # [A2 L12]
+                if in_up > ex_up + epsilon and math.isfinite(in_up):
+                    in_low = self._oracle_value(p_lower, A_in, R, A, R, state)                   # [A2 L12]
                 ex_low = ex_up
-                if (ex_up > in_up + epsilon or not use_lp) and math.isfinite(ex_up):
-                    ex_low = self._oracle_value(p_lower, A, R_ex, A, R, epsilon, state)          # [A2 L14]
+                if ex_up > in_up + epsilon and math.isfinite(ex_up):
+                    ex_low = self._oracle_value(p_lower, A, R_ex, A, R, state)                   # [A2 L14]
                 state.values[e] = (in_up, in_low, ex_up, ex_low)
                 state.ref_lower[e] = lower
                 state.ref_upper[e] = upper
@@ -251,17 +233,9 @@ class _CAR(GeneratorAgent):
 
     # ------------------------------------------------------------------ verification (Algorithm 4)
     def _best_challenger(self, m_hat: Matching, Q: np.ndarray) -> tuple[float, Matching | None]:
-        """``max_{M ≠ M̂} f(M, M̂, Q)`` and its argmax: ``l`` MWMC calls, each forbidding one edge of ``M̂``."""
-        hat = np.asarray(m_hat)
-        weights = Q[np.arange(self.n_edges), hat[self._positions]]   # Q[e, ê_{s(e)}]
-        best, best_matching = -math.inf, None
-        for edge in m_hat:
-            matching = self._mwmc(weights, forbidden=[edge])
-            if matching is not None:
-                value = float(weights[list(matching)].sum()) / self.n_positions
-                if value > best:
-                    best, best_matching = value, matching
-        return best, best_matching
+        """``max_{M ≠ M̂} f(M, M̂, Q)`` and its argmax."""
+        weights = Q[np.arange(self.n_edges), np.asarray(m_hat)[self._positions]]   # Q[e, ê_{s(e)}]
+        return self.graph.strongest_challenger(weights, m_hat)
 
     def _verify(self, delta: float, m_hat: Matching, stats: PairStatistics) -> Generator[Duel, bool, Matching | None]:
         s = 0
@@ -302,26 +276,13 @@ class _CAR(GeneratorAgent):
         return instance.m_hat if instance.m_hat is not None else self._cond_guess(instance.cond)
 
 
-_COMMON_PARAMETERS = """
-    oracle : {"lp", "frank_wolfe"}, default "lp"
-        The Condorcet oracle: the exact LP (HiGHS) or the paper's Frank-Wolfe method (slow,
-        capped by ``fw_max_iterations``; its values are lower bounds only).
-    oracle_cache : bool, default True
-        Skip LP calls that provably cannot change a decision (exact; module docstring).
-    fw_max_iterations : int or None, default 200
-        Cap of both Frank-Wolfe loops (``None``: the paper's counts, unusable in practice).
-    seed : int, SeedSequence or None
-        Accepted for API uniformity; the algorithm is deterministic given the outcomes.
-"""
-
-
 @register_agent("car_cond")
 class CARCond(_CAR):
     """CAR-Cond (Chen et al., ICML 2020, Algorithm 2): the Condorcet matching with confidence ``1 - δ``.
 
     Sample complexity ``O(sum_j sum_{e ≠ e' ∈ E_j} (Δ^C_{e,e'})^-2 ln(K / (δ (Δ^C_{e,e'})²)))``
     (Theorem 4); assumes a Condorcet matching exists.  Per round: up to ``K`` duels and up to
-    ``4 |U|`` oracle LPs (far fewer with ``oracle_cache``).
+    ``4 |U|`` oracle LPs (far fewer once the skipping test of the module docstring applies).
 
     Parameters
     ----------
@@ -329,12 +290,12 @@ class CARCond(_CAR):
         The graph (preferences are never read).
     delta : float, default 0.05
         Confidence ``δ ∈ (0, 1)``.
+    seed : int, SeedSequence or None
+        Accepted for API uniformity; the algorithm is deterministic given the outcomes.
     """
 
-    def __init__(self, problem: Any, *, delta: float = 0.05, oracle: str = "lp", oracle_cache: bool = True,
-                 fw_max_iterations: int | None = 200, seed: SeedLike = None):
+    def __init__(self, problem: Any, *, delta: float = 0.05, seed: SeedLike = None):
         self.delta = _check_delta("delta", delta)
-        self._set_oracle_options(oracle, oracle_cache, fw_max_iterations)
         super().__init__(problem, seed=seed)
 
     def _reset_algorithm_state(self) -> None:
@@ -353,7 +314,7 @@ class CARVerify(_CAR):
 
     Returns the Condorcet matching or "error" with probability at least ``1 - δ`` (Lemma 12);
     on "error" the agent stops with ``failed = True`` (its recommendation is then CAR-Cond's
-    candidate ``M̂``).  Verification statistics start fresh (register A3).
+    candidate ``M̂``).  Verification statistics start fresh (module docstring).
 
     Parameters
     ----------
@@ -363,12 +324,12 @@ class CARVerify(_CAR):
         Verification confidence; the paper requires ``δ < δ0``.
     delta0 : float, default 0.01
         Confidence of the inner CAR-Cond run (the paper's constant ``δ0 = 0.01``).
+    seed : int, SeedSequence or None
+        Accepted for API uniformity; the algorithm is deterministic given the outcomes.
     """
 
-    def __init__(self, problem: Any, *, delta: float = 0.005, delta0: float = 0.01, oracle: str = "lp",
-                 oracle_cache: bool = True, fw_max_iterations: int | None = 200, seed: SeedLike = None):
+    def __init__(self, problem: Any, *, delta: float = 0.005, delta0: float = 0.01, seed: SeedLike = None):
         self._set_verification_deltas(delta, delta0, "CAR-Verify (Algorithm 4 line 1)")
-        self._set_oracle_options(oracle, oracle_cache, fw_max_iterations)
         super().__init__(problem, seed=seed)
 
     def _reset_algorithm_state(self) -> None:
@@ -409,15 +370,15 @@ class CARParallel(_CAR):
         Overall confidence; the paper requires ``δ < 0.01``.
     delta0 : float, default 0.01
         Confidence of every instance's inner CAR-Cond run.
+    seed : int, SeedSequence or None
+        Accepted for API uniformity; the algorithm is deterministic given the outcomes.
     """
 
     #: Instances beyond this index are never created (2**62 global steps are out of reach).
     MAX_INSTANCES = 62
 
-    def __init__(self, problem: Any, *, delta: float = 0.005, delta0: float = 0.01, oracle: str = "lp",
-                 oracle_cache: bool = True, fw_max_iterations: int | None = 200, seed: SeedLike = None):
+    def __init__(self, problem: Any, *, delta: float = 0.005, delta0: float = 0.01, seed: SeedLike = None):
         self._set_verification_deltas(delta, delta0, "CAR-Parallel (Algorithm 3 line 1)")
-        self._set_oracle_options(oracle, oracle_cache, fw_max_iterations)
         super().__init__(problem, seed=seed)
 
     def _reset_algorithm_state(self) -> None:
@@ -463,8 +424,3 @@ class CARParallel(_CAR):
             if instance.alive:
                 return self._instance_guess(instance)
         return super().current_guess()
-
-
-# The shared parameter documentation is appended once, here, to every agent's docstring.
-for _agent in (CARCond, CARVerify, CARParallel,):
-    _agent.__doc__ += _COMMON_PARAMETERS
