@@ -18,8 +18,9 @@ import numpy as np
 
 import dueling_gym  # noqa: F401  (registers the environments)
 from dueling_gym.agents import make_agent
+from dueling_gym.envs.combinatorial_duel import CombinatorialDuelEnv
 from dueling_gym.experiments import simulate
-from dueling_gym.problems import ProblemSampler, load_problem
+from dueling_gym.problems import BipartiteDuelProblem, ProblemSampler, five_edge_example, load_problem, random_bipartite_problem
 
 DATA = Path(__file__).resolve().parent / "data" / "golden_trajectories.json"
 PROBLEMS = ("sushi", "multisol")
@@ -53,6 +54,35 @@ def agent_case(name: str, problem: str, seed: int) -> str:
     result = simulate(agent, problem, HORIZON, seed=seed, record_duels=True)
     regret = np.stack([result.cumulative_regret[notion] for notion in sorted(result.cumulative_regret)])
     return _digest(result.duels, result.outcomes, np.asarray(result.recommendations), np.round(regret, 9))
+
+
+#: Duels after which a combinatorial run is cut (most runs on the planted instance stop before).
+COMBINATORIAL_CAP = 20_000
+
+
+def bipartite_problem(name: str) -> BipartiteDuelProblem:
+    """The paper's 5-edge example, or a small random instance with a planted Condorcet matching."""
+    if name == "five_edge":
+        return five_edge_example()
+    return random_bipartite_problem(3, 4, np.random.default_rng(7), planted_condorcet=True, min_gap=0.3,
+                                    edge_probability=0.6)
+
+
+def combinatorial_case(name: str, problem: str, seed: int) -> str:
+    """Digest of a combinatorial agent on ``CombinatorialDuel-v0``'s duels (duels, outcomes, answer, stop)."""
+    bipartite = bipartite_problem(problem)
+    agent = make_agent(name, bipartite, seed=seed)
+    env = CombinatorialDuelEnv(bipartite)
+    env.reset(seed=seed)
+    duels, outcomes = [], []
+    while not agent.done and len(duels) < COMBINATORIAL_CAP:
+        first, second = agent.act()
+        first_won = bool(env.step_edges(first, second)[0])
+        agent.observe((first, second), first_won)
+        duels.append((first, second))
+        outcomes.append(first_won)
+    return _digest(np.array(duels, dtype=np.int64).reshape(-1, 2), np.array(outcomes, dtype=bool),
+                   np.array(agent.recommend(), dtype=np.int64), np.array([agent.done, agent.failed]))
 
 
 def bandit_case(name: str, seed: int) -> str:
@@ -114,6 +144,11 @@ def cases() -> dict[str, callable]:
                 table[f"agent/{name}/{problem}/{seed}"] = lambda n=name, p=problem, s=seed: agent_case(n, p, s)
     for name in list_agents("bandit"):
         table[f"bandit/{name}/0"] = lambda n=name: bandit_case(n, 0)
+    for name in list_agents("combinatorial"):
+        for problem in ("five_edge", "planted"):
+            for seed in SEEDS:
+                table[f"combinatorial/{name}/{problem}/{seed}"] = (
+                    lambda n=name, p=problem, s=seed: combinatorial_case(n, p, s))
     for env_id, problem in (("DuelingBandit-v0", "sushi"), ("DuelingBandit-v0", None), ("CopelandDuel-v0", None)):
         table[f"env/{env_id}/{problem}"] = lambda e=env_id, p=problem: environment_case(e, p, 0)
     for env_id in ("DuelingBandit-v0", "CopelandDuel-v0"):
