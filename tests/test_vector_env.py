@@ -132,6 +132,8 @@ def test_bad_construction_and_unreset_step():
         DuelingBanditVectorEnv(num_envs=2, max_episode_steps=0)
     with pytest.raises(ValueError, match="not defined"):
         DuelingBanditVectorEnv(num_envs=2, preferences="gap")
+    with pytest.raises(ValueError, match="render_mode"):
+        DuelingBanditVectorEnv(num_envs=2, render_mode="rgb_array")  # the single env has it, not the batch
     with pytest.raises(gym.error.ResetNeeded):
         CopelandDuelVectorEnv(num_envs=2).step(np.zeros((2, 2), dtype=int))
 

@@ -42,8 +42,9 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     reset; its best arm is a Condorcet winner.
 
     A duel draws one uniform ``u`` from the environment's ``np_random`` and the first arm wins
-    iff ``u < P[first, second]``; the same duels give the same outcomes in the native vector
-    environment and in :func:`~dueling_gym.experiments.simulate`.
+    iff ``u < P[first, second]``.  :func:`~dueling_gym.experiments.simulate` and the native
+    vector environment with one sub-environment play duels the same way, so the same seed
+    and the same duels give the same outcomes there too.
 
     ## Action Space
 

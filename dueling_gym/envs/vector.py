@@ -85,6 +85,8 @@ class DuelingBanditVectorEnv(VectorEnv):
         render_mode: str | None = None,
     ):
         num_envs = check_integer("num_envs", num_envs, minimum=1)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if max_episode_steps is not None:
             max_episode_steps = check_integer("max_episode_steps", max_episode_steps, minimum=1)
         # The single environment validates the arguments and resolves the defaults; it is
