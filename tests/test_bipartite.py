@@ -320,6 +320,39 @@ def test_condorcet_winner_equals_brute_force():
     assert found[True] > 0 and found[False] > 0  # both branches exercised
 
 
+def test_strongest_challenger_equals_brute_force():
+    # The best matching other than M under arbitrary weights, by l constrained max-weight
+    # matchings (each forbidding one edge of M), against the enumeration of all matchings.
+    rng = np.random.default_rng(17)
+    for problem in random_instances(15, seed=5):
+        matchings = brute_matchings(problem)
+        for _ in range(3):
+            weights = rng.random(problem.n_edges)
+            matching = matchings[int(rng.integers(len(matchings)))]
+            others = [sum(weights[e] for e in m) / problem.n_positions for m in matchings if m != matching]
+            for maximize, best in ((True, max), (False, min)):
+                value, rival = problem.strongest_challenger(weights, matching, maximize=maximize)
+                if not others:
+                    assert rival is None and value == (-math.inf if maximize else math.inf)
+                    continue
+                assert value == pytest.approx(best(others), abs=1e-12) and rival != matching
+                assert value == pytest.approx(sum(weights[e] for e in rival) / problem.n_positions, abs=1e-12)
+    with pytest.raises(ValueError, match="exactly once"):
+        five_edge_example().strongest_challenger(np.zeros(5), (0, 1))
+
+
+def test_tied_graph_keeps_the_graph_and_hides_the_preferences(example):
+    tied = BipartiteDuelProblem.tied(example.n_candidates, example.n_positions, example.edges, name="graph")
+    assert tied.same_graph(example) and tied != example and tied.name == "graph"
+    same = example.edge_positions[:, None] == example.edge_positions[None, :]
+    np.testing.assert_array_equal(tied.preferences, np.where(same, 0.5, 0.0))
+    assert tied.max_matchings() == example.max_matchings()
+    np.testing.assert_array_equal(tied.edge_at, example.edge_at)
+    assert example.edge_at[1, 3] == 4 and example.edge_at[0, 3] == -1
+    with pytest.raises(ValueError, match="at least one edge"):
+        BipartiteDuelProblem.tied(3, 1, [])
+
+
 # --------------------------------------------------------------------------- generators
 @pytest.mark.parametrize("n_positions,n_candidates", [(1, 3), (3, 3), (4, 7), (6, 9)])
 def test_planted_instances_have_a_condorcet_matching(n_positions, n_candidates):
