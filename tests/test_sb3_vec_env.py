@@ -117,3 +117,17 @@ def test_sb3_ppo_learns_through_the_adapter():
     assert model.num_timesteps == 256
     assert env.get_attr("n_arms") == [K] * 16
     assert env.env_is_wrapped(object) == [False] * 16
+
+
+def test_final_infos_carry_the_regret_notions_and_no_mask_keys():
+    env = make(num_envs=2, horizon=3)
+    env.seed(0)
+    env.reset()
+    for _ in range(3):
+        _, _, dones, infos = env.step(np.zeros(2, dtype=np.int64))
+    assert dones.all()
+    for info in infos:
+        regret = info["cumulative_regret"]
+        assert set(regret) == set(env.vector_env.regret_notions)
+        assert not any(key.startswith("_") for key in regret)
+        assert all(isinstance(value, float) for value in regret.values())

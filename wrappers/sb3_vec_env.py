@@ -184,7 +184,11 @@ class _Adapter:
                 entry["terminal_observation"] = final[k]
                 entry["TimeLimit.truncated"] = bool(truncated[k] and not terminated[k])
                 entry["episode"] = {"r": float(self._returns[k]), "l": self.horizon, "t": elapsed}
-                entry["cumulative_regret"] = {notion: float(values[k]) for notion, values in cumulative.items()}
+                # The native info batches each notion with a "_notion" mask (Gymnasium's vector
+                # info layout); the per-environment dict keeps the regret values only.
+                entry["cumulative_regret"] = {
+                    notion: float(cumulative[notion][k]) for notion in self.vector_env.regret_notions
+                }
             # The native env would reset on its next step and ignore that step's duels; reset now
             # (no seed: its generator continues) so the next step already duels on the new problems.
             self.episode_rng_state = self.vector_env.np_random.bit_generator.state
