@@ -15,6 +15,17 @@ are per core and memory is not shared between agents.
 Run: ``python benchmarks/agents.py [--agents rucb rmed1 ...] [--quick] [--json out.json]``;
 ``--arm-scaling`` measures instead how the fused throughput of MergeRUCB (and RUCB for contrast)
 changes with the number of arms.
+
+``--k-scaling [--quick]`` measures fused duels/second and peak memory of every regret-minimising
+dueling agent at K = 16, 100, 500, 2000 on a utility-based problem (it has a Condorcet winner, which
+is also its unique Copeland winner, so every agent's assumptions hold), then runs every other
+registered dueling agent (the identification agents) at K = 2000.  Each cell runs in its own fresh
+process (``max_tasks_per_child=1``), so its peak resident memory is its own.  A cell's horizon is
+chosen from a short probe run so that the measured run takes about ``--cell-seconds`` (1.5 s; 0.3 s
+with ``--quick``), and never fewer than 10^4 duels; an agent whose probe rate says 10^4 duels would
+take longer than ``--max-seconds`` is shown as "too slow" with the probe's rate.  Targets checked:
+>= 100k duels/s at K = 500 for CCB, RUCB, RMED1, SCB; every dueling agent runs 10^4 duels at
+K = 2000 within 2 GB.
 """
 
 from __future__ import annotations
@@ -92,6 +103,141 @@ def measure_arm_scaling(agent_name: str, n_arms: int, horizon: int) -> dict:
             "condorcet_regret": result.final_regret("condorcet_strong")}
 
 
+#: K-scaling study: numbers of arms, headline agents and targets.
+K_SCALING_ARMS = (16, 100, 500, 2000)
+K_SCALING_HEADLINE = ("ccb", "rucb", "rmed1", "scb")
+K_SCALING_RATE_TARGET = 100_000  # duels/s at K = 500 for the headline agents
+K_SCALING_MIN_DUELS = 10_000  # every dueling agent at K = 2000 ...
+K_SCALING_MEMORY_TARGET_MB = 2048  # ... within 2 GB
+_MAX_HORIZON = 50_000_000
+
+
+def _current_rss_mb() -> float:
+    """Resident memory of this process now (Linux ``/proc``; falls back to the peak elsewhere)."""
+    try:
+        with open("/proc/self/statm") as handle:
+            pages = int(handle.read().split()[1])
+        return pages * resource.getpagesize() / 2**20
+    except OSError:  # pragma: no cover - not Linux
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure_k_scaling(agent_name: str, n_arms: int, cell_seconds: float, max_seconds: float) -> dict:
+    """Fused duels/second and peak memory of one agent with ``n_arms`` arms (inside a fresh process).
+
+    The problem is ``utility_based(n_arms, default_rng(n_arms))`` (Bradley-Terry, utilities
+    uniform on [0, 3]).  After a 10-duel warm-up (compilation), probe runs of growing length
+    estimate the rate; the measured run then has ``max(10^4, rate * cell_seconds)`` duels, one
+    checkpoint at the horizon.  ``peak_rss_mb`` is the process's peak resident memory (imports
+    included); ``delta_rss_mb`` subtracts the resident memory after the imports, so it counts the
+    problem, its duel table, the agent and compiling its loop.
+    """
+    import numpy as np
+
+    from dueling_gym.agents import make_agent
+    from dueling_gym.experiments import simulate
+    from dueling_gym.problems.generators import utility_based
+
+    baseline = _current_rss_mb()
+    row: dict = {"agent": agent_name, "n_arms": n_arms, "status": "ok"}
+    start = time.perf_counter()
+    problem = utility_based(n_arms, np.random.default_rng(n_arms))
+    row["problem_s"] = time.perf_counter() - start
+
+    def run(horizon: int):
+        extra = {key: (value(horizon) if callable(value) else value)
+                 for key, value in EXTRA_ARGUMENTS.get(agent_name, {}).items()}
+        agent = make_agent(agent_name, n_arms=n_arms, seed=0, **extra)
+        return simulate(agent, problem, horizon, seed=1, checkpoints=[horizon])
+
+    try:
+        start = time.perf_counter()
+        run(10)
+    except ValueError as error:  # e.g. a learned policy shipped for another K
+        row.update(status="n/a", note=str(error).split(";")[0])
+        return row
+    row["first_call_s"] = time.perf_counter() - start
+
+    horizon, wall = 1_000, 0.0
+    while True:  # probe: grow the run until it takes a tenth of the cell
+        result = run(horizon)
+        wall = max(result.wall_time, 1e-9)
+        if wall >= 0.1 * cell_seconds or horizon >= _MAX_HORIZON:
+            break
+        horizon = min(_MAX_HORIZON, int(horizon * min(20.0, max(2.0, 0.15 * cell_seconds / wall))))
+    rate = horizon / wall
+    final = min(_MAX_HORIZON, max(K_SCALING_MIN_DUELS, int(rate * cell_seconds)))
+    if final > horizon and final / rate > max_seconds:
+        row.update(status="too slow", duels=horizon, fused=result.fused, duels_per_s=rate)
+    else:
+        if final > horizon:
+            result = run(final)
+            horizon = final
+        row.update(duels=horizon, fused=result.fused, duels_per_s=horizon / result.wall_time,
+                   wall_s=result.wall_time)
+    row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    row["delta_rss_mb"] = row["peak_rss_mb"] - baseline
+    return row
+
+
+def k_scaling(agents: list[str] | None, arms: tuple[int, ...], cell_seconds: float, max_seconds: float,
+              json_path: str | None) -> list[dict]:
+    """Print the K-scaling table (one fresh process per cell) and check its targets."""
+    from dueling_gym.agents import list_agents
+    from dueling_gym.agents.catalogue import agent_role
+
+    dueling = list_agents("dueling")
+    names = agents or dueling
+    minimisers = [name for name in names if agent_role(name) == "regret minimiser"]
+    others = [name for name in names if name not in minimisers]
+    cells = [(name, n_arms) for name in minimisers for n_arms in arms]
+    cells += [(name, max(arms)) for name in others]  # identification agents: the largest K only
+    context = multiprocessing.get_context("spawn")
+    rows: list[dict] = []
+    print(f"{'agent':<30} {'K':>5} {'duels':>11} {'duels/s':>13} {'peak RSS MB':>12} {'delta MB':>9}  note")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context, max_tasks_per_child=1) as pool:
+        futures = [pool.submit(measure_k_scaling, name, n_arms, cell_seconds, max_seconds)
+                   for name, n_arms in cells]
+        for future in futures:
+            row = future.result()
+            rows.append(row)
+            if row["status"] == "n/a":
+                print(f"{row['agent']:<30} {row['n_arms']:>5} {'':>11} {'n/a':>13} {'':>12} {'':>9}  {row['note']}",
+                      flush=True)
+                continue
+            note = "too slow (probe rate)" if row["status"] == "too slow" else ""
+            if not row.get("fused", True):
+                note = (note + " act/observe loop").strip()
+            print(f"{row['agent']:<30} {row['n_arms']:>5} {row['duels']:>11,} {row['duels_per_s']:>13,.0f} "
+                  f"{row['peak_rss_mb']:>12,.0f} {row['delta_rss_mb']:>9,.0f}  {note}", flush=True)
+    _check_k_scaling_targets(rows, max(arms))
+    if json_path:
+        with open(json_path, "w") as handle:
+            json.dump(rows, handle, indent=2)
+    return rows
+
+
+def _check_k_scaling_targets(rows: list[dict], largest: int) -> None:
+    print("\nTargets")
+    for row in rows:
+        if row["agent"] in K_SCALING_HEADLINE and row["n_arms"] == 500 and row["status"] != "n/a":
+            verdict = "met" if row["status"] == "ok" and row["duels_per_s"] >= K_SCALING_RATE_TARGET else "MISSED"
+            print(f"  {row['agent']:<12} K=500: {row['duels_per_s']:>12,.0f} duels/s "
+                  f"(target >= {K_SCALING_RATE_TARGET:,}) {verdict}")
+    failures = []
+    for row in rows:
+        if row["n_arms"] != largest or row["status"] == "n/a":
+            continue
+        if row["status"] != "ok" or row["duels"] < K_SCALING_MIN_DUELS or row["peak_rss_mb"] > K_SCALING_MEMORY_TARGET_MB:
+            failures.append(f"{row['agent']} ({row['status']}, {row['duels']:,} duels, {row['peak_rss_mb']:,.0f} MB)")
+    checked = sum(1 for row in rows if row["n_arms"] == largest and row["status"] != "n/a")
+    print(f"  K={largest}: {checked - len(failures)}/{checked} dueling agents ran >= {K_SCALING_MIN_DUELS:,} duels "
+          f"within {K_SCALING_MEMORY_TARGET_MB:,} MB peak RSS" + (": missed by " + ", ".join(failures) if failures else ""))
+    skipped = sorted({row["agent"] for row in rows if row["status"] == "n/a"})
+    if skipped:
+        print(f"  not applicable: {', '.join(skipped)}")
+
+
 def main() -> None:
     from dueling_gym.agents import list_agents
 
@@ -102,7 +248,18 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures to this JSON file")
     parser.add_argument("--arm-scaling", action="store_true",
                         help=f"instead: fused steps/s of {', '.join(ARM_SCALING_AGENTS)} for K = {ARM_SCALING_ARMS}")
+    parser.add_argument("--k-scaling", action="store_true",
+                        help=f"instead: fused duels/s and peak memory of every dueling agent for K = {K_SCALING_ARMS}")
+    parser.add_argument("--arms", nargs="*", type=int, help=f"numbers of arms for --k-scaling (default {K_SCALING_ARMS})")
+    parser.add_argument("--cell-seconds", type=float, help="--k-scaling: length of each measured run (1.5; 0.3 quick)")
+    parser.add_argument("--max-seconds", type=float, default=30.0,
+                        help="--k-scaling: an agent needing longer than this for 10^4 duels is 'too slow'")
     args = parser.parse_args()
+    if args.k_scaling:
+        cell_seconds = args.cell_seconds or (0.3 if args.quick else 1.5)
+        max_seconds = min(args.max_seconds, 10.0) if args.quick else args.max_seconds
+        k_scaling(args.agents, tuple(args.arms or K_SCALING_ARMS), cell_seconds, max_seconds, args.json)
+        return
     if args.arm_scaling:
         arm_scaling(10**5 if args.quick else 10**6)
         return
