@@ -2,10 +2,13 @@
 
 * ``environments/<id>.md``: one page per registered environment, from the environment class's
   docstring (the Gymnasium sections Description / Action Space / Observation Space / Rewards /
-  Episode End / Arguments), with the spaces of a default instance and the version history.
+  Episode End / Arguments / Version History), with the spaces of a default instance.
 * ``algorithms/index.md``: the table of every registered agent (name, class, kind, target, paper).
-* ``algorithms/generated/<module>.md``: an API page for every algorithm module that has no
-  hand-written page ``algorithms/<module>.md`` yet.
+* ``algorithms/generated/<module>.md``: one page per algorithm module without a hand-written page
+  ``algorithms/<module>.md`` (paper, algorithm, pseudocode mapping, hyperparameters, choices,
+  measured regret with its figure, duels per second; see ``_algorithm_pages.py``).
+* ``algorithms/generated/measured/<module>.md``: the measured sections alone, which the
+  hand-written pages include.
 
 Generated files are not committed (see ``.gitignore``).
 """
@@ -24,15 +27,9 @@ import dueling_gym
 from dueling_gym.agents import AGENT_REGISTRY
 from dueling_gym.agents.catalogue import agent_role, agent_target
 
+from _algorithm_pages import algorithm_page, load_measurements, measured_fragment
+
 _ROLE = re.compile(r":(class|func|meth|data|attr|mod|obj):`([^`]+)`")
-
-#: Changes of each environment's behaviour, newest first.
-VERSION_HISTORY = {
-    "DuelingBandit-v0": ["v0: initial version."],
-    "CopelandDuel-v0": ["v0: initial version."],
-    "CombinatorialDuel-v0": ["v0: initial version."],
-}
-
 
 def _markdown(docstring: str) -> str:
     """A docstring written with Markdown section headings and reST inline roles, as MyST Markdown."""
@@ -65,11 +62,7 @@ def _environment_page(env_id: str) -> str:
             f"| Import | `gym.make(\"{env_id}\")` after `import dueling_gym` |",
             f"| Class | {{class}}`{cls.__module__}.{cls.__name__}` |",
             "",
-            _markdown(inspect.getdoc(cls) or ""),
-            "## Version History",
-            "",
-            *[f"* {entry}" for entry in VERSION_HISTORY.get(env_id, [])],
-            "",
+            _markdown(inspect.getdoc(cls) or ""),  # its "## Version History" section included
         ]
     finally:
         env.close()
@@ -90,18 +83,19 @@ def generate_pages(docs: Path) -> None:
     for name, cls in sorted(AGENT_REGISTRY.items()):
         modules[cls.__module__.rpartition(".")[2]].append((name, cls))
 
+    data = load_measurements(docs)
     pages: list[str] = []
     rows = ["| name | class | kind | target | algorithm | page |", "|---|---|---|---|---|---|"]
     for module, entries in sorted(modules.items()):
         hand_written = (docs / "algorithms" / f"{module}.md").exists()
         page = f"{module}" if hand_written else f"generated/{module}"
         pages.append(page)
-        if not hand_written:
-            classes = sorted({cls for _, cls in entries}, key=lambda cls: cls.__name__)
-            body = [f"# `{module}`", "", f"Registered as: {', '.join(f'`{name}`' for name, _ in entries)}.", ""]
-            for cls in classes:
-                body += ["```{eval-rst}", f".. autoclass:: {cls.__module__}.{cls.__name__}", "   :no-index:", "```", ""]
-            _write_if_changed(docs / "algorithms" / "generated" / f"{module}.md", "\n".join(body))
+        if hand_written:
+            _write_if_changed(docs / "algorithms" / "generated" / "measured" / f"{module}.md",
+                              measured_fragment(module, entries, data, docs))
+        else:
+            _write_if_changed(docs / "algorithms" / "generated" / f"{module}.md",
+                              algorithm_page(module, entries, data, docs))
         for name, cls in entries:
             rows.append(
                 f"| `{name}` | `{cls.__name__}` | {agent_role(name)} | {agent_target(name)} | {_first_sentence(cls)} "

@@ -32,7 +32,7 @@ extensions = [
 myst_enable_extensions = ["colon_fence", "dollarmath", "deflist"]
 myst_heading_anchors = 3
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
-exclude_patterns = ["_build", "README.md"]
+exclude_patterns = ["_build", "README.md", "algorithms/generated/measured/*"]  # included by the hand-written pages
 suppress_warnings = ["myst.header"]
 
 autodoc_member_order = "bysource"

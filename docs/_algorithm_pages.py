@@ -1,0 +1,445 @@
+"""One documentation page per algorithm module, read off the package and the measured data.
+
+Each page has: the paper (the citation paragraph of the module docstring), the algorithm (the
+rest of the module docstring and each registered class's description), the pseudocode mapping
+(the comments of the module and of the kernels it imports that name a line or step of the
+paper's pseudocode, with the function they sit in), the hyperparameters (constructor signature
+defaults and the NumPy ``Parameters`` descriptions), implementation notes and the choices where
+the paper is silent (docstring paragraphs and ``Notes``), and the measured sections: regret on
+the seven published matrices (``data/regret_published_matrices.csv``, a figure drawn here at
+build time) and duels per second (``data/duels_per_second.csv``).  The two CSV files are
+measured by ``docs/measure_algorithms.py``, never at build time.
+
+Modules with a hand-written page ``algorithms/<module>.md`` get only the measured sections, as
+the fragment ``algorithms/generated/measured/<module>.md`` that the page includes.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import importlib
+import inspect
+import io
+import re
+import textwrap
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from dueling_gym.agents.catalogue import agent_role, agent_target
+
+#: The seven matrices of Komiyama, Honda, Nakagawa (ICML 2016, Appendix A), in the preset's order.
+PUBLISHED_MATRICES = ("sushi", "arxiv", "mslr5-condorcet", "mslr5-noncondorcet", "gap", "multisol", "cyclic4")
+#: Agent drawn as the reference bar in every regret figure.
+REFERENCE_AGENT = "random"
+
+_ROLE = re.compile(r":(class|func|meth|data|attr|mod|obj):`([^`]+)`")
+_UNDERLINED = re.compile(r"^(\S[^\n]*)\n(-{3,}|={3,})$", re.M)
+_YEAR = re.compile(r"\b(19[6-9]\d|20[0-4]\d)\b")
+_CHOICE = re.compile(r"choice|silent|leaves? .*open|ambigu|implementation note|not specified|unspecified|differ", re.I)
+_PSEUDOCODE = re.compile(r"\b((?:lines?|steps?)\s+\d+[A-Za-z]?(?:\s*[-–,]\s*\d+[A-Za-z]?)*"
+                         r"|algorithm\s+\d+(?:,\s*lines?\s+\d+(?:\s*[-–]\s*\d+)?)?)", re.I)
+
+
+@dataclass
+class Measurements:
+    """The measured data files: rows by (agent, problem) and by agent, with their header comments."""
+
+    regret: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    regret_header: list[str] = field(default_factory=list)
+    speed: dict[str, dict[str, str]] = field(default_factory=dict)
+    speed_header: list[str] = field(default_factory=list)
+    regret_path: Path | None = None
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    if not path.exists():
+        return [], []
+    lines = path.read_text().splitlines()
+    header = [line[1:].strip() for line in lines if line.startswith("#")]
+    rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
+    return header, rows
+
+
+def load_measurements(docs: Path) -> Measurements:
+    """Read ``docs/data/regret_published_matrices.csv`` and ``docs/data/duels_per_second.csv``."""
+    regret_path = docs / "data" / "regret_published_matrices.csv"
+    regret_header, regret_rows = _read_csv(regret_path)
+    speed_header, speed_rows = _read_csv(docs / "data" / "duels_per_second.csv")
+    return Measurements(
+        regret={(row["agent"], row["problem"]): row for row in regret_rows},
+        regret_header=regret_header,
+        speed={row["agent"]: row for row in speed_rows},
+        speed_header=speed_header,
+        regret_path=regret_path,
+    )
+
+
+# --------------------------------------------------------------------------- docstrings
+
+
+def _md(text: str) -> str:
+    """reST inline roles as MyST roles; ``Title`` + underline as a level-3 heading; ``|`` kept."""
+    text = _ROLE.sub(lambda match: "{%s}`%s`" % (match.group(1), match.group(2)), text)
+    return _UNDERLINED.sub(lambda match: f"### {match.group(1)}", text)
+
+
+def _cell(text: str) -> str:
+    """One Markdown table cell: a single line, pipes escaped."""
+    return _md(" ".join(text.split())).replace("|", "\\|")
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Blank-line separated blocks; a block that is a list or indented continues the previous one."""
+    blocks: list[str] = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        if blocks and (block.startswith((" ", "*", "-")) or re.match(r"\d+\. ", block)):
+            blocks[-1] += "\n\n" + block
+        else:
+            blocks.append(block)
+    return [block for block in blocks if block.strip()]
+
+
+def _sections(docstring: str) -> tuple[str, dict[str, str]]:
+    """A NumPy docstring as (description, {section title: body})."""
+    parts = re.split(r"^(\S[^\n]*)\n-{3,}\n", docstring, flags=re.M)
+    description, sections = parts[0], {}
+    for title, body in zip(parts[1::2], parts[2::2]):
+        sections[title.strip()] = textwrap.dedent(body).strip()
+    return description.strip(), sections
+
+
+def _split_module_docstring(module: ModuleType) -> tuple[str, str, list[str], list[str]]:
+    """(summary, paper paragraph, algorithm paragraphs, choice paragraphs) of a module docstring."""
+    doc = inspect.getdoc(module) or ""
+    summary, _, rest = doc.partition("\n")
+    paragraphs = _paragraphs(textwrap.dedent(rest))
+    paper = next((block for block in paragraphs if _YEAR.search(block)), "")
+    algorithm, choices, in_choices = [], [], False
+    for block in paragraphs:
+        if block is paper:
+            continue
+        first_line = block.splitlines()[0]
+        if _UNDERLINED.match("\n".join(block.splitlines()[:2])):
+            in_choices = bool(_CHOICE.search(first_line))
+        elif first_line.startswith(("#", "**")):
+            in_choices = bool(_CHOICE.search(first_line))
+        elif _CHOICE.search(first_line):
+            choices.append(block)
+            continue
+        (choices if in_choices else algorithm).append(block)
+    return summary.strip(), paper, algorithm, choices
+
+
+def _parameter_descriptions(section: str) -> dict[str, str]:
+    descriptions: dict[str, str] = {}
+    name = None
+    for line in section.splitlines():
+        if line and not line.startswith(" "):
+            names = line.partition(" : ")[0]
+            name = names.split(",")[0].strip().lstrip("*")
+            descriptions.setdefault(name, "")
+            for alias in names.split(",")[1:]:
+                descriptions.setdefault(alias.strip().lstrip("*"), "")
+        elif name is not None:
+            descriptions[name] = (descriptions[name] + " " + line.strip()).strip()
+    return descriptions
+
+
+def _hyperparameters(cls: type) -> list[str]:
+    """The hyperparameter table of ``cls``: constructor defaults and docstring descriptions."""
+    _, sections = _sections(inspect.getdoc(cls) or "")
+    descriptions = _parameter_descriptions(sections.get("Parameters", ""))
+    rows = ["| name | default | description |", "|---|---|---|"]
+    for name, parameter in inspect.signature(cls.__init__).parameters.items():
+        if name == "self" or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        default = "required" if parameter.default is parameter.empty else f"`{parameter.default!r}`"
+        rows.append(f"| `{name}` | {default} | {_cell(descriptions.get(name, ''))} |")
+    return rows
+
+
+# --------------------------------------------------------------------------- pseudocode mapping
+
+
+def _enclosing(tree: ast.Module) -> list[tuple[int, int, str]]:
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            spans.append((node.lineno, node.end_lineno or node.lineno, node.name))
+    for node in ast.walk(tree):  # qualify methods with their class
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    spans.append((item.lineno, item.end_lineno or item.lineno, f"{node.name}.{item.name}"))
+    return spans
+
+
+def _tagged_comments(module: ModuleType, functions: set[str] | None) -> list[tuple[str, str, str]]:
+    """(pseudocode reference, qualified function, comment) for the tagged comments of ``module``.
+
+    ``functions``: only comments inside these top-level functions (a shared kernel module), or
+    every comment (the algorithm's own module).
+    """
+    try:
+        source = inspect.getsource(module)
+    except (OSError, TypeError):
+        return []
+    spans = _enclosing(ast.parse(source))
+    steps = (inspect.getdoc(module) or "").lower()
+    comments = [(token.start[0], token.line.strip().startswith("#"), token.string.lstrip("#").strip())
+                for token in tokenize.generate_tokens(io.StringIO(source).readline) if token.type == tokenize.COMMENT]
+    found = []
+    for index, (line, standalone, text) in enumerate(comments):
+        match = _PSEUDOCODE.search(text) or _named_step(text, steps)
+        if not match:
+            continue
+        following = index + 1  # a standalone comment continues on the next comment-only lines
+        while (standalone and following < len(comments) and comments[following][1]
+               and comments[following][0] == line + following - index and not _PSEUDOCODE.search(comments[following][2])):
+            text += " " + comments[following][2]
+            following += 1
+        inside = [span for span in spans if span[0] <= line <= span[1]]
+        if not inside:  # a section comment above a function: the next function
+            inside = sorted(span for span in spans if span[0] > line and "." not in span[2])[:1]
+        if not inside:
+            continue
+        name = max(inside, key=lambda span: (span[0], span[2].count(".")))[2]
+        if functions is not None and name.split(".")[0] not in functions:
+            continue
+        found.append((match.group(1), f"{module.__name__.rpartition('.')[2]}.{name}", text.strip("-").strip()))
+    return found
+
+
+def _named_step(comment: str, docstring: str) -> re.Match[str] | None:
+    """``Label: ...`` where the module docstring names the step ``label`` (e.g. RMED's "choice")."""
+    match = re.match(r"([A-Z][a-z]+(?: [a-z]+){0,2}):", comment)
+    return match if match and match.group(1).lower() in docstring else None
+
+
+def _imported_kernels(module: ModuleType) -> dict[str, set[str]]:
+    """Private agent modules that ``module`` imports from, with the names it imports."""
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except (OSError, TypeError):
+        return {}
+    kernels: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("dueling_gym.agents"):
+            if node.module.rpartition(".")[2].startswith("_"):
+                kernels.setdefault(node.module, set()).update(alias.name for alias in node.names)
+    return kernels
+
+
+def _pseudocode_rows(module: ModuleType) -> list[str]:
+    found = _tagged_comments(module, None)
+    for kernel, names in sorted(_imported_kernels(module).items()):
+        found += _tagged_comments(importlib.import_module(kernel), names)
+    if not found:
+        return []
+    rows = ["| pseudocode | code | comment |", "|---|---|---|"]
+    seen = set()
+    for reference, where, comment in found:
+        if (reference, where, comment) in seen:
+            continue
+        seen.add((reference, where, comment))
+        rows.append(f"| {_cell(reference)} | `{where}` | {_cell(comment)} |")
+    return rows
+
+
+# --------------------------------------------------------------------------- measured sections
+
+
+def _regret_figure(agents: list[str], data: Measurements, image: Path, sources: list[Path]) -> bool:
+    """Draw the regret-at-T bars of ``agents`` (and the reference agent); False without data."""
+    problems = [p for p in PUBLISHED_MATRICES if any((a, p) in data.regret for a in agents)]
+    if not problems:
+        return False
+    newest = max(path.stat().st_mtime for path in sources if path.exists())
+    if image.exists() and image.stat().st_mtime >= newest:
+        return True
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    drawn = [a for a in agents if any((a, p) in data.regret for p in problems)]
+    if REFERENCE_AGENT not in drawn:
+        drawn.append(REFERENCE_AGENT)
+    width = 0.8 / len(drawn)
+    figure, axis = plt.subplots(figsize=(7.0, 3.0), dpi=100)
+    x = np.arange(len(problems))
+    for k, agent in enumerate(drawn):
+        means = [float(data.regret[(agent, p)]["regret_mean"]) if (agent, p) in data.regret else np.nan
+                 for p in problems]
+        sems = [float(data.regret[(agent, p)]["regret_sem"]) if (agent, p) in data.regret else 0.0 for p in problems]
+        colour = "0.75" if agent == REFERENCE_AGENT and agent not in agents else None
+        axis.bar(x + (k - (len(drawn) - 1) / 2) * width, means, width, yerr=sems, capsize=2, label=agent,
+                 color=colour)
+    axis.set_xticks(x, problems, rotation=15, fontsize=8)
+    axis.set_yscale("log")
+    horizon = next(iter(data.regret.values()))["horizon"]
+    axis.set_ylabel(f"Copeland regret at T = {int(horizon):,}", fontsize=8)
+    axis.tick_params(axis="y", labelsize=8)
+    axis.legend(fontsize=7, ncol=min(5, len(drawn)), loc="lower left", bbox_to_anchor=(0.0, 1.0), frameon=False)
+    figure.tight_layout()
+    image.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(image)
+    plt.close(figure)
+    return True
+
+
+def measured_sections(module: str, agents: list[str], data: Measurements, docs: Path,
+                      headings: tuple[str, str] = ("Measured regret on the published matrices", "Per-step cost"),
+                      ) -> list[str]:
+    """The measured-regret and duels-per-second sections of one algorithm page (MyST lines)."""
+    lines = [f"## {headings[0]}", ""]
+    measured = [a for a in agents if any((a, p) in data.regret for p in PUBLISHED_MATRICES)]
+    if not measured:
+        reasons = {agent: _not_measured_reason(agent) for agent in agents}
+        lines += [f"* `{agent}`: {reason}" for agent, reason in reasons.items()] + [""]
+    else:
+        first = data.regret[next((a, p) for a in measured for p in PUBLISHED_MATRICES if (a, p) in data.regret)]
+        lines += [
+            f"Cumulative Copeland regret (normalisation of Komiyama et al. 2016) after `T = {int(first['horizon']):,}` "
+            f"duels, mean ± standard error over {first['runs']} runs with the arm order shuffled in every run, "
+            "default hyperparameters (horizon-aware agents are given `T`), on the matrices of Komiyama, Honda, "
+            "Nakagawa (ICML 2016, Appendix A). In brackets: the fraction of runs whose final recommendation is a "
+            f"Copeland winner. `{REFERENCE_AGENT}` (uniform play) is the scale.",
+            "",
+            "| matrix | K | " + " | ".join(f"`{a}`" for a in measured) + f" | `{REFERENCE_AGENT}` |",
+            "|---|---|" + "---|" * (len(measured) + 1),
+        ]
+        for problem in PUBLISHED_MATRICES:
+            cells = []
+            for agent in [*measured, REFERENCE_AGENT]:
+                row = data.regret.get((agent, problem))
+                cells.append(f"{float(row['regret_mean']):,.0f} ± {float(row['regret_sem']):,.0f} "
+                             f"({float(row['winner_rate']):.0%})" if row else "-")
+            n_arms = next((data.regret[(a, problem)]["n_arms"] for a in measured if (a, problem) in data.regret), "")
+            lines.append(f"| {problem} | {n_arms} | " + " | ".join(cells) + " |")
+        lines.append("")
+        image = docs / "algorithms" / "generated" / "img" / f"{module}-regret.png"
+        sources = [data.regret_path, Path(__file__)] if data.regret_path else [Path(__file__)]
+        if _regret_figure(measured, data, image, sources):
+            lines += [f"```{{image}} /algorithms/generated/img/{module}-regret.png",
+                      f":alt: regret of {', '.join(measured)} at T on the seven published matrices", "```", ""]
+        checkpoints = [key for key in first if key.startswith("mean_at_") and first[key]]
+        lines += ["The regret curve (mean regret after `t` duels):", "",
+                  "| agent | matrix | " + " | ".join(f"t = {int(key[8:]):,}" for key in checkpoints) + " |",
+                  "|---|---|" + "---|" * len(checkpoints)]
+        for agent in measured:
+            for problem in PUBLISHED_MATRICES:
+                row = data.regret.get((agent, problem))
+                if row:
+                    lines.append(f"| `{agent}` | {problem} | "
+                                 + " | ".join(f"{float(row[key]):,.0f}" for key in checkpoints) + " |")
+        lines += ["", "Data: `docs/data/regret_published_matrices.csv`, made by "
+                  "`python docs/measure_algorithms.py --regret` "
+                  f"({_made_by(data.regret_header)}).", ""]
+    lines += [f"## {headings[1]}", ""]
+    timed = [a for a in agents if a in data.speed]
+    if timed:
+        lines += ["Duels per second on Sushi (`K = 16`), one core, compilation excluded: the fused (compiled) "
+                  "loop of {func}`~dueling_gym.experiments.simulate` over 10^6 duels and the `act`/`observe` "
+                  "loop over 10^5 duels.", "",
+                  "| agent | fused duels/s | act/observe duels/s |", "|---|---|---|"]
+        for agent in timed:
+            row = data.speed[agent]
+            lines.append(f"| `{agent}` | {float(row['fused_duels_per_s']):,.0f} "
+                         f"| {float(row['act_observe_duels_per_s']):,.0f} |")
+        lines += ["", "Data: `docs/data/duels_per_second.csv`, made by `python docs/measure_algorithms.py --speed` "
+                  f"({_made_by(data.speed_header)}).", ""]
+    untimed = [a for a in agents if a not in data.speed]
+    if untimed:
+        lines += [f"* `{agent}`: not timed on Sushi ({_not_timed_reason(agent)})." for agent in untimed] + [""]
+    return lines
+
+
+def _made_by(header: list[str]) -> str:
+    version = next((line for line in header if line.startswith("dueling-gym ")), "")
+    return version or "not yet measured"
+
+
+def _not_measured_reason(agent: str) -> str:
+    role = agent_role(agent)
+    if role == "identification":
+        return ("an identification agent: it stops and answers, so it is judged by its sample count and "
+                "its answer, not by regret (see `dueling-gym reproduce` and "
+                "{func}`~dueling_gym.experiments.run_pure_exploration`).")
+    if role == "bandit":
+        return ("a cardinal multi-armed bandit learner; it plays duels through the reductions of "
+                "{mod}`dueling_gym.wrappers` or inside Sparring-type agents.")
+    if role == "combinatorial":
+        return "a pure-exploration agent over matchings of a bipartite problem (`CombinatorialDuel-v0`)."
+    if agent == "learned":
+        return "ships a trained policy for `K = 5` arms only, so it cannot play the 16- and 6-armed matrices."
+    return "not part of the `baselines` preset."
+
+
+def _not_timed_reason(agent: str) -> str:
+    role = agent_role(agent)
+    if role in ("bandit", "combinatorial"):
+        return "not a dueling agent"
+    if agent == "learned":
+        return "its policy is shipped for `K = 5` only"
+    return "not measured yet"
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def algorithm_page(module_name: str, entries: list[tuple[str, type]], data: Measurements, docs: Path) -> str:
+    """The generated page of one algorithm module (its registered agents ``entries``)."""
+    module = importlib.import_module(entries[0][1].__module__)
+    summary, paper, algorithm, choices = _split_module_docstring(module)
+    classes = sorted({cls for _, cls in entries}, key=lambda cls: cls.__name__)
+    names = [name for name, _ in entries]
+    lines = [f"# {summary.rstrip('.') or module_name}", "",
+             "| registered name | class | kind | target |", "|---|---|---|---|"]
+    lines += [f"| `{name}` | {{class}}`~{cls.__module__}.{cls.__name__}` | {agent_role(name)} | "
+              f"{agent_target(name)} |" for name, cls in entries]
+    lines += ["", "Build with `dueling_gym.agents.make_agent(name, n_arms, seed=...)`.", ""]
+    if paper:
+        lines += ["## Paper", "", _md(paper), ""]
+    lines += ["## The algorithm", ""]
+    lines += [_md(block) + "\n" for block in algorithm]
+    notes = []
+    for cls in classes:
+        description, sections = _sections(inspect.getdoc(cls) or "")
+        lines += [f"### `{cls.__name__}`", "", _md(description), ""]
+        if sections.get("Notes"):
+            notes.append((cls.__name__, sections["Notes"]))
+    lines += ["## Pseudocode mapping", ""]
+    rows = _pseudocode_rows(module)
+    if rows:
+        lines += ["The comments of the code that name a line or step of the paper's pseudocode, with the "
+                  "function they sit in (kernels: the compiled functions shared by the fused loop and "
+                  "`act`/`observe`).", "", *rows, ""]
+    else:
+        lines += ["The code tags no pseudocode line; `act` and `observe` of "
+                  + ", ".join(f"`{cls.__name__}`" for cls in classes)
+                  + " implement the steps described above, in that order.", ""]
+    lines += ["## Hyperparameters", ""]
+    for cls in classes:
+        lines += [f"`{cls.__name__}`:", "", *_hyperparameters(cls), ""]
+    lines += ["## Implementation notes and choices where the paper is silent", ""]
+    lines += [_md(block) + "\n" for block in choices]
+    for name, body in notes:
+        lines += [f"**`{name}`.** " + _md(body), ""]
+    if not choices and not notes:
+        lines += ["None recorded beyond the description above.", ""]
+    lines += measured_sections(module_name, names, data, docs)
+    lines += ["## API", "", "```{eval-rst}"]
+    lines += [f".. autoclass:: {cls.__module__}.{cls.__name__}\n   :no-index:" for cls in classes]
+    lines += ["```", ""]
+    return "\n".join(lines)
+
+
+def measured_fragment(module_name: str, entries: list[tuple[str, type]], data: Measurements, docs: Path) -> str:
+    """The measured sections alone, for a hand-written page to include."""
+    headings = ("Measured regret of the baselines preset (default hyperparameters)", "Duels per second")
+    return "\n".join(measured_sections(module_name, [name for name, _ in entries], data, docs, headings))
