@@ -34,6 +34,7 @@ import argparse
 import json
 import multiprocessing
 import resource
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -112,6 +113,14 @@ K_SCALING_MEMORY_TARGET_MB = 2048  # ... within 2 GB
 _MAX_HORIZON = 50_000_000
 
 
+class _CellTimeout(Exception):
+    """A probe run of the K-scaling study exceeded its time."""
+
+
+def _alarm(signum, frame) -> None:
+    raise _CellTimeout
+
+
 def _current_rss_mb() -> float:
     """Resident memory of this process now (Linux ``/proc``; falls back to the peak elsewhere)."""
     try:
@@ -144,11 +153,23 @@ def measure_k_scaling(agent_name: str, n_arms: int, cell_seconds: float, max_sec
     problem = utility_based(n_arms, np.random.default_rng(n_arms))
     row["problem_s"] = time.perf_counter() - start
 
-    def run(horizon: int):
+    def run(horizon: int, limit: float | None = None):
+        """One run of ``horizon`` duels; ``None`` if it is still running after ``limit`` seconds."""
         extra = {key: (value(horizon) if callable(value) else value)
                  for key, value in EXTRA_ARGUMENTS.get(agent_name, {}).items()}
         agent = make_agent(agent_name, n_arms=n_arms, seed=0, **extra)
-        return simulate(agent, problem, horizon, seed=1, checkpoints=[horizon])
+        if limit is None:
+            return simulate(agent, problem, horizon, seed=1, checkpoints=[horizon])
+        # 20 segments: the compiled loop returns to Python between them, where the alarm is seen.
+        points = np.unique(np.linspace(horizon / 20, horizon, 20).astype(np.int64).clip(1))
+        signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            return simulate(agent, problem, horizon, seed=1, checkpoints=points)
+        except _CellTimeout:
+            return None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
     try:
         start = time.perf_counter()
@@ -158,23 +179,36 @@ def measure_k_scaling(agent_name: str, n_arms: int, cell_seconds: float, max_sec
         return row
     row["first_call_s"] = time.perf_counter() - start
 
-    horizon, wall = 1_000, 0.0
-    while True:  # probe: grow the run until it takes a tenth of the cell
-        result = run(horizon)
-        wall = max(result.wall_time, 1e-9)
+    # Probe: runs of growing length until one takes a tenth of the cell; the probes together
+    # get at most ``max_seconds`` (an agent whose per-duel work explodes is stopped there).
+    horizon, wall, result, probe_start = 100, 0.0, None, time.perf_counter()
+    while True:
+        remaining = max_seconds - (time.perf_counter() - probe_start)
+        attempt = run(horizon, limit=max(remaining, 0.01))
+        if attempt is None:
+            note = f"{horizon:,} duels unfinished after {max_seconds:g} s"
+            if result is None:  # not even the first probe finished: an upper bound on the rate
+                row.update(status="too slow", duels=0, fused=True, duels_per_s=horizon / max_seconds, note=note)
+            else:
+                row.update(status="too slow", duels=result.horizon, fused=result.fused,
+                           duels_per_s=result.horizon / result.wall_time, note=note)
+            break
+        result, wall = attempt, max(attempt.wall_time, 1e-9)
         if wall >= 0.1 * cell_seconds or horizon >= _MAX_HORIZON:
             break
         horizon = min(_MAX_HORIZON, int(horizon * min(20.0, max(2.0, 0.15 * cell_seconds / wall))))
-    rate = horizon / wall
-    final = min(_MAX_HORIZON, max(K_SCALING_MIN_DUELS, int(rate * cell_seconds)))
-    if final > horizon and final / rate > max_seconds:
-        row.update(status="too slow", duels=horizon, fused=result.fused, duels_per_s=rate)
-    else:
-        if final > horizon:
-            result = run(final)
-            horizon = final
-        row.update(duels=horizon, fused=result.fused, duels_per_s=horizon / result.wall_time,
-                   wall_s=result.wall_time)
+    if row["status"] == "ok":
+        rate = horizon / wall
+        final = min(_MAX_HORIZON, max(K_SCALING_MIN_DUELS, int(rate * cell_seconds)))
+        if final > horizon and final / rate > max_seconds:
+            row.update(status="too slow", duels=horizon, fused=result.fused, duels_per_s=rate,
+                       note=f"{final:,} duels would take {final / rate:,.0f} s")
+        else:
+            if final > horizon:
+                result = run(final)
+                horizon = final
+            row.update(duels=horizon, fused=result.fused, duels_per_s=horizon / result.wall_time,
+                       wall_s=result.wall_time)
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     row["delta_rss_mb"] = row["peak_rss_mb"] - baseline
     return row
@@ -205,7 +239,7 @@ def k_scaling(agents: list[str] | None, arms: tuple[int, ...], cell_seconds: flo
                 print(f"{row['agent']:<30} {row['n_arms']:>5} {'':>11} {'n/a':>13} {'':>12} {'':>9}  {row['note']}",
                       flush=True)
                 continue
-            note = "too slow (probe rate)" if row["status"] == "too slow" else ""
+            note = f"too slow: {row['note']}" if row["status"] == "too slow" else ""
             if not row.get("fused", True):
                 note = (note + " act/observe loop").strip()
             print(f"{row['agent']:<30} {row['n_arms']:>5} {row['duels']:>11,} {row['duels_per_s']:>13,.0f} "
