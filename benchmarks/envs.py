@@ -6,7 +6,12 @@ Measures
   unwrapped environment (target: >= 200k steps/s unwrapped), for the K-armed environments and
   ``CombinatorialDuel-v0``;
 * vector-env duels/second for ``num_envs`` in {1, 64, 1024, 8192}
-  (target: >= 50M duels/s at 8192 on one core).
+  (target: >= 50M duels/s at 8192 on one core);
+* large K (``--large-k``, default 2000; 500 with ``--quick``; 0 skips it): seconds to build
+  ``DuelingBandit-v0`` and ``CopelandDuel-v0`` on a fixed K-armed problem (drawn beforehand,
+  not timed; target < 0.5 s), and a sampler's ``reset`` against its parts (drawing the problem,
+  its duel table, loading the engine), which shows whether reset rebuilds more than the new
+  problem's tables; a fixed problem's reset rebuilds none.
 
 Run: ``python benchmarks/envs.py [--quick] [--json results.json]``.
 """
@@ -65,10 +70,44 @@ def vector_env_rate(env_id: str, num_envs: int, duels: int, **kwargs) -> float:
     return steps * num_envs / _best_of(3, run)
 
 
+def large_k_rows(n_arms: int) -> dict[str, float]:
+    """Build and reset times (seconds) with ``n_arms`` arms, printed as they are measured."""
+    from dueling_gym.envs import DuelEngine
+    from dueling_gym.problems.generators import utility_based
+
+    rows: dict[str, float] = {}
+
+    def timed(label: str, function):
+        start = time.perf_counter()
+        value = function()
+        rows[label] = time.perf_counter() - start
+        print(f"{label:<64} {rows[label]:>9.3f} s", flush=True)
+        return value
+
+    problem = timed(f"utility_based problem, K={n_arms}", lambda: utility_based(n_arms, np.random.default_rng(0)))
+    notions = problem.defined_regret_notions
+    table = timed(f"  its duel table ({n_arms * n_arms:,} rows x {len(notions) + 1})", lambda: problem.duel_table(notions))
+    timed("  DuelEngine.load of that table", lambda: DuelEngine(notions).load(table))
+    for env_id in ("DuelingBandit-v0", "CopelandDuel-v0"):
+        env = timed(f"gym.make({env_id}, fixed K={n_arms}) [target < 0.5 s]",
+                    lambda env_id=env_id: gym.make(env_id, preferences=problem))
+        timed(f"  reset(seed=0), fixed problem", lambda env=env: env.reset(seed=0))
+        del env
+    sampler = ProblemSampler("utility_based", n_arms=n_arms)
+    env = timed(f"gym.make(DuelingBandit-v0, sampler K={n_arms})",
+                lambda: gym.make("DuelingBandit-v0", problem_sampler=sampler))
+    timed("  reset(seed=0): draws and installs a problem", lambda: env.reset(seed=0))
+    timed("  reset(seed=1): draws and installs another", lambda: env.reset(seed=1))
+    drawn = timed("  of which: the sampler's draw alone", lambda: sampler(np.random.default_rng(1)))
+    timed("  of which: its duel table alone", lambda: drawn.duel_table(env.unwrapped.regret_notions))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer steps (smoke run)")
     parser.add_argument("--json", help="also write the figures to this JSON file")
+    parser.add_argument("--large-k", type=int, help="number of arms of the build/reset rows (2000; 500 quick; 0 skips)")
     args = parser.parse_args()
     steps = 20_000 if args.quick else 200_000
     duels = 2_000_000 if args.quick else 20_000_000
@@ -98,6 +137,11 @@ def main() -> None:
             rate = vector_env_rate(env_id, num_envs, duels, **kwargs)
             results["vector"][f"{label} num_envs={num_envs}"] = rate
             print(f"{label:<48} {num_envs:>8} {rate:>16,.0f}")
+
+    large_k = args.large_k if args.large_k is not None else (500 if args.quick else 2000)
+    if large_k:
+        print(f"\n{'large K: build and reset':<64} {'seconds':>11}")
+        results["large_k"] = large_k_rows(large_k)
 
     if args.json:
         with open(args.json, "w") as handle:
