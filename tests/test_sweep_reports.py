@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from dueling_gym.cli import main
-from dueling_gym.experiments.report import MAX_PROBLEM_PANELS, RegretCurve, panel_layout
+from dueling_gym.experiments.report import MAX_PROBLEM_PANELS, RegretCurve, panel_layout, plot_regret, series_styles
 
 HORIZON = "300"
 
@@ -85,6 +85,51 @@ def test_many_generated_problems_plot_as_two_family_panels(tmp_path, capsys):
 
     width, height = Image.open(out / "regret.png").size
     assert width < 2500 and height < 1200  # three panels, not sixteen
+
+
+def test_forty_series_get_distinct_styles():
+    labels = [f"agent{i}" for i in range(40)]
+    styles = series_styles(labels + labels[:5])  # repeated labels keep their first style
+    assert list(styles) == labels
+    triples = {(s["color"], s["linestyle"], s["marker"]) for s in styles.values()}
+    assert len(triples) == 40
+    assert {s["linestyle"] for s in list(styles.values())[:10]} == {"-"}  # ten agents: plain solid lines
+    assert len({s["color"] for s in list(styles.values())[:10]}) == 10
+    assert len({(s["color"], s["linestyle"], s["marker"]) for s in series_styles(map(str, range(280))).values()}) == 280
+
+
+def test_legend_of_thirty_agents_sits_outside_every_panel(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    checkpoints = np.array([1, 10, 100, 1000])
+    curves = [RegretCurve(f"agent_{a:02d}", f"problem{p}", "copeland_komiyama", checkpoints,
+                          np.outer(np.ones(2), np.log1p(checkpoints)) * (a + 1), np.array([True, False]))
+              for p in range(7) for a in range(30)]
+    seen = {}
+    original = Figure.savefig
+
+    def keep(self, *args, **kwargs):
+        written = original(self, *args, **kwargs)
+        renderer = self.canvas.get_renderer()  # the Agg canvas, before the figure is closed
+        [seen["legend"]] = self.legends
+        seen["box"] = seen["legend"].get_window_extent(renderer)
+        # each visible panel with its tick labels, x-label and title
+        seen["panels"] = {axis.get_title(): axis.get_tightbbox(renderer) for axis in self.axes if axis.get_visible()}
+        return written
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    [png] = plot_regret(curves, tmp_path / "regret", formats=("png",), title="thirty agents")
+    legend, box = seen["legend"], seen["box"]
+    assert len(legend.get_texts()) == 30 and len(seen["panels"]) == 7
+    for title, panel in seen["panels"].items():
+        assert not box.overlaps(panel), title
+    handles = {(line.get_color(), line.get_linestyle(), line.get_marker()) for line in legend.get_lines()}
+    assert len(handles) == 30
+    from PIL import Image
+
+    width, height = Image.open(png).size
+    assert height * 72 / 130 > box.y1 - box.y0  # the saved image holds the legend
 
 
 def test_output_folder_errors_are_one_line(tmp_path, capsys):

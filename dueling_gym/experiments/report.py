@@ -12,7 +12,8 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = ["RegretCurve", "aggregate", "problems_of", "summary_rows", "summary_markdown", "summary_csv", "plot_regret",
-           "lower_bound_lines", "family_summary_markdown", "panel_layout", "Panel", "MAX_PROBLEM_PANELS", "SUMMARY_COLUMNS"]
+           "lower_bound_lines", "family_summary_markdown", "panel_layout", "Panel", "MAX_PROBLEM_PANELS", "SUMMARY_COLUMNS",
+           "series_styles"]
 
 #: Above this many problems, problems of one generator family are plotted as aggregates.
 MAX_PROBLEM_PANELS = 12
@@ -248,19 +249,46 @@ def _pooled(members: Sequence[RegretCurve]) -> list[RegretCurve]:
     return pooled
 
 
-def _draw_over_t(axis: Any, curves: Sequence[RegretCurve], colours: dict[str, Any]) -> None:
+#: Ten well-separated colours (matplotlib's ``tab10``), cycled within each group of ten series.
+_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+            "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+#: Line style and marker of each successive group of ten series; 4 styles x 7 markers (coprime)
+#: give 28 distinct groups, so 280 series before a (colour, style, marker) triple repeats.
+_LINE_STYLES = ("-", "--", "-.", ":")
+_MARKERS = (None, "o", "s", "^", "D", "v", "P")
+
+
+def series_styles(labels: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """A distinct ``{"color", "linestyle", "marker"}`` for each label (in order, duplicates ignored).
+
+    Series ``i`` gets colour ``i mod 10``; its group ``i // 10`` picks the line style and the
+    marker, so the first ten series are plain solid lines and up to 280 series never share all
+    three.  Colours alone (e.g. 30 agents of the ``baselines`` preset) would repeat after ten.
+    """
+    styles = {}
+    for index, label in enumerate(dict.fromkeys(labels)):
+        group = index // len(_COLOURS)
+        styles[label] = {"color": _COLOURS[index % len(_COLOURS)],
+                         "linestyle": _LINE_STYLES[group % len(_LINE_STYLES)],
+                         "marker": _MARKERS[group % len(_MARKERS)]}
+    return styles
+
+
+def _draw_over_t(axis: Any, curves: Sequence[RegretCurve], styles: dict[str, dict[str, Any]]) -> None:
     for curve in curves:
         t = curve.checkpoints
-        axis.plot(t, curve.mean, label=curve.agent, color=colours[curve.agent], linewidth=1.6)
+        style = styles[curve.agent]
+        axis.plot(t, curve.mean, label=curve.agent, color=style["color"], linestyle=style["linestyle"],
+                  marker=style["marker"], markevery=0.1, markersize=4, linewidth=1.6)
         if curve.n_runs > 1:
             axis.fill_between(t, curve.mean - curve.half_width, curve.mean + curve.half_width,
-                              color=colours[curve.agent], alpha=0.2, linewidth=0)
+                              color=style["color"], alpha=0.2 if len(styles) <= 10 else 0.08, linewidth=0)
     axis.set_xscale("log")
     axis.set_xlabel("t (duels)")
     axis.set_ylim(0, _y_limit([curve.mean[-1] + curve.half_width[-1] for curve in curves]))
 
 
-def _draw_versus_arms(axis: Any, members: Sequence[RegretCurve], colours: dict[str, Any]) -> None:
+def _draw_versus_arms(axis: Any, members: Sequence[RegretCurve], styles: dict[str, dict[str, Any]]) -> None:
     by_agent: dict[str, dict[int, list[np.ndarray]]] = {}
     for curve in members:
         by_agent.setdefault(curve.agent, {}).setdefault(curve.n_arms, []).append(curve.runs[:, -1])
@@ -270,8 +298,9 @@ def _draw_versus_arms(axis: Any, members: Sequence[RegretCurve], colours: dict[s
         finals = [np.concatenate(by_arms[k]) for k in arms]
         means = np.array([f.mean() for f in finals])
         errors = np.array([_Z95 * f.std(ddof=1) / math.sqrt(f.size) if f.size > 1 else 0.0 for f in finals])
-        axis.errorbar(arms, means, yerr=errors, label=agent, color=colours[agent], marker="o", markersize=3,
-                      linewidth=1.4, capsize=2)
+        style = styles[agent]
+        axis.errorbar(arms, means, yerr=errors, label=agent, color=style["color"], linestyle=style["linestyle"],
+                      marker=style["marker"] or "o", markersize=3, linewidth=1.4, capsize=2)
         tops += list(means + errors)
     axis.set_xlabel("K (arms)")
     axis.set_ylim(0, _y_limit(tops))
@@ -319,15 +348,15 @@ def plot_regret(
     rows = math.ceil(n_panels / columns)
     figure, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.9 * rows), squeeze=False)
     agents = list(dict.fromkeys(curve.agent for curve in curves))
-    colours = {agent: plt.cm.tab10(index % 10) for index, agent in enumerate(agents)}
+    styles = series_styles(agents)
     notion = curves[0].notion
     for axis, panel in zip(axes.flat, panels):
         if panel.kind == "family_vs_k":
-            _draw_versus_arms(axis, panel.curves, colours)
+            _draw_versus_arms(axis, panel.curves, styles)
             axis.set_ylabel(f"regret at T ({notion})")
         else:
             members = panel.curves if panel.kind == "problem" else _pooled(panel.curves)
-            _draw_over_t(axis, members, colours)
+            _draw_over_t(axis, members, styles)
             axis.set_ylabel(f"cumulative regret ({notion})")
             if panel.kind == "problem" and problems and panel.title in problems:
                 t_line = np.logspace(0, np.log10(max(c.checkpoints[-1] for c in members)), 100)
@@ -343,10 +372,15 @@ def plot_regret(
             if label not in labels:
                 handles.append(handle)
                 labels.append(label)
-    figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 8), frameon=False)
     if title:
         figure.suptitle(title)
-    figure.tight_layout(rect=(0, 0.07 if rows == 1 else 0.04, 1, 1))
+    figure.tight_layout()
+    # One legend for the figure, below the panels (outside every axis, so it never covers a curve
+    # or an x-label); as many columns as fit the figure's width, and the saved image is grown to
+    # hold it (bbox_inches="tight") however many rows it needs.
+    n_columns = max(1, min(len(labels), int(figure.get_figwidth() // 1.9)))
+    legend = figure.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=n_columns,
+                           frameon=False, fontsize=9, handlelength=3.0)
     base = Path(path)
     if base.suffix.lstrip(".") in ("png", "svg", "pdf"):
         base = base.with_suffix("")
@@ -354,7 +388,7 @@ def plot_regret(
     written = []
     for extension in formats:
         target = base.with_suffix(f".{extension}")
-        figure.savefig(target, dpi=130)
+        figure.savefig(target, dpi=130, bbox_inches="tight", bbox_extra_artists=[legend])
         written.append(target)
     plt.close(figure)
     return written
