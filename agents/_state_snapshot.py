@@ -73,7 +73,9 @@ class StructRefSnapshot:
     Attributes
     ----------
     proxy_class : type
-        The ``StructRefProxy`` subclass; ``proxy_class(*fields.values())`` rebuilds the state.
+        The ``StructRefProxy`` subclass; ``proxy_class(**fields)`` rebuilds an
+        :class:`~dueling_gym.agents.base.AgentState` (``proxy_class(*fields.values())`` a plain
+        proxy).
     fields : dict
         Field name -> value (array, generator, scalar or a nested :class:`StructRefSnapshot`), in
         the order of the proxy constructor.  An agent's ``__setstate__`` may change a field here
@@ -232,13 +234,16 @@ def decode_attributes(encoded: dict[str, Any]) -> dict[str, Any]:
     def state(snapshot: StructRefSnapshot) -> StructRefProxy:
         proxy = rebuilt.get(id(snapshot))
         if proxy is None:
-            arguments = []
+            arguments = {}
             for name, value in snapshot.fields.items():
                 value = decode(value)
                 if name in snapshot.read_only and isinstance(value, np.ndarray):
                     value.flags.writeable = False
-                arguments.append(value)
-            proxy = snapshot.proxy_class(*arguments)
+                arguments[name] = value
+            if getattr(snapshot.proxy_class, "field_names", None):  # an AgentState: built by keyword
+                proxy = snapshot.proxy_class(**arguments)
+            else:  # a plain structref proxy: positional, in field order
+                proxy = snapshot.proxy_class(*arguments.values())
             rebuilt[id(snapshot)] = proxy
         return proxy
 

@@ -7,7 +7,8 @@ Subclass :class:`DuelingAgent` and implement ``_reset_state()``, ``act()``, ``ob
 :func:`dueling_gym.experiments.simulate` (generic loop) and in sweeps.
 
 To make it fast, subclass :class:`KernelDuelingAgent` instead: keep the whole state in a Numba
-structref (arrays, scalars and the agent's ``numpy.random.Generator``) and write three
+structref (arrays, scalars and the agent's ``numpy.random.Generator``), declared by its field
+names as an :class:`AgentState` subclass and built by keyword, and write three
 ``numba.njit(cache=True)`` kernels ``act(state) -> (i, j)``, ``observe(state, i, j,
 first_won)`` and ``recommend(state) -> int``.  The Python methods call the kernels, and the
 fast simulator calls the very same kernels inside one compiled loop, so both paths give the
@@ -26,11 +27,13 @@ extends ``__getstate__`` / ``__setstate__``.
 from __future__ import annotations
 
 import inspect
+import sys
 from abc import ABC, abstractmethod
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Iterable
 
 import numpy as np
 from numba.core import types
+from numba.experimental import structref
 
 from dueling_gym.agents._state_snapshot import decode_attributes, encode_attributes
 from dueling_gym.validation import (
@@ -47,6 +50,7 @@ __all__ = [
     "SeededAgent",
     "ArmedAgent",
     "AgentStateType",
+    "AgentState",
     "DuelingAgent",
     "KernelDuelingAgent",
     "BanditAgent",
@@ -69,13 +73,94 @@ AGENT_REGISTRY: dict[str, type] = {}
 class AgentStateType(types.StructRef):
     """Base of the Numba structref types that hold a kernel agent's state.
 
-    Subclass it once per agent and decorate the subclass with ``numba.experimental.structref.register``;
+    :class:`AgentState` creates and registers one subclass per agent state;
     literal field types (e.g. a Python ``True`` passed at construction) are widened so one
     compiled kernel serves every state of that agent.
     """
 
     def preprocess_fields(self, fields):
         return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class AgentState(structref.StructRefProxy):
+    """Base of the Python proxies of kernel agent states: a state declared by its field names.
+
+    A subclass names its fields in the class statement and is then built by keyword::
+
+        class RUCBState(AgentState, fields=["rng", "wins", "t"]):
+            ...  # a docstring
+
+        state = RUCBState(rng=rng, wins=np.zeros((3, 3), dtype=np.int64), t=0)
+
+    Declaring the subclass creates and registers its Numba type, an :class:`AgentStateType`
+    subclass available as ``RUCBState.numba_type`` and, for a class defined at module level, as
+    the module attribute ``RUCBStateType`` next to the proxy (pickle and Numba's on-disk cache
+    index find types by module and name, so the name stays the one of a hand-written type), and
+    defines the proxy's constructor (in Python and in compiled code) and its boxing.  Fields are
+    stored in declaration order; construction requires every field, by keyword, and raises
+    :class:`TypeError` naming the missing or unexpected ones.
+
+    Attributes
+    ----------
+    field_names : tuple of str
+        The fields, in declaration order.
+    numba_type : type
+        The registered :class:`AgentStateType` subclass of this state.
+    """
+
+    field_names: ClassVar[tuple[str, ...]] = ()
+    numba_type: ClassVar[type[AgentStateType]]
+
+    def __init_subclass__(cls, *, fields: Iterable[str] | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if fields is None:
+            raise TypeError(f"{cls.__name__} must name its fields: class {cls.__name__}(AgentState, fields=[...])")
+        names = tuple(fields)
+        for name in names:
+            if not isinstance(name, str) or not name.isidentifier():
+                raise TypeError(f"{cls.__name__}: field names must be identifiers, got {name!r}")
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise TypeError(f"{cls.__name__}: duplicate fields {duplicates}")
+        if not names:
+            raise TypeError(f"{cls.__name__} must have at least one field")
+        type_name = f"{cls.__name__}Type"
+        numba_type = type(type_name, (AgentStateType,), {
+            "__module__": cls.__module__,
+            "__qualname__": f"{cls.__qualname__}Type",
+            "__doc__": f"Numba type of :class:`{cls.__name__}`.",
+        })
+        module = sys.modules.get(cls.__module__)
+        if module is not None and "." not in cls.__qualname__:
+            # Pickle (Numba's cache index included) finds the type by module and name.
+            existing = getattr(module, type_name, None)
+            reloaded = isinstance(existing, type) and issubclass(existing, AgentStateType)
+            if existing is not None and not reloaded:
+                raise TypeError(
+                    f"{cls.__module__}.{type_name} already exists; {cls.__name__} needs that name for its Numba type"
+                )
+            setattr(module, type_name, numba_type)
+        structref.register(numba_type)
+        cls.field_names = names
+        cls.numba_type = numba_type
+        structref.define_proxy(cls, numba_type, list(names))
+
+    def __new__(cls, *args: Any, **values: Any) -> AgentState:
+        if args:
+            raise TypeError(
+                f"{cls.__name__} takes its fields by keyword ({', '.join(cls.field_names)}); "
+                f"got {len(args)} positional argument(s)"
+            )
+        missing = [name for name in cls.field_names if name not in values]
+        unexpected = sorted(name for name in values if name not in cls.field_names)
+        if missing or unexpected:
+            problems = []
+            if missing:
+                problems.append(f"missing field(s) {', '.join(missing)}")
+            if unexpected:
+                problems.append(f"unexpected field(s) {', '.join(unexpected)}")
+            raise TypeError(f"{cls.__name__}: {'; '.join(problems)}")
+        return super().__new__(cls, *(values[name] for name in cls.field_names))
 
 
 class SeededAgent(ABC):

@@ -25,41 +25,29 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmax, random_argmin
 from dueling_gym.agents._pair_statistics import uniform_choice
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 from dueling_gym.validation import check_integer
 
 __all__ = ["BeatTheMean", "record_and_eliminate", "only_survivor"]
 
 
-@structref.register
-class BeatTheMeanStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class BeatTheMeanState(structref.StructRefProxy):
+class BeatTheMeanState(AgentState, fields=[
+    "rng",
+    "pair_counts",  # n_{b,b'}: duels (b, b') with b the selected arm (K x K)
+    "pair_wins",    # w_{b,b'}: those won by b
+    "counts",       # n_b = sum over b' in W of n_{b,b'}
+    "wins",         # w_b
+    "estimates",    # scratch: P_hat_b (1/2 while n_b = 0)
+    "active",       # W as a mask
+    "n_active",
+    "log_level",    # ln(1/delta) = ln(2 T K)
+    "gamma",
+    "t",
+]):
     """Numba-side state of :class:`BeatTheMean`."""
-
-
-structref.define_proxy(
-    BeatTheMeanState, BeatTheMeanStateType,
-    [
-        "rng",
-        "pair_counts",  # n_{b,b'}: duels (b, b') with b the selected arm (K x K)
-        "pair_wins",    # w_{b,b'}: those won by b
-        "counts",       # n_b = sum over b' in W of n_{b,b'}
-        "wins",         # w_b
-        "estimates",    # scratch: P_hat_b (1/2 while n_b = 0)
-        "active",       # W as a mask
-        "n_active",
-        "log_level",    # ln(1/delta) = ln(2 T K)
-        "gamma",
-        "t",
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -203,8 +191,9 @@ class BeatTheMean(KernelDuelingAgent):
         self.counts = np.zeros(n_arms, dtype=np.int64)
         self.wins = np.zeros(n_arms, dtype=np.int64)
         self.state = BeatTheMeanState(
-            self.rng, self.pair_counts, self.pair_wins, self.counts, self.wins, np.full(n_arms, 0.5),
-            self.active, n_arms, math.log(2.0 * self.horizon * n_arms), self.gamma, 0,
+            rng=self.rng, pair_counts=self.pair_counts, pair_wins=self.pair_wins, counts=self.counts, wins=self.wins,
+            estimates=np.full(n_arms, 0.5), active=self.active, n_active=n_arms,
+            log_level=math.log(2.0 * self.horizon * n_arms), gamma=self.gamma, t=0,
         )
 
     @property

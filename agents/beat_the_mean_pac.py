@@ -37,9 +37,8 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, check_number, register_agent
+from dueling_gym.agents.base import AgentState, check_number, register_agent
 from dueling_gym.agents.beat_the_mean import (
     beat_the_mean_act,
     beat_the_mean_recommend,
@@ -52,34 +51,23 @@ from dueling_gym.validation import check_probability
 __all__ = ["BeatTheMeanPAC", "comparison_budget"]
 
 
-@structref.register
-class BeatTheMeanPACStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class BeatTheMeanPACState(structref.StructRefProxy):
+class BeatTheMeanPACState(AgentState, fields=[
+    "rng",
+    "pair_counts",       # n_{b,b'}: duels (b, b') with b the selected arm (K x K)
+    "pair_wins",         # w_{b,b'}
+    "counts",            # n_b over W
+    "wins",              # w_b over W
+    "estimates",         # scratch: P_hat_b
+    "active",            # W as a mask
+    "n_active",
+    "log_level",         # ln(K^3 N / delta)
+    "gamma",
+    "budget",            # N
+    "finished",          # [stop] has fired
+    "elimination_order", # elimination_order[b]: how many arms left W before b (-1 while in W)
+    "t",
+]):
     """Numba-side state of :class:`BeatTheMeanPAC`."""
-
-
-structref.define_proxy(
-    BeatTheMeanPACState, BeatTheMeanPACStateType,
-    [
-        "rng",
-        "pair_counts",       # n_{b,b'}: duels (b, b') with b the selected arm (K x K)
-        "pair_wins",         # w_{b,b'}
-        "counts",            # n_b over W
-        "wins",              # w_b over W
-        "estimates",         # scratch: P_hat_b
-        "active",            # W as a mask
-        "n_active",
-        "log_level",         # ln(K^3 N / delta)
-        "gamma",
-        "budget",            # N
-        "finished",          # [stop] has fired
-        "elimination_order", # elimination_order[b]: how many arms left W before b (-1 while in W)
-        "t",
-    ],
-)
 
 
 def comparison_budget(n_arms: int, epsilon: float, delta: float, gamma: float) -> int:
@@ -222,9 +210,10 @@ class BeatTheMeanPAC(KernelIdentificationAgent):
         self.counts = np.zeros(n_arms, dtype=np.int64)
         self.wins = np.zeros(n_arms, dtype=np.int64)
         self.state = BeatTheMeanPACState(
-            self.rng, self.pair_counts, self.pair_wins, self.counts, self.wins, np.full(n_arms, 0.5),
-            self.active, n_arms, math.log(n_arms ** 3 * budget / self.delta), self.gamma, budget, False,
-            np.full(n_arms, -1, dtype=np.int64), 0,
+            rng=self.rng, pair_counts=self.pair_counts, pair_wins=self.pair_wins, counts=self.counts, wins=self.wins,
+            estimates=np.full(n_arms, 0.5), active=self.active, n_active=n_arms,
+            log_level=math.log(n_arms ** 3 * budget / self.delta), gamma=self.gamma, budget=budget, finished=False,
+            elimination_order=np.full(n_arms, -1, dtype=np.int64), t=0,
         )
 
     @property

@@ -15,36 +15,24 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
 
 __all__ = ["BeatTheWinner"]
 
 
-@structref.register
-class BeatTheWinnerStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class BeatTheWinnerState(structref.StructRefProxy):
+class BeatTheWinnerState(AgentState, fields=[
+    "rng",
+    "queue",             # ring buffer of the waiting arms (K - 2 of them), length K
+    "head",              # index of the front of the queue in the ring
+    "incumbent",
+    "challenger",
+    "incumbent_wins",    # duels won in the current match
+    "challenger_wins",
+    "match",             # r: the current match is won by the first to win r duels
+    "t",
+]):
     """Numba-side state of :class:`BeatTheWinner`."""
-
-
-structref.define_proxy(
-    BeatTheWinnerState, BeatTheWinnerStateType,
-    [
-        "rng",
-        "queue",             # ring buffer of the waiting arms (K - 2 of them), length K
-        "head",              # index of the front of the queue in the ring
-        "incumbent",
-        "challenger",
-        "incumbent_wins",    # duels won in the current match
-        "challenger_wins",
-        "match",             # r: the current match is won by the first to win r duels
-        "t",
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -120,4 +108,7 @@ class BeatTheWinner(KernelDuelingAgent):
         order = self.rng.permutation(self.n_arms).astype(np.int64)
         queue = np.zeros(self.n_arms, dtype=np.int64)
         queue[: self.n_arms - 2] = order[2:]
-        self.state = BeatTheWinnerState(self.rng, queue, 0, int(order[0]), int(order[1]), 0, 0, 1, 0)
+        self.state = BeatTheWinnerState(
+            rng=self.rng, queue=queue, head=0, incumbent=int(order[0]), challenger=int(order[1]), incumbent_wins=0,
+            challenger_wins=0, match=1, t=0,
+        )

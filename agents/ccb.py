@@ -41,38 +41,26 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._copeland_kernels import choose_uniform, keep_random_subset, preferred_argmax
 from dueling_gym.agents._pair_statistics import empirical_copeland_counts, rucb_upper_bound, trailing_evidence
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 
 __all__ = ["CCB"]
 
 
-@structref.register
-class CCBStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class CCBState(structref.StructRefProxy):
+class CCBState(AgentState, fields=[
+    "rng", "n_arms", "wins", "alpha", "t", "log_t",
+    # confidence comparisons and the Copeland scores CpUp, CpLo (see the module docstring)
+    "evidence", "u_below", "l_at_least", "upper_scores", "lower_scores", "next_event",
+    # shortlists: B_t (shortlist), B_t^i (opponents[i]), L_C bar (lc_bar)
+    "shortlist", "n_shortlist", "opponents", "n_opponents", "lc_bar", "check_reset",
+    # line 10: the pairs {(i, j) : j in B^i, l_ij <= 1/2 <= u_ij}, flattened, refreshed lazily
+    "pairs", "n_pairs", "pairs_stale",
+    # scratch
+    "mask", "bounds", "members",
+]):
     """Numba-side state of :class:`CCB`."""
-
-
-structref.define_proxy(
-    CCBState, CCBStateType,
-    [
-        "rng", "n_arms", "wins", "alpha", "t", "log_t",
-        # confidence comparisons and the Copeland scores CpUp, CpLo (see the module docstring)
-        "evidence", "u_below", "l_at_least", "upper_scores", "lower_scores", "next_event",
-        # shortlists: B_t (shortlist), B_t^i (opponents[i]), L_C bar (lc_bar)
-        "shortlist", "n_shortlist", "opponents", "n_opponents", "lc_bar", "check_reset",
-        # line 10: the pairs {(i, j) : j in B^i, l_ij <= 1/2 <= u_ij}, flattened, refreshed lazily
-        "pairs", "n_pairs", "pairs_stale",
-        # scratch
-        "mask", "bounds", "members",
-    ],
-)
 
 
 # Arrays are bound to locals and filled with explicit loops (no slice assignments): fewer
@@ -395,11 +383,12 @@ class CCB(KernelDuelingAgent):
         self.shortlist = np.ones(n_arms, dtype=np.bool_)
         self.opponents = np.zeros((n_arms, n_arms), dtype=np.bool_)
         self.state = CCBState(
-            self.rng, n_arms, self.wins, self.alpha, 0, 0.0,
-            np.full((n_arms, n_arms), -1.0), np.zeros((n_arms, n_arms), dtype=np.bool_),
-            np.zeros((n_arms, n_arms), dtype=np.bool_), np.full(n_arms, n_arms - 1, dtype=np.int64),
-            np.zeros(n_arms, dtype=np.int64), np.inf,
-            self.shortlist, n_arms, self.opponents, np.zeros(n_arms, dtype=np.int64), n_arms, False,
-            np.zeros(n_arms * n_arms, dtype=np.bool_), 0, False,
-            np.zeros(n_arms, dtype=np.bool_), np.zeros(n_arms), np.zeros(n_arms, dtype=np.int64),
+            rng=self.rng, n_arms=n_arms, wins=self.wins, alpha=self.alpha, t=0, log_t=0.0,
+            evidence=np.full((n_arms, n_arms), -1.0), u_below=np.zeros((n_arms, n_arms), dtype=np.bool_),
+            l_at_least=np.zeros((n_arms, n_arms), dtype=np.bool_),
+            upper_scores=np.full(n_arms, n_arms - 1, dtype=np.int64), lower_scores=np.zeros(n_arms, dtype=np.int64),
+            next_event=np.inf, shortlist=self.shortlist, n_shortlist=n_arms, opponents=self.opponents,
+            n_opponents=np.zeros(n_arms, dtype=np.int64), lc_bar=n_arms, check_reset=False,
+            pairs=np.zeros(n_arms * n_arms, dtype=np.bool_), n_pairs=0, pairs_stale=False,
+            mask=np.zeros(n_arms, dtype=np.bool_), bounds=np.zeros(n_arms), members=np.zeros(n_arms, dtype=np.int64),
         )

@@ -4,7 +4,7 @@ Komiyama, Honda, Nakagawa. *Copeland Dueling Bandit Problem: Regret Lower Bound,
 Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1 (CW branch of line
 11), Theorem 3.
 
-CW-RMED is ECW-RMED's skeleton (:mod:`dueling_gym.agents._rmed_kernels`) with the optimal
+CW-RMED is ECW-RMED's skeleton (:mod:`dueling_gym.agents._rmed_loop`) with the optimal
 exploration target: when the confidence test fails it explores towards the cheapest
 allocation in the *full* region ``R_{i1}(mu_hat)``, a linear programme with exponentially many
 constraints.  That programme is solved exactly by constraint generation with HiGHS around the
@@ -27,8 +27,9 @@ from typing import Any, Callable
 
 import numba
 
-from dueling_gym.agents import _rmed_kernels
-from dueling_gym.agents._rmed_kernels import CopelandRMEDAgent, new_solver_id, release_solver_id
+from dueling_gym.agents import _rmed_loop, _rmed_step5
+from dueling_gym.agents._rmed_loop import CopelandRMEDAgent
+from dueling_gym.agents._rmed_step5 import new_solver_id, release_solver_id
 from dueling_gym.agents.base import register_agent
 from dueling_gym.problems.lower_bounds import ConstraintPool
 from dueling_gym.validation import check_integer
@@ -40,7 +41,7 @@ __all__ = ["CWRMED"]
 def cw_rmed_observe(state, first, second, first_won):
     """The shared skeleton with the LP solver of line 11 (CW)."""
     # The solver is reached through the module (see ecw_rmed_observe).
-    _rmed_kernels.rmed_observe(state, first, second, first_won, _rmed_kernels.full_region_step5)
+    _rmed_loop.rmed_observe(state, first, second, first_won, _rmed_step5.full_region_step5)
 
 
 @register_agent("cw_rmed")
@@ -85,7 +86,7 @@ class CWRMED(CopelandRMEDAgent):
     """
 
     observe_kernel = cw_rmed_observe
-    step5_solver = _rmed_kernels.full_region_step5
+    step5_solver = _rmed_step5.full_region_step5
 
     def __init__(self, n_arms: int, *, alpha: float = 3.0, beta: float = 0.01, forced_check: str = "every_step",
                  resolve_every: int = 1, seed=None):
@@ -102,26 +103,26 @@ class CWRMED(CopelandRMEDAgent):
         return self.resolve_every
 
     def _reset_state(self) -> None:
-        _rmed_kernels.solver_for(self._pool_id).clear()
+        _rmed_step5.solver_for(self._pool_id).clear()
         super()._reset_state()
 
     @property
     def constraint_pool(self) -> ConstraintPool:
         """The LP rows kept between steps (cleared by :meth:`reset` and on every sign flip)."""
-        return _rmed_kernels.solver_for(self._pool_id).pool
+        return _rmed_step5.solver_for(self._pool_id).pool
 
     @property
     def lp_statistics(self) -> dict[str, int]:
         """How often line 11 ran HiGHS (``"solves"``) and how often a certified earlier optimum
         was reused (``"reused"``), per winner, since the last reset."""
-        solver = _rmed_kernels.solver_for(self._pool_id)
+        solver = _rmed_step5.solver_for(self._pool_id)
         return {"solves": solver.n_lp_solves, "reused": solver.n_reused}
 
     def __getstate__(self) -> dict[str, Any]:
         # The row pool lives in a process-wide registry, under an id that means nothing in another
         # process: it travels with the agent and the copy registers it under an id of its own.
         state = super().__getstate__()
-        state["_pool_solver"] = _rmed_kernels.solver_for(self._pool_id)
+        state["_pool_solver"] = _rmed_step5.solver_for(self._pool_id)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:

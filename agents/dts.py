@@ -20,7 +20,6 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmax
 from dueling_gym.agents._pair_statistics import (
@@ -29,38 +28,27 @@ from dueling_gym.agents._pair_statistics import (
     rucb_lower_bound,
     rucb_upper_bound,
 )
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 
 __all__ = ["DTS"]
 
 
-@structref.register
-class DTSStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class DTSState(structref.StructRefProxy):
+class DTSState(AgentState, fields=[
+    "rng",         # the agent's numpy Generator
+    "wins",        # W[i, j] = duels of {i, j} won by i (K x K, int64)
+    "optimistic",  # scratch: optimistic Copeland counts zeta_bar_i
+    "candidates",  # scratch mask: C = argmax zeta_bar
+    "theta",       # scratch: first Thompson sample theta_ij, i < j (drawn lazily)
+    "drawn_in",    # round in which theta_ij was last drawn (i < j)
+    "round",       # number of first samples taken (one per act with |C| > 1)
+    "last_first",  # a1 of the previous step (-1 before the first)
+    "votes",       # scratch: #{j != i : theta_ij > 1/2}
+    "eligible",    # scratch mask: {i : l_{i,a1} <= 1/2}
+    "theta2",      # scratch: second Thompson sample theta'_i
+    "alpha",
+    "t",           # duels observed so far
+]):
     """Numba-side state of :class:`DTS`."""
-
-
-structref.define_proxy(
-    DTSState, DTSStateType,
-    [
-        "rng",         # the agent's numpy Generator
-        "wins",        # W[i, j] = duels of {i, j} won by i (K x K, int64)
-        "optimistic",  # scratch: optimistic Copeland counts zeta_bar_i
-        "candidates",  # scratch mask: C = argmax zeta_bar
-        "theta",       # scratch: first Thompson sample theta_ij, i < j (drawn lazily)
-        "drawn_in",    # round in which theta_ij was last drawn (i < j)
-        "round",       # number of first samples taken (one per act with |C| > 1)
-        "last_first",  # a1 of the previous step (-1 before the first)
-        "votes",       # scratch: #{j != i : theta_ij > 1/2}
-        "eligible",    # scratch mask: {i : l_{i,a1} <= 1/2}
-        "theta2",      # scratch: second Thompson sample theta'_i
-        "alpha",
-        "t",           # duels observed so far
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -259,8 +247,9 @@ class DTS(KernelDuelingAgent):
         n_arms = self.n_arms
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
         self.state = DTSState(
-            self.rng, self.wins, np.zeros(n_arms, dtype=np.int64), np.zeros(n_arms, dtype=np.bool_),
-            np.zeros((n_arms, n_arms)), np.zeros((n_arms, n_arms), dtype=np.int64), 0, -1,
-            np.zeros(n_arms, dtype=np.int64),
-            np.zeros(n_arms, dtype=np.bool_), np.zeros(n_arms), self.alpha, 0,
+            rng=self.rng, wins=self.wins, optimistic=np.zeros(n_arms, dtype=np.int64),
+            candidates=np.zeros(n_arms, dtype=np.bool_), theta=np.zeros((n_arms, n_arms)),
+            drawn_in=np.zeros((n_arms, n_arms), dtype=np.int64), round=0, last_first=-1,
+            votes=np.zeros(n_arms, dtype=np.int64), eligible=np.zeros(n_arms, dtype=np.bool_),
+            theta2=np.zeros(n_arms), alpha=self.alpha, t=0,
         )

@@ -4,7 +4,7 @@ Komiyama, Honda, Nakagawa. *Copeland Dueling Bandit Problem: Regret Lower Bound,
 Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1 (ECW branch of
 line 11), Theorems 4-6.
 
-ECW-RMED shares CW-RMED's skeleton (:mod:`dueling_gym.agents._rmed_kernels`): forced
+ECW-RMED shares CW-RMED's skeleton (:mod:`dueling_gym.agents._rmed_loop`): forced
 exploration (line 4), a loop over pairs (lines 5-6), the full-region confidence test (lines
 8-9).  When that test fails it explores towards the optimum of the *relaxed* region
 ``R^E_{i1}(mu_hat)`` -- the candidate ``i1`` is verified against all its inferiors, and each
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numba
 
-from dueling_gym.agents import _rmed_kernels
-from dueling_gym.agents._rmed_kernels import CopelandRMEDAgent
+from dueling_gym.agents import _rmed_loop, _rmed_step5
+from dueling_gym.agents._rmed_loop import CopelandRMEDAgent
 from dueling_gym.agents.base import register_agent
 
 __all__ = ["ECWRMED"]
@@ -30,7 +30,7 @@ def ecw_rmed_observe(state, first, second, first_won):
     """The shared skeleton with the sort-and-scan solver of line 11 (ECW)."""
     # The solver is reached through the module: a dispatcher imported by name would be
     # lowered as a dynamic global and make this kernel uncacheable.
-    _rmed_kernels.rmed_observe(state, first, second, first_won, _rmed_kernels.relaxed_step5)
+    _rmed_loop.rmed_observe(state, first, second, first_won, _rmed_step5.relaxed_step5)
 
 
 @register_agent("ecw_rmed")
@@ -78,7 +78,7 @@ class ECWRMED(CopelandRMEDAgent):
     """
 
     observe_kernel = ecw_rmed_observe
-    step5_solver = _rmed_kernels.relaxed_step5
+    step5_solver = _rmed_step5.relaxed_step5
 
     def __init__(self, n_arms: int, *, alpha: float = 3.0, beta: float = 0.01, forced_check: str = "every_step",
                  seed=None):

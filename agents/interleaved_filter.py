@@ -24,38 +24,26 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
 from dueling_gym.validation import check_integer
 
 __all__ = ["InterleavedFilter2"]
 
 
-@structref.register
-class InterleavedFilterStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class InterleavedFilterState(structref.StructRefProxy):
+class InterleavedFilterState(AgentState, fields=[
+    "rng",
+    "wins",        # duels of (b_hat, b) won by b_hat in the current match
+    "counts",      # duels of (b_hat, b) in the current match
+    "active",      # W as a mask (b_hat is never in it)
+    "n_active",
+    "candidate",   # b_hat
+    "cursor",      # the arm of W the pass plays next
+    "log_level",   # ln(1/delta) = ln(T K^2)
+    "switches",    # how many times b_hat changed
+    "t",
+]):
     """Numba-side state of :class:`InterleavedFilter2`."""
-
-
-structref.define_proxy(
-    InterleavedFilterState, InterleavedFilterStateType,
-    [
-        "rng",
-        "wins",        # duels of (b_hat, b) won by b_hat in the current match
-        "counts",      # duels of (b_hat, b) in the current match
-        "active",      # W as a mask (b_hat is never in it)
-        "n_active",
-        "candidate",   # b_hat
-        "cursor",      # the arm of W the pass plays next
-        "log_level",   # ln(1/delta) = ln(T K^2)
-        "switches",    # how many times b_hat changed
-        "t",
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -173,8 +161,8 @@ class InterleavedFilter2(KernelDuelingAgent):
         self.counts = np.zeros(n_arms, dtype=np.int64)
         first = int(np.flatnonzero(self.active)[0])
         self.state = InterleavedFilterState(
-            self.rng, self.wins, self.counts, self.active, n_arms - 1, candidate, first,
-            math.log(self.horizon * n_arms * n_arms), 0, 0,
+            rng=self.rng, wins=self.wins, counts=self.counts, active=self.active, n_active=n_arms - 1,
+            candidate=candidate, cursor=first, log_level=math.log(self.horizon * n_arms * n_arms), switches=0, t=0,
         )
 
     @property

@@ -15,25 +15,16 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import most_played, record_pull, register_bandit_kernels
-from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelBanditAgent, SeedLike, check_number, register_agent
 from dueling_gym.stats import kl_bernoulli_scalar, kl_upper_bound_scalar
 
 __all__ = ["KLUCB", "new_kl_ucb_state"]
 
 
-@structref.register
-class KLUCBStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class KLUCBState(structref.StructRefProxy):
+class KLUCBState(AgentState, fields=["rng", "counts", "sums", "c", "t"]):
     """Numba-side state of :class:`KLUCB`."""
-
-
-structref.define_proxy(KLUCBState, KLUCBStateType, ["rng", "counts", "sums", "c", "t"])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -81,12 +72,12 @@ def kl_ucb_recommend(state):
     return most_played(state)
 
 
-register_bandit_kernels(KLUCBStateType, kl_ucb_act, kl_ucb_observe, kl_ucb_recommend)
+register_bandit_kernels(KLUCBState.numba_type, kl_ucb_act, kl_ucb_observe, kl_ucb_recommend)
 
 
 def new_kl_ucb_state(n_arms: int, rng: np.random.Generator, c: float) -> KLUCBState:
     """A fresh KL-UCB state (also used by Sparring's ``learner="kl_ucb"`` variant)."""
-    return KLUCBState(rng, np.zeros(n_arms, dtype=np.int64), np.zeros(n_arms), float(c), 0)
+    return KLUCBState(rng=rng, counts=np.zeros(n_arms, dtype=np.int64), sums=np.zeros(n_arms), c=float(c), t=0)
 
 
 @register_agent("kl_ucb")
@@ -123,4 +114,4 @@ class KLUCB(KernelBanditAgent):
 
     def _reset_state(self) -> None:
         self.counts, self.sums = np.zeros(self.n_arms, dtype=np.int64), np.zeros(self.n_arms)
-        self.state = KLUCBState(self.rng, self.counts, self.sums, self.c, 0)
+        self.state = KLUCBState(rng=self.rng, counts=self.counts, sums=self.sums, c=self.c, t=0)

@@ -39,9 +39,8 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, register_agent
+from dueling_gym.agents.base import AgentState, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent, shuffle_prefix
 from dueling_gym.validation import check_number, check_probability
 
@@ -50,20 +49,11 @@ __all__ = ["Knockout"]
 _C = 2.0 ** (1.0 / 3.0) - 1.0
 
 
-@structref.register
-class KnockoutStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class KnockoutState(structref.StructRefProxy):
+class KnockoutState(AgentState, fields=[
+    "rng", "epsilon", "delta", "gamma", "alive", "n_alive", "winners", "n_winners", "out_round", "position", "round",
+    "round_epsilon", "round_delta", "budget", "first", "second", "duels", "first_wins", "finished", "t",
+]):
     """Numba-side state of :class:`Knockout`."""
-
-
-structref.define_proxy(
-    KnockoutState, KnockoutStateType,
-    ["rng", "epsilon", "delta", "gamma", "alive", "n_alive", "winners", "n_winners", "out_round", "position",
-     "round", "round_epsilon", "round_delta", "budget", "first", "second", "duels", "first_wins", "finished", "t"],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -200,9 +190,10 @@ class Knockout(KernelIdentificationAgent):
     def _reset_state(self) -> None:
         n_arms = self.n_arms
         self.state = KnockoutState(
-            self.rng, self.epsilon, self.delta, self.gamma, np.arange(n_arms, dtype=np.int64), n_arms,
-            np.zeros(n_arms, dtype=np.int64), 0, np.zeros(n_arms, dtype=np.int64), 0,
-            0, 0.0, 0.0, 0.0, 0, 0, 0, 0, False, 0,
+            rng=self.rng, epsilon=self.epsilon, delta=self.delta, gamma=self.gamma,
+            alive=np.arange(n_arms, dtype=np.int64), n_alive=n_arms, winners=np.zeros(n_arms, dtype=np.int64),
+            n_winners=0, out_round=np.zeros(n_arms, dtype=np.int64), position=0, round=0, round_epsilon=0.0,
+            round_delta=0.0, budget=0.0, first=0, second=0, duels=0, first_wins=0, finished=False, t=0,
         )
         _start_round(self.state)
         _next_pair(self.state)

@@ -48,10 +48,9 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._pair_statistics import record_duel, rucb_upper_bound, trailing_evidence
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["MergeRUCB"]
@@ -62,34 +61,23 @@ _REMAINING = 1
 _STAGE = 2
 
 
-@structref.register
-class MergeRUCBStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class MergeRUCBState(structref.StructRefProxy):
+class MergeRUCBState(AgentState, fields=[
+    "rng",          # the agent's numpy Generator
+    "wins",         # W[i, j] = duels of {i, j} won by i (K x K, int64)
+    "alive",        # arms not eliminated
+    "next_arm",     # linked lists of the batches: the arm after each arm (-1 at the end)
+    "batch_head",   # first arm of each batch (-1 once merged away)
+    "batch_size",   # arms in each batch
+    "order",        # active batch ids, order[:n_batches]
+    "counters",     # [number of batches, surviving arms, stage s]
+    "members",      # scratch: the current batch's arms
+    "values",       # scratch: per-member values
+    "flags",        # scratch: per-member flags
+    "alpha",
+    "offset",       # C, the exploration offset
+    "t",            # duels observed so far
+]):
     """Numba-side state of :class:`MergeRUCB`."""
-
-
-structref.define_proxy(
-    MergeRUCBState, MergeRUCBStateType,
-    [
-        "rng",          # the agent's numpy Generator
-        "wins",         # W[i, j] = duels of {i, j} won by i (K x K, int64)
-        "alive",        # arms not eliminated
-        "next_arm",     # linked lists of the batches: the arm after each arm (-1 at the end)
-        "batch_head",   # first arm of each batch (-1 once merged away)
-        "batch_size",   # arms in each batch
-        "order",        # active batch ids, order[:n_batches]
-        "counters",     # [number of batches, surviving arms, stage s]
-        "members",      # scratch: the current batch's arms
-        "values",       # scratch: per-member values
-        "flags",        # scratch: per-member flags
-        "alpha",
-        "offset",       # C, the exploration offset
-        "t",            # duels observed so far
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -345,7 +333,8 @@ class MergeRUCB(KernelDuelingAgent):
         self._order = np.arange(n_batches, dtype=np.int64)
         self._counters = np.array([n_batches, n_arms, 1], dtype=np.int64)
         self.state = MergeRUCBState(
-            self.rng, self.wins, self.alive, next_arm, batch_head, batch_size, self._order, self._counters,
-            np.zeros(n_arms, dtype=np.int64), np.zeros(n_arms), np.zeros(n_arms, dtype=np.bool_),
-            self.alpha, self.exploration_offset, 0,
+            rng=self.rng, wins=self.wins, alive=self.alive, next_arm=next_arm, batch_head=batch_head,
+            batch_size=batch_size, order=self._order, counters=self._counters,
+            members=np.zeros(n_arms, dtype=np.int64), values=np.zeros(n_arms), flags=np.zeros(n_arms, dtype=np.bool_),
+            alpha=self.alpha, offset=self.exploration_offset, t=0,
         )

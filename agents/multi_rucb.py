@@ -35,30 +35,20 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._pair_statistics import uniform_choice
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.agents.rucb import rucb_observe, rucb_recommend
 
 __all__ = ["MultiRUCB"]
 
 
-@structref.register
-class MultiRUCBStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class MultiRUCBState(structref.StructRefProxy):
+# The fields RUCB's observe kernel uses (wins, evidence, max_evidence, alpha, t) plus the
+# candidate mask and the hypothesis B.
+class MultiRUCBState(AgentState, fields=[
+    "rng", "wins", "evidence", "max_evidence", "candidates", "alpha", "hypothesis", "t",
+]):
     """Numba-side state of :class:`MultiRUCB`."""
-
-
-structref.define_proxy(
-    MultiRUCBState, MultiRUCBStateType,
-    # The fields RUCB's observe kernel uses (wins, evidence, max_evidence, alpha, t) plus the
-    # candidate mask and the hypothesis B.
-    ["rng", "wins", "evidence", "max_evidence", "candidates", "alpha", "hypothesis", "t"],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -147,6 +137,7 @@ class MultiRUCB(KernelDuelingAgent):
         #: ``W[i, j]`` (shared with the compiled state, read-only from Python).
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
         self.state = MultiRUCBState(
-            self.rng, self.wins, np.full((n_arms, n_arms), -1.0), np.full(n_arms, -1.0),
-            np.zeros(n_arms, dtype=np.bool_), self.alpha, -1, 0,
+            rng=self.rng, wins=self.wins, evidence=np.full((n_arms, n_arms), -1.0),
+            max_evidence=np.full(n_arms, -1.0), candidates=np.zeros(n_arms, dtype=np.bool_), alpha=self.alpha,
+            hypothesis=-1, t=0,
         )

@@ -21,36 +21,24 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import mean_plus_bonus_argmax
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 
 __all__ = ["MultiSBM"]
 
 
-@structref.register
-class MultiSBMStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class MultiSBMState(structref.StructRefProxy):
+class MultiSBMState(AgentState, fields=[
+    "rng",
+    "counts",   # counts[x, y]: pulls of y by machine S_x
+    "sums",     # sums[x, y]: rewards of y in S_x (wins of y against x)
+    "rounds",   # rounds[x]: how often S_x was advanced
+    "played",   # played[y]: how often y was chosen (by any machine)
+    "left",     # x_t: the left arm of the next duel
+    "a",
+    "t",
+]):
     """Numba-side state of :class:`MultiSBM`."""
-
-
-structref.define_proxy(
-    MultiSBMState, MultiSBMStateType,
-    [
-        "rng",
-        "counts",   # counts[x, y]: pulls of y by machine S_x
-        "sums",     # sums[x, y]: rewards of y in S_x (wins of y against x)
-        "rounds",   # rounds[x]: how often S_x was advanced
-        "played",   # played[y]: how often y was chosen (by any machine)
-        "left",     # x_t: the left arm of the next duel
-        "a",
-        "t",
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -115,6 +103,6 @@ class MultiSBM(KernelDuelingAgent):
         self.played = np.zeros(n_arms, dtype=np.int64)
         left = int(self.rng.integers(0, n_arms))
         self.state = MultiSBMState(
-            self.rng, self.counts, np.zeros((n_arms, n_arms)), np.zeros(n_arms, dtype=np.int64), self.played,
-            left, self.a, 0,
+            rng=self.rng, counts=self.counts, sums=np.zeros((n_arms, n_arms)),
+            rounds=np.zeros(n_arms, dtype=np.int64), played=self.played, left=left, a=self.a, t=0,
         )

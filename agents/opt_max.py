@@ -47,9 +47,8 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, register_agent
+from dueling_gym.agents.base import AgentState, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent, shuffle_prefix
 from dueling_gym.agents.sequential_elimination import biased_compare_finished
 from dueling_gym.validation import check_number, check_probability
@@ -60,38 +59,27 @@ __all__ = ["OptMax"]
 _ANCHOR, _PRUNE, _FINAL, _DONE = 0, 1, 2, 3
 
 
-@structref.register
-class OptMaxStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class OptMaxState(structref.StructRefProxy):
+class OptMaxState(AgentState, fields=[
+    "rng",
+    "order",            # a uniformly random permutation of the arms; Q = order[:subset_size]
+    "subset_size",      # |Q| = ceil(K^{3/4})
+    "survivors",        # R (its first n_survivors entries)
+    "n_survivors",
+    "stage",            # _ANCHOR, _PRUNE, _FINAL or _DONE
+    "position",         # index of the current challenger in the stage's list
+    "anchor",
+    "challenger",
+    "duels",            # duels of the current COMPARE
+    "challenger_wins",
+    "middle",           # ε_m = (ε_l + ε_u) / 2 = ε/2 in every stage
+    "anchor_delta",     # δ' of [anchor]: δ / (3 (|Q| - 1))
+    "prune_delta",      # δ' of [prune]: δ / 3
+    "final_delta",      # δ' of [final]: δ / (3 |R|), set when [final] starts
+    "budget",           # m of the current stage's COMPARE
+    "width",            # ε_u - ε_l = ε
+    "t",
+]):
     """Numba-side state of :class:`OptMax`."""
-
-
-structref.define_proxy(
-    OptMaxState, OptMaxStateType,
-    [
-        "rng",
-        "order",            # a uniformly random permutation of the arms; Q = order[:subset_size]
-        "subset_size",      # |Q| = ceil(K^{3/4})
-        "survivors",        # R (its first n_survivors entries)
-        "n_survivors",
-        "stage",            # _ANCHOR, _PRUNE, _FINAL or _DONE
-        "position",         # index of the current challenger in the stage's list
-        "anchor",
-        "challenger",
-        "duels",            # duels of the current COMPARE
-        "challenger_wins",
-        "middle",           # ε_m = (ε_l + ε_u) / 2 = ε/2 in every stage
-        "anchor_delta",     # δ' of [anchor]: δ / (3 (|Q| - 1))
-        "prune_delta",      # δ' of [prune]: δ / 3
-        "final_delta",      # δ' of [final]: δ / (3 |R|), set when [final] starts
-        "budget",           # m of the current stage's COMPARE
-        "width",            # ε_u - ε_l = ε
-        "t",
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -305,7 +293,9 @@ class OptMax(KernelIdentificationAgent):
         anchor_delta = self.delta / (3.0 * max(1, subset - 1))
         width = self.epsilon
         self.state = OptMaxState(
-            self.rng, np.arange(n_arms, dtype=np.int64), subset, self._survivors, 0, _ANCHOR, 0, 0, 0, 0, 0,
-            0.5 * width, anchor_delta, self.delta / 3.0, self.delta / 3.0, 1, width, 0,
+            rng=self.rng, order=np.arange(n_arms, dtype=np.int64), subset_size=subset, survivors=self._survivors,
+            n_survivors=0, stage=_ANCHOR, position=0, anchor=0, challenger=0, duels=0, challenger_wins=0,
+            middle=0.5 * width, anchor_delta=anchor_delta, prune_delta=self.delta / 3.0, final_delta=self.delta / 3.0,
+            budget=1, width=width, t=0,
         )
         _initialise(self.state)

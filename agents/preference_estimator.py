@@ -25,29 +25,19 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, register_agent
+from dueling_gym.agents.base import AgentState, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent
 from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["PreferenceEstimator"]
 
 
-@structref.register
-class PreferenceEstimatorStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class PreferenceEstimatorState(structref.StructRefProxy):
+class PreferenceEstimatorState(AgentState, fields=[
+    "first", "second", "n_open", "cursor", "wins", "counts", "decided", "log_pairs", "budget", "outcomes", "by_borda",
+    "finished", "t",
+]):
     """Numba-side state of :class:`PreferenceEstimator`."""
-
-
-structref.define_proxy(
-    PreferenceEstimatorState, PreferenceEstimatorStateType,
-    ["first", "second", "n_open", "cursor", "wins", "counts", "decided", "log_pairs", "budget", "outcomes",
-     "by_borda", "finished", "t"],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -196,7 +186,8 @@ class PreferenceEstimator(KernelIdentificationAgent):
         n_pairs = first.size
         log_pairs = math.log(4.0 * n_pairs / self.delta)
         self.state = PreferenceEstimatorState(
-            first.astype(np.int64), second.astype(np.int64), n_pairs, 0, np.zeros(n_pairs), np.zeros(n_pairs),
-            np.zeros(n_pairs, dtype=np.bool_), log_pairs, self.budget or 0, np.zeros((n_arms, n_arms)),
-            self.score == "borda", False, 0,
+            first=first.astype(np.int64), second=second.astype(np.int64), n_open=n_pairs, cursor=0,
+            wins=np.zeros(n_pairs), counts=np.zeros(n_pairs), decided=np.zeros(n_pairs, dtype=np.bool_),
+            log_pairs=log_pairs, budget=self.budget or 0, outcomes=np.zeros((n_arms, n_arms)),
+            by_borda=self.score == "borda", finished=False, t=0,
         )

@@ -16,25 +16,16 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
 from dueling_gym.validation import check_bool
 
 __all__ = ["UniformRandom"]
 
 
-@structref.register
-class UniformRandomStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class UniformRandomState(structref.StructRefProxy):
+class UniformRandomState(AgentState, fields=["rng", "wins", "include_self", "t"]):
     """Numba-side state of :class:`UniformRandom`."""
-
-
-structref.define_proxy(UniformRandomState, UniformRandomStateType, ["rng", "wins", "include_self", "t"])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -91,4 +82,4 @@ class UniformRandom(KernelDuelingAgent):
 
     def _reset_state(self) -> None:
         self.wins = np.zeros((self.n_arms, self.n_arms), dtype=np.int64)
-        self.state = UniformRandomState(self.rng, self.wins, self.include_self, 0)
+        self.state = UniformRandomState(rng=self.rng, wins=self.wins, include_self=self.include_self, t=0)

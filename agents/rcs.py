@@ -56,42 +56,30 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmin, rucb_challenger
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.stats import kl_bernoulli_scalar
 
 __all__ = ["RCS"]
 
 
-@structref.register
-class RCSStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class RCSState(structref.StructRefProxy):
+class RCSState(AgentState, fields=[
+    "rng",             # the agent's numpy Generator
+    "wins",            # W[i, j] = duels of {i, j} won by i (K x K, int64)
+    "champion_turns",  # B_i = steps in which i was the champion
+    "tail_bound",      # b_ij (i < j): Chernoff bound on the less likely side of theta_ij vs 1/2
+    "low_beats",       # current sample, i < j: theta_ij >= 1/2 (drawn lazily)
+    "drawn_in",        # round in which the pair (i < j) was last drawn
+    "round",           # number of samples taken
+    "last_champion",   # champion of the previous step (-1 before the first)
+    "all_arms",        # all-True mask
+    "scratch",         # scratch values (upper bounds)
+    "alpha",
+    "t",               # duels observed so far
+]):
     """Numba-side state of :class:`RCS`."""
-
-
-structref.define_proxy(
-    RCSState, RCSStateType,
-    [
-        "rng",             # the agent's numpy Generator
-        "wins",            # W[i, j] = duels of {i, j} won by i (K x K, int64)
-        "champion_turns",  # B_i = steps in which i was the champion
-        "tail_bound",      # b_ij (i < j): Chernoff bound on the less likely side of theta_ij vs 1/2
-        "low_beats",       # current sample, i < j: theta_ij >= 1/2 (drawn lazily)
-        "drawn_in",        # round in which the pair (i < j) was last drawn
-        "round",           # number of samples taken
-        "last_champion",   # champion of the previous step (-1 before the first)
-        "all_arms",        # all-True mask
-        "scratch",         # scratch values (upper bounds)
-        "alpha",
-        "t",               # duels observed so far
-    ],
-)
 
 #: Pairs whose tail bound is at least this draw ``theta_ij`` from the Beta posterior itself.
 _BETA_DRAW_BOUND = 0.05
@@ -232,7 +220,8 @@ class RCS(KernelDuelingAgent):
         #: ``B_i`` (shared with the compiled state, read-only from Python).
         self.champion_turns = np.zeros(n_arms, dtype=np.int64)
         self.state = RCSState(
-            self.rng, self.wins, self.champion_turns, np.ones((n_arms, n_arms)),
-            np.zeros((n_arms, n_arms), dtype=np.bool_), np.zeros((n_arms, n_arms), dtype=np.int64), 0, -1, np.ones(n_arms, dtype=np.bool_),
-            np.zeros(n_arms), self.alpha, 0,
+            rng=self.rng, wins=self.wins, champion_turns=self.champion_turns, tail_bound=np.ones((n_arms, n_arms)),
+            low_beats=np.zeros((n_arms, n_arms), dtype=np.bool_), drawn_in=np.zeros((n_arms, n_arms), dtype=np.int64),
+            round=0, last_champion=-1, all_arms=np.ones(n_arms, dtype=np.bool_), scratch=np.zeros(n_arms),
+            alpha=self.alpha, t=0,
         )

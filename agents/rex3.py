@@ -20,24 +20,15 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 from dueling_gym.validation import check_integer
 
 __all__ = ["REX3"]
 
 
-@structref.register
-class REX3StateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class REX3State(structref.StructRefProxy):
+class REX3State(AgentState, fields=["rng", "log_weights", "probabilities", "gamma", "t"]):
     """Numba-side state of :class:`REX3`."""
-
-
-structref.define_proxy(REX3State, REX3StateType, ["rng", "log_weights", "probabilities", "gamma", "t"])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -146,5 +137,7 @@ class REX3(KernelDuelingAgent):
 
     def _reset_state(self) -> None:
         self.log_weights = np.zeros(self.n_arms)
-        self.state = REX3State(self.rng, self.log_weights, np.full(self.n_arms, 1.0 / self.n_arms),
-                               self.exploration_rate, 0)
+        self.state = REX3State(
+            rng=self.rng, log_weights=self.log_weights, probabilities=np.full(self.n_arms, 1.0 / self.n_arms),
+            gamma=self.exploration_rate, t=0,
+        )

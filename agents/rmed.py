@@ -23,50 +23,38 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmin
 from dueling_gym.agents._pair_statistics import empirical_preference
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.stats import kl_bernoulli_scalar
 from dueling_gym.validation import check_integer
 
 __all__ = ["RMED1"]
 
 
-@structref.register
-class RMEDStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class RMEDState(structref.StructRefProxy):
+class RMEDState(AgentState, fields=[
+    "rng",            # the agent's numpy Generator
+    "wins",           # W[i, j] = duels of {i, j} won by i (K x K, int64)
+    "divergence",     # D[i, j] = N_ij d(mu_hat_ij, 1/2) if mu_hat_ij < 1/2 else 0
+    "info",           # I_i = sum_j D[i, j]
+    "initial_first",  # initial phase: the K(K-1)/2 pairs (i < j) in lexicographic order
+    "initial_second",
+    "n_initial",      # L0 * K(K-1)/2 initial duels
+    "loop",           # LC: arms of the current loop, ascending, loop[:loop_size]
+    "loop_size",
+    "cursor",         # position of the next arm l in LC
+    "remaining",      # LR as a boolean mask (arms of LC not yet played in this loop)
+    "next_loop",      # LN: arms appended for the next loop, next_loop[:next_size]
+    "next_size",
+    "in_next",        # membership mask of LN
+    "all_arms",       # all-True mask (argmin over every arm)
+    "opponents",      # scratch mask: O_hat_l
+    "scratch",        # scratch values: mu_hat_lj
+    "f_value",        # f(K)
+    "t",              # duels observed so far
+]):
     """Numba-side state of :class:`RMED1`."""
-
-
-structref.define_proxy(
-    RMEDState, RMEDStateType,
-    [
-        "rng",            # the agent's numpy Generator
-        "wins",           # W[i, j] = duels of {i, j} won by i (K x K, int64)
-        "divergence",     # D[i, j] = N_ij d(mu_hat_ij, 1/2) if mu_hat_ij < 1/2 else 0
-        "info",           # I_i = sum_j D[i, j]
-        "initial_first",  # initial phase: the K(K-1)/2 pairs (i < j) in lexicographic order
-        "initial_second",
-        "n_initial",      # L0 * K(K-1)/2 initial duels
-        "loop",           # LC: arms of the current loop, ascending, loop[:loop_size]
-        "loop_size",
-        "cursor",         # position of the next arm l in LC
-        "remaining",      # LR as a boolean mask (arms of LC not yet played in this loop)
-        "next_loop",      # LN: arms appended for the next loop, next_loop[:next_size]
-        "next_size",
-        "in_next",        # membership mask of LN
-        "all_arms",       # all-True mask (argmin over every arm)
-        "opponents",      # scratch mask: O_hat_l
-        "scratch",        # scratch values: mu_hat_lj
-        "f_value",        # f(K)
-        "t",              # duels observed so far
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -232,10 +220,10 @@ class RMED1(KernelDuelingAgent):
         #: ``I_i`` of every arm (shared with the compiled state, read-only from Python).
         self.empirical_divergence = np.zeros(n_arms)
         self.state = RMEDState(
-            self.rng, self.wins, np.zeros((n_arms, n_arms)), self.empirical_divergence,
-            first.astype(np.int64), second.astype(np.int64), self.initial_draws * first.size,
-            np.arange(n_arms, dtype=np.int64), n_arms, 0, np.ones(n_arms, dtype=np.bool_),
-            np.zeros(n_arms, dtype=np.int64), 0, np.zeros(n_arms, dtype=np.bool_),
-            np.ones(n_arms, dtype=np.bool_), np.zeros(n_arms, dtype=np.bool_), np.zeros(n_arms),
-            float(self.f_value), 0,
+            rng=self.rng, wins=self.wins, divergence=np.zeros((n_arms, n_arms)), info=self.empirical_divergence,
+            initial_first=first.astype(np.int64), initial_second=second.astype(np.int64),
+            n_initial=self.initial_draws * first.size, loop=np.arange(n_arms, dtype=np.int64), loop_size=n_arms,
+            cursor=0, remaining=np.ones(n_arms, dtype=np.bool_), next_loop=np.zeros(n_arms, dtype=np.int64),
+            next_size=0, in_next=np.zeros(n_arms, dtype=np.bool_), all_arms=np.ones(n_arms, dtype=np.bool_),
+            opponents=np.zeros(n_arms, dtype=np.bool_), scratch=np.zeros(n_arms), f_value=float(self.f_value), t=0,
         )

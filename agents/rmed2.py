@@ -55,11 +55,10 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmin
 from dueling_gym.agents._pair_statistics import empirical_preference
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.agents.rmed import rmed_advance_loop, rmed_record
 from dueling_gym.stats import kl_bernoulli_scalar
 from dueling_gym.validation import check_integer
@@ -70,38 +69,27 @@ __all__ = ["RMED2", "RMED2FH"]
 _REGRET_FLOOR = 0.01
 
 
-@structref.register
-class RMED2StateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class RMED2State(structref.StructRefProxy):
+class RMED2State(AgentState, fields=[
+    "rng",            # the agent's numpy Generator
+    "wins",           # W[i, j] = duels of {i, j} won by i (K x K, int64)
+    "divergence",     # D[i, j] = N_ij d(mu_hat_ij, 1/2) if mu_hat_ij < 1/2 else 0
+    "info",           # I_i = sum_j D[i, j]
+    "initial_first",  # initial round: the K(K-1)/2 pairs (i < j) in lexicographic order
+    "initial_second",
+    "n_initial",      # L0 * K(K-1)/2 initial duels
+    "loop", "loop_size", "cursor", "remaining", "next_loop", "next_size", "in_next",  # as in RMED1
+    "all_arms",       # all-True mask
+    "opponents",      # scratch mask: O_hat_l
+    "scratch",        # scratch values: mu_hat_lj
+    "f_value",        # f(K)
+    "alpha",          # forced exploration: N_ij >= alpha ln ln t
+    "horizon",        # T for RMED2FH (the exploration level is alpha ln ln T); 0 for RMED2
+    "partner",        # RMED2FH: b_hat(i) fixed after exploration (-1 until then)
+    "counts",         # [smallest pair count, number of pairs with it]
+    "loop_duel",      # whether the last act() returned the loop's duel
+    "t",              # duels observed so far
+]):
     """Numba-side state of :class:`RMED2` and :class:`RMED2FH`."""
-
-
-structref.define_proxy(
-    RMED2State, RMED2StateType,
-    [
-        "rng",            # the agent's numpy Generator
-        "wins",           # W[i, j] = duels of {i, j} won by i (K x K, int64)
-        "divergence",     # D[i, j] = N_ij d(mu_hat_ij, 1/2) if mu_hat_ij < 1/2 else 0
-        "info",           # I_i = sum_j D[i, j]
-        "initial_first",  # initial round: the K(K-1)/2 pairs (i < j) in lexicographic order
-        "initial_second",
-        "n_initial",      # L0 * K(K-1)/2 initial duels
-        "loop", "loop_size", "cursor", "remaining", "next_loop", "next_size", "in_next",  # as in RMED1
-        "all_arms",       # all-True mask
-        "opponents",      # scratch mask: O_hat_l
-        "scratch",        # scratch values: mu_hat_lj
-        "f_value",        # f(K)
-        "alpha",          # forced exploration: N_ij >= alpha ln ln t
-        "horizon",        # T for RMED2FH (the exploration level is alpha ln ln T); 0 for RMED2
-        "partner",        # RMED2FH: b_hat(i) fixed after exploration (-1 until then)
-        "counts",         # [smallest pair count, number of pairs with it]
-        "loop_duel",      # whether the last act() returned the loop's duel
-        "t",              # duels observed so far
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -253,13 +241,14 @@ class _RMED2Base(KernelDuelingAgent):
         self.empirical_divergence = np.zeros(n_arms)
         self._partner = np.full(n_arms, -1, dtype=np.int64)
         self.state = RMED2State(
-            self.rng, self.wins, np.zeros((n_arms, n_arms)), self.empirical_divergence,
-            first.astype(np.int64), second.astype(np.int64), first.size,
-            np.arange(n_arms, dtype=np.int64), n_arms, 0, np.ones(n_arms, dtype=np.bool_),
-            np.zeros(n_arms, dtype=np.int64), 0, np.zeros(n_arms, dtype=np.bool_),
-            np.ones(n_arms, dtype=np.bool_), np.zeros(n_arms, dtype=np.bool_), np.zeros(n_arms),
-            float(self.f_value), float(self.alpha), float(self._horizon()), self._partner,
-            np.array([0, first.size], dtype=np.int64), False, 0,
+            rng=self.rng, wins=self.wins, divergence=np.zeros((n_arms, n_arms)), info=self.empirical_divergence,
+            initial_first=first.astype(np.int64), initial_second=second.astype(np.int64), n_initial=first.size,
+            loop=np.arange(n_arms, dtype=np.int64), loop_size=n_arms, cursor=0,
+            remaining=np.ones(n_arms, dtype=np.bool_), next_loop=np.zeros(n_arms, dtype=np.int64), next_size=0,
+            in_next=np.zeros(n_arms, dtype=np.bool_), all_arms=np.ones(n_arms, dtype=np.bool_),
+            opponents=np.zeros(n_arms, dtype=np.bool_), scratch=np.zeros(n_arms), f_value=float(self.f_value),
+            alpha=float(self.alpha), horizon=float(self._horizon()), partner=self._partner,
+            counts=np.array([0, first.size], dtype=np.int64), loop_duel=False, t=0,
         )
 
 

@@ -13,7 +13,6 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._pair_statistics import (
     empirical_copeland_winner,
@@ -22,24 +21,15 @@ from dueling_gym.agents._pair_statistics import (
     trailing_evidence,
     uniform_choice,
 )
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 
 __all__ = ["RUCB"]
 
 
-@structref.register
-class RUCBStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class RUCBState(structref.StructRefProxy):
+class RUCBState(AgentState, fields=[
+    "rng", "wins", "evidence", "max_evidence", "candidates", "scratch", "alpha", "use_hypothesis", "hypothesis", "t",
+]):
     """Numba-side state of :class:`RUCB`."""
-
-
-structref.define_proxy(
-    RUCBState, RUCBStateType,
-    ["rng", "wins", "evidence", "max_evidence", "candidates", "scratch", "alpha", "use_hypothesis", "hypothesis", "t"],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -154,6 +144,7 @@ class RUCB(KernelDuelingAgent):
         n_arms = self.n_arms
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
         self.state = RUCBState(
-            self.rng, self.wins, np.full((n_arms, n_arms), -1.0), np.full(n_arms, -1.0),
-            np.zeros(n_arms, dtype=np.bool_), np.zeros(n_arms), self.alpha, self.use_hypothesis, -1, 0,
+            rng=self.rng, wins=self.wins, evidence=np.full((n_arms, n_arms), -1.0),
+            max_evidence=np.full(n_arms, -1.0), candidates=np.zeros(n_arms, dtype=np.bool_), scratch=np.zeros(n_arms),
+            alpha=self.alpha, use_hypothesis=self.use_hypothesis, hypothesis=-1, t=0,
         )

@@ -35,10 +35,9 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._savage_kernels import hoeffding_radius, nested_interval_update, savage_log_level
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, register_agent
 from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["SAVAGE", "SAVAGEBorda", "SAVAGECondorcet", "SAVAGE_VARIANTS"]
@@ -48,20 +47,6 @@ SAVAGE_VARIANTS = ("copeland", "condorcet", "borda")
 _COPELAND = 0
 _CONDORCET = 1
 _BORDA = 2
-
-
-@structref.register
-class SAVAGEStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class SAVAGEState(structref.StructRefProxy):
-    """Numba-side state of :class:`SAVAGE` (phase fields readable from Python)."""
-
-    @property
-    def phase(self) -> tuple[bool, int, int, int]:
-        """``(exploring, t, stop_time, n_active)``."""
-        return _state_phase(self)
 
 
 _FIELDS = [
@@ -76,7 +61,15 @@ _FIELDS = [
     # phase; the last radius computed and its count
     "t", "exploring", "answer", "stop_time", "radius_count", "radius",
 ]
-structref.define_proxy(SAVAGEState, SAVAGEStateType, _FIELDS)
+
+
+class SAVAGEState(AgentState, fields=_FIELDS):
+    """Numba-side state of :class:`SAVAGE` (phase fields readable from Python)."""
+
+    @property
+    def phase(self) -> tuple[bool, int, int, int]:
+        """``(exploring, t, stop_time, n_active)``."""
+        return _state_phase(self)
 
 
 @numba.njit(cache=True)
@@ -428,12 +421,13 @@ class SAVAGE(KernelDuelingAgent):
         self.upper = np.ones(n_params)
         self.active = np.ones(n_params, dtype=np.bool_)
         self.state = SAVAGEState(
-            self.rng, code, n_arms, self.exploit, anytime, 0 if anytime else self.horizon, log_base,
-            first, second, pair_index, self.counts, self.wins, self.lower, self.upper, self.active,
-            np.arange(n_params, dtype=np.int64), n_params, 0, -1,
-            np.zeros(n_arms, dtype=np.int64), np.full(n_arms, n_arms - 1, dtype=np.int64), 0.0,
-            np.zeros(n_arms), np.zeros(n_arms),
-            0, True, -1, -1, 0, math.inf,
+            rng=self.rng, variant=code, n_arms=n_arms, exploit=self.exploit, anytime=anytime,
+            horizon=0 if anytime else self.horizon, log_base=log_base, first=first, second=second,
+            pair_index=pair_index, counts=self.counts, wins=self.wins, lower=self.lower, upper=self.upper,
+            active=self.active, order=np.arange(n_params, dtype=np.int64), n_active=n_params, cursor=0, pending=-1,
+            cop_lo=np.zeros(n_arms, dtype=np.int64), cop_up=np.full(n_arms, n_arms - 1, dtype=np.int64), max_lo=0.0,
+            primary=np.zeros(n_arms), secondary=np.zeros(n_arms), t=0, exploring=True, answer=-1, stop_time=-1,
+            radius_count=0, radius=math.inf,
         )
 
     @property

@@ -64,10 +64,9 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._scb_kernels import kl_bai_level, kl_bai_should_stop, kl_sign_test, squaring_epoch
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.stats import kl_lower_bound_scalar, kl_upper_bound_scalar
 from dueling_gym.validation import check_integer, check_probability
 
@@ -77,31 +76,20 @@ _EXPLORING = 0
 _EXPLOITING = 1  # the solver has returned ``answer`` (CopelandPAC: done)
 
 
-@structref.register
-class SCBStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class SCBState(structref.StructRefProxy):
+class SCBState(AgentState, fields=[
+    "rng",
+    # configuration
+    "epochs", "with_replacement", "reuse", "epsilon", "first_epoch",
+    # epoch (Algorithm 3) and confidence levels
+    "epoch", "budget", "epoch_duels", "log_inv_delta", "log_inv_level",
+    # phase and result
+    "phase", "answer", "solver_duels", "total_duels",
+    # Algorithm 4
+    "rewards", "lower", "upper", "candidates", "n_candidates", "t", "cursor",
+    # Algorithm 2 oracle: opponent shuffles, the pending query, the pair cache
+    "opponents", "opponent_position", "opponent", "wins", "sign", "n_decided", "decided_wins",
+]):
     """Numba-side state shared by :class:`SCB` and :class:`CopelandPAC`."""
-
-
-structref.define_proxy(
-    SCBState, SCBStateType,
-    [
-        "rng",
-        # configuration
-        "epochs", "with_replacement", "reuse", "epsilon", "first_epoch",
-        # epoch (Algorithm 3) and confidence levels
-        "epoch", "budget", "epoch_duels", "log_inv_delta", "log_inv_level",
-        # phase and result
-        "phase", "answer", "solver_duels", "total_duels",
-        # Algorithm 4
-        "rewards", "lower", "upper", "candidates", "n_candidates", "t", "cursor",
-        # Algorithm 2 oracle: opponent shuffles, the pending query, the pair cache
-        "opponents", "opponent_position", "opponent", "wins", "sign", "n_decided", "decided_wins",
-    ],
-)
 
 
 # ------------------------------------------------------------------------------------------
@@ -393,13 +381,14 @@ class _CopelandSolverAgent(KernelDuelingAgent):
         self.upper = np.ones(n_arms)
         self.candidates = np.ones(n_arms, dtype=np.bool_)
         self.state = SCBState(
-            self.rng,
-            self._epochs, self.with_replacement, self.reuse_across_epochs, float(self._epsilon), self._first_epoch,
-            0, 0, 0, float(self._log_inv_delta), float(self._log_inv_delta + 2.0 * math.log(n_arms)),
-            _EXPLORING, -1, 0, 0,
-            self.rewards, self.lower, self.upper, self.candidates, n_arms, 1, 0,
-            self.opponents, np.zeros(n_arms, dtype=np.int64), -1, self.wins, self.sign,
-            np.zeros(n_arms, dtype=np.int64), np.zeros(n_arms, dtype=np.int64),
+            rng=self.rng, epochs=self._epochs, with_replacement=self.with_replacement, reuse=self.reuse_across_epochs,
+            epsilon=float(self._epsilon), first_epoch=self._first_epoch, epoch=0, budget=0, epoch_duels=0,
+            log_inv_delta=float(self._log_inv_delta),
+            log_inv_level=float(self._log_inv_delta + 2.0 * math.log(n_arms)), phase=_EXPLORING, answer=-1,
+            solver_duels=0, total_duels=0, rewards=self.rewards, lower=self.lower, upper=self.upper,
+            candidates=self.candidates, n_candidates=n_arms, t=1, cursor=0, opponents=self.opponents,
+            opponent_position=np.zeros(n_arms, dtype=np.int64), opponent=-1, wins=self.wins, sign=self.sign,
+            n_decided=np.zeros(n_arms, dtype=np.int64), decided_wins=np.zeros(n_arms, dtype=np.int64),
         )
         scb_start(self.state)
 

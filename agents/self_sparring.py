@@ -18,28 +18,16 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import beta_argmax
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 from dueling_gym.validation import check_bool
 
 __all__ = ["SelfSparring"]
 
 
-@structref.register
-class SelfSparringStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class SelfSparringState(structref.StructRefProxy):
+class SelfSparringState(AgentState, fields=["rng", "successes", "failures", "plays", "eta", "skip_self_updates", "t"]):
     """Numba-side state of :class:`SelfSparring`."""
-
-
-structref.define_proxy(
-    SelfSparringState, SelfSparringStateType,
-    ["rng", "successes", "failures", "plays", "eta", "skip_self_updates", "t"],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -108,5 +96,6 @@ class SelfSparring(KernelDuelingAgent):
         self.successes, self.failures = np.zeros(n_arms), np.zeros(n_arms)
         self.plays = np.zeros(n_arms, dtype=np.int64)
         self.state = SelfSparringState(
-            self.rng, self.successes, self.failures, self.plays, self.eta, self.skip_self_updates, 0,
+            rng=self.rng, successes=self.successes, failures=self.failures, plays=self.plays, eta=self.eta,
+            skip_self_updates=self.skip_self_updates, t=0,
         )

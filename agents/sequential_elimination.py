@@ -31,29 +31,19 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, register_agent
+from dueling_gym.agents.base import AgentState, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent, shuffle_prefix
 from dueling_gym.validation import check_number, check_probability
 
 __all__ = ["SequentialElimination", "biased_compare_finished"]
 
 
-@structref.register
-class SequentialEliminationStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class SequentialEliminationState(structref.StructRefProxy):
+class SequentialEliminationState(AgentState, fields=[
+    "rng", "order", "position", "anchor", "challenger", "duels", "challenger_wins", "middle", "delta", "budget",
+    "finished", "t",
+]):
     """Numba-side state of :class:`SequentialElimination`."""
-
-
-structref.define_proxy(
-    SequentialEliminationState, SequentialEliminationStateType,
-    ["rng", "order", "position", "anchor", "challenger", "duels", "challenger_wins", "middle", "delta", "budget",
-     "finished", "t"],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -176,7 +166,8 @@ class SequentialElimination(KernelIdentificationAgent):
     def _reset_state(self) -> None:
         order = np.arange(self.n_arms, dtype=np.int64)
         self.state = SequentialEliminationState(
-            self.rng, order, 0, 0, 0, 0, 0, 0.5 * (self.epsilon + self.epsilon_lower), self.delta / (self.n_arms - 1),
-            self.comparison_budget, False, 0,
+            rng=self.rng, order=order, position=0, anchor=0, challenger=0, duels=0, challenger_wins=0,
+            middle=0.5 * (self.epsilon + self.epsilon_lower), delta=self.delta / (self.n_arms - 1),
+            budget=self.comparison_budget, finished=False, t=0,
         )
         _initialise(self.state)

@@ -41,9 +41,8 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, register_agent
+from dueling_gym.agents.base import AgentState, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent, shuffle_prefix, uniform_below
 from dueling_gym.validation import check_integer, check_number, check_probability
 
@@ -62,20 +61,11 @@ def _depth(n_arms: int, k: int) -> int:
     return max(1, math.ceil(math.log2(largest_group)) + math.ceil(math.log2(k)))
 
 
-@structref.register
-class SingleEliminationStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class SingleEliminationState(structref.StructRefProxy):
+class SingleEliminationState(AgentState, fields=[
+    "rng", "left", "right", "parent", "winner", "leaf", "root", "todo", "n_todo", "todo_position", "node", "first",
+    "second", "duels", "first_wins", "duels_per_match", "k", "extracted", "n_extracted", "finished", "t",
+]):
     """Numba-side state of :class:`SingleElimination`."""
-
-
-structref.define_proxy(
-    SingleEliminationState, SingleEliminationStateType,
-    ["rng", "left", "right", "parent", "winner", "leaf", "root", "todo", "n_todo", "todo_position", "node",
-     "first", "second", "duels", "first_wins", "duels_per_match", "k", "extracted", "n_extracted", "finished", "t"],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -266,10 +256,11 @@ class SingleElimination(KernelIdentificationAgent):
         n_arms = self.n_arms
         size = 2 * n_arms
         self.state = SingleEliminationState(
-            self.rng, np.full(size, -1, dtype=np.int64), np.full(size, -1, dtype=np.int64),
-            np.full(size, -1, dtype=np.int64), np.full(size, -1, dtype=np.int64), np.zeros(n_arms, dtype=np.int64),
-            0, np.zeros(size, dtype=np.int64), 0, 0, 0, 0, 0, 0, 0, self.matches_duels, self.k,
-            np.zeros(self.k, dtype=np.int64), 0, False, 0,
+            rng=self.rng, left=np.full(size, -1, dtype=np.int64), right=np.full(size, -1, dtype=np.int64),
+            parent=np.full(size, -1, dtype=np.int64), winner=np.full(size, -1, dtype=np.int64),
+            leaf=np.zeros(n_arms, dtype=np.int64), root=0, todo=np.zeros(size, dtype=np.int64), n_todo=0,
+            todo_position=0, node=0, first=0, second=0, duels=0, first_wins=0, duels_per_match=self.matches_duels,
+            k=self.k, extracted=np.zeros(self.k, dtype=np.int64), n_extracted=0, finished=False, t=0,
         )
         _build(self.state, n_arms, self.k)
         _advance(self.state)

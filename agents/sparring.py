@@ -19,10 +19,9 @@ from typing import Any, Callable
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import bandit_act, bandit_observe, bandit_recommend
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 from dueling_gym.agents.kl_ucb import new_kl_ucb_state
 from dueling_gym.agents.thompson import new_thompson_state
 from dueling_gym.agents.ucb1 import new_ucb1_state
@@ -31,16 +30,8 @@ from dueling_gym.agents.ucb_sbm import new_ucb_sbm_state
 __all__ = ["Sparring", "SparringThompson", "SparringUCB1", "SPARRING_LEARNERS"]
 
 
-@structref.register
-class SparringStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class SparringState(structref.StructRefProxy):
+class SparringState(AgentState, fields=["rng", "left", "right", "t"]):
     """Numba-side state of :class:`Sparring`: the generator and the two learners' states."""
-
-
-structref.define_proxy(SparringState, SparringStateType, ["rng", "left", "right", "t"])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -117,7 +108,7 @@ class Sparring(KernelDuelingAgent):
         factory = SPARRING_LEARNERS[self.learner]
         left = factory(self.n_arms, self.rng, self.a)
         right = factory(self.n_arms, self.rng, self.a)
-        self.state = SparringState(self.rng, left, right, 0)
+        self.state = SparringState(rng=self.rng, left=left, right=right, t=0)
 
 
 @register_agent("sparring_thompson")

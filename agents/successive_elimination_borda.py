@@ -29,28 +29,18 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, register_agent
+from dueling_gym.agents.base import AgentState, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent, uniform_below
 from dueling_gym.validation import check_probability
 
 __all__ = ["SuccessiveEliminationBorda"]
 
 
-@structref.register
-class SuccessiveEliminationBordaStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class SuccessiveEliminationBordaState(structref.StructRefProxy):
+class SuccessiveEliminationBordaState(AgentState, fields=[
+    "rng", "delta", "active", "n_active", "cursor", "opponent", "wins", "rounds", "eliminated_at", "finished", "t",
+]):
     """Numba-side state of :class:`SuccessiveEliminationBorda`."""
-
-
-structref.define_proxy(
-    SuccessiveEliminationBordaState, SuccessiveEliminationBordaStateType,
-    ["rng", "delta", "active", "n_active", "cursor", "opponent", "wins", "rounds", "eliminated_at", "finished", "t"],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -180,7 +170,8 @@ class SuccessiveEliminationBorda(KernelIdentificationAgent):
     def _reset_state(self) -> None:
         n_arms = self.n_arms
         self.state = SuccessiveEliminationBordaState(
-            self.rng, self.delta, np.arange(n_arms, dtype=np.int64), n_arms, 0, 0, np.zeros(n_arms), 0,
-            np.zeros(n_arms, dtype=np.int64), False, 0,
+            rng=self.rng, delta=self.delta, active=np.arange(n_arms, dtype=np.int64), n_active=n_arms, cursor=0,
+            opponent=0, wins=np.zeros(n_arms), rounds=0, eliminated_at=np.zeros(n_arms, dtype=np.int64),
+            finished=False, t=0,
         )
         _initialise(self.state)

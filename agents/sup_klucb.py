@@ -46,9 +46,8 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, check_n_arms, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_n_arms, check_number, register_agent
 from dueling_gym.reductions import (
     n_super_arms,
     pair_tables,
@@ -270,27 +269,16 @@ def klucb_select_reference(means, counts, level, rng):
     return -1
 
 
-@structref.register
-class SupKLUCBStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class SupKLUCBState(structref.StructRefProxy):
+class SupKLUCBState(AgentState, fields=[
+    "rng", "kind", "c1", "c2", "c0", "t",
+    # the reduction: pair statistics, scores, super-arm means and the indexing tables
+    "wins", "scores", "means", "firsts", "seconds", "index",
+    # KL-UCB over the super-arms
+    "counts", "cert_value", "cert_level", "ties", "values", "changed",
+    # forced exploration (opt-in)
+    "min_pair_count",
+]):
     """Numba-side state of :class:`SupKLUCB`."""
-
-
-structref.define_proxy(
-    SupKLUCBState, SupKLUCBStateType,
-    [
-        "rng", "kind", "c1", "c2", "c0", "t",
-        # the reduction: pair statistics, scores, super-arm means and the indexing tables
-        "wins", "scores", "means", "firsts", "seconds", "index",
-        # KL-UCB over the super-arms
-        "counts", "cert_value", "cert_level", "ties", "values", "changed",
-        # forced exploration (opt-in)
-        "min_pair_count",
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -465,9 +453,10 @@ class SupKLUCB(KernelDuelingAgent):
         self.counts = np.zeros(n_super, dtype=np.int64)
         firsts, seconds, index = pair_tables(n_arms)
         self.state = SupKLUCBState(
-            self.rng, self._kind, self.c1, self.c2,
-            -1.0 if self.forced_exploration is None else self.forced_exploration, 0,
-            self.wins, self.scores, self.means, firsts, seconds, index,
-            self.counts, np.full(n_super, np.inf), np.full(n_super, -1.0),
-            np.zeros(n_super, dtype=np.int64), np.zeros(n_super), np.zeros(n_arms, dtype=np.int64), 0,
+            rng=self.rng, kind=self._kind, c1=self.c1, c2=self.c2,
+            c0=-1.0 if self.forced_exploration is None else self.forced_exploration, t=0, wins=self.wins,
+            scores=self.scores, means=self.means, firsts=firsts, seconds=seconds, index=index, counts=self.counts,
+            cert_value=np.full(n_super, np.inf), cert_level=np.full(n_super, -1.0),
+            ties=np.zeros(n_super, dtype=np.int64), values=np.zeros(n_super),
+            changed=np.zeros(n_arms, dtype=np.int64), min_pair_count=0,
         )

@@ -15,24 +15,15 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import bernoulli_reward, beta_argmax, most_played, register_bandit_kernels
-from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentState, KernelBanditAgent, SeedLike, register_agent
 
 __all__ = ["BernoulliThompson", "new_thompson_state"]
 
 
-@structref.register
-class ThompsonStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class ThompsonState(structref.StructRefProxy):
+class ThompsonState(AgentState, fields=["rng", "successes", "failures", "counts", "t"]):
     """Numba-side state of :class:`BernoulliThompson`."""
-
-
-structref.define_proxy(ThompsonState, ThompsonStateType, ["rng", "successes", "failures", "counts", "t"])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -55,12 +46,14 @@ def thompson_recommend(state):
     return most_played(state)
 
 
-register_bandit_kernels(ThompsonStateType, thompson_act, thompson_observe, thompson_recommend)
+register_bandit_kernels(ThompsonState.numba_type, thompson_act, thompson_observe, thompson_recommend)
 
 
 def new_thompson_state(n_arms: int, rng: np.random.Generator) -> ThompsonState:
     """A fresh Thompson-sampling state (also used by Sparring's ``learner="thompson"`` variant)."""
-    return ThompsonState(rng, np.zeros(n_arms), np.zeros(n_arms), np.zeros(n_arms, dtype=np.int64), 0)
+    return ThompsonState(
+        rng=rng, successes=np.zeros(n_arms), failures=np.zeros(n_arms), counts=np.zeros(n_arms, dtype=np.int64), t=0,
+    )
 
 
 @register_agent("thompson")
@@ -91,4 +84,6 @@ class BernoulliThompson(KernelBanditAgent):
     def _reset_state(self) -> None:
         self.successes, self.failures = np.zeros(self.n_arms), np.zeros(self.n_arms)
         self.counts = np.zeros(self.n_arms, dtype=np.int64)
-        self.state = ThompsonState(self.rng, self.successes, self.failures, self.counts, 0)
+        self.state = ThompsonState(
+            rng=self.rng, successes=self.successes, failures=self.failures, counts=self.counts, t=0,
+        )

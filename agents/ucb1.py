@@ -14,24 +14,15 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import mean_plus_bonus_argmax, most_played, record_pull, register_bandit_kernels
-from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentState, KernelBanditAgent, SeedLike, register_agent
 
 __all__ = ["UCB1", "new_ucb1_state"]
 
 
-@structref.register
-class UCB1StateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class UCB1State(structref.StructRefProxy):
+class UCB1State(AgentState, fields=["rng", "counts", "sums", "t"]):
     """Numba-side state of :class:`UCB1`."""
-
-
-structref.define_proxy(UCB1State, UCB1StateType, ["rng", "counts", "sums", "t"])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -52,12 +43,12 @@ def ucb1_recommend(state):
     return most_played(state)
 
 
-register_bandit_kernels(UCB1StateType, ucb1_act, ucb1_observe, ucb1_recommend)
+register_bandit_kernels(UCB1State.numba_type, ucb1_act, ucb1_observe, ucb1_recommend)
 
 
 def new_ucb1_state(n_arms: int, rng: np.random.Generator) -> UCB1State:
     """A fresh UCB1 state (also used by Sparring's ``learner="ucb1"`` variant)."""
-    return UCB1State(rng, np.zeros(n_arms, dtype=np.int64), np.zeros(n_arms), 0)
+    return UCB1State(rng=rng, counts=np.zeros(n_arms, dtype=np.int64), sums=np.zeros(n_arms), t=0)
 
 
 @register_agent("ucb1")
@@ -87,4 +78,4 @@ class UCB1(KernelBanditAgent):
 
     def _reset_state(self) -> None:
         self.counts, self.sums = np.zeros(self.n_arms, dtype=np.int64), np.zeros(self.n_arms)
-        self.state = UCB1State(self.rng, self.counts, self.sums, 0)
+        self.state = UCB1State(rng=self.rng, counts=self.counts, sums=self.sums, t=0)

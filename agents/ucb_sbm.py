@@ -18,24 +18,15 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._bandit_kernels import mean_plus_bonus_argmax, most_played, record_pull, register_bandit_kernels
-from dueling_gym.agents.base import AgentStateType, KernelBanditAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelBanditAgent, SeedLike, check_number, register_agent
 
 __all__ = ["UCBSBM", "new_ucb_sbm_state"]
 
 
-@structref.register
-class UCBSBMStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class UCBSBMState(structref.StructRefProxy):
+class UCBSBMState(AgentState, fields=["rng", "counts", "sums", "a", "t"]):
     """Numba-side state of :class:`UCBSBM`."""
-
-
-structref.define_proxy(UCBSBMState, UCBSBMStateType, ["rng", "counts", "sums", "a", "t"])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -56,12 +47,12 @@ def ucb_sbm_recommend(state):
     return most_played(state)
 
 
-register_bandit_kernels(UCBSBMStateType, ucb_sbm_act, ucb_sbm_observe, ucb_sbm_recommend)
+register_bandit_kernels(UCBSBMState.numba_type, ucb_sbm_act, ucb_sbm_observe, ucb_sbm_recommend)
 
 
 def new_ucb_sbm_state(n_arms: int, rng: np.random.Generator, a: float) -> UCBSBMState:
     """A fresh UCB-SBM state (also used by Sparring for its two learners)."""
-    return UCBSBMState(rng, np.zeros(n_arms, dtype=np.int64), np.zeros(n_arms), float(a), 0)
+    return UCBSBMState(rng=rng, counts=np.zeros(n_arms, dtype=np.int64), sums=np.zeros(n_arms), a=float(a), t=0)
 
 
 @register_agent("ucb_sbm")
@@ -95,4 +86,4 @@ class UCBSBM(KernelBanditAgent):
 
     def _reset_state(self) -> None:
         self.counts, self.sums = np.zeros(self.n_arms, dtype=np.int64), np.zeros(self.n_arms)
-        self.state = UCBSBMState(self.rng, self.counts, self.sums, self.a, 0)
+        self.state = UCBSBMState(rng=self.rng, counts=self.counts, sums=self.sums, a=self.a, t=0)

@@ -46,9 +46,8 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 
 __all__ = ["VersatileDB", "tsallis_inf_weights"]
 
@@ -57,28 +56,17 @@ _NEWTON_TOLERANCE = 1e-12
 _NEWTON_STEPS = 50
 
 
-@structref.register
-class VersatileDBStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class VersatileDBState(structref.StructRefProxy):
+class VersatileDBState(AgentState, fields=[
+    "rng",
+    "left_losses",    # L_hat^+: cumulative importance-weighted losses of the left learner
+    "right_losses",   # L_hat^-
+    "left_weights",   # x_t^+ of the current duel
+    "right_weights",  # x_t^-
+    "fresh",          # the weights belong to the current L_hat and t (set by act)
+    "scale",          # c in eta_t = c / sqrt(t)
+    "t",              # duels observed so far
+]):
     """Numba-side state of :class:`VersatileDB`."""
-
-
-structref.define_proxy(
-    VersatileDBState, VersatileDBStateType,
-    [
-        "rng",
-        "left_losses",    # L_hat^+: cumulative importance-weighted losses of the left learner
-        "right_losses",   # L_hat^-
-        "left_weights",   # x_t^+ of the current duel
-        "right_weights",  # x_t^-
-        "fresh",          # the weights belong to the current L_hat and t (set by act)
-        "scale",          # c in eta_t = c / sqrt(t)
-        "t",              # duels observed so far
-    ],
-)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -208,6 +196,7 @@ class VersatileDB(KernelDuelingAgent):
         self.left_weights = np.full(n_arms, 1.0 / n_arms)
         self.right_weights = np.full(n_arms, 1.0 / n_arms)
         self.state = VersatileDBState(
-            self.rng, self.left_losses, self.right_losses, self.left_weights, self.right_weights,
-            False, self.learning_rate, 0,
+            rng=self.rng, left_losses=self.left_losses, right_losses=self.right_losses,
+            left_weights=self.left_weights, right_weights=self.right_weights, fresh=False, scale=self.learning_rate,
+            t=0,
         )

@@ -29,10 +29,9 @@ import math
 
 import numba
 import numpy as np
-from numba.experimental import structref
 
 from dueling_gym.agents._dueling_kernels import random_argmax
-from dueling_gym.agents.base import AgentStateType, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 
 __all__ = ["WinnerStaysWeak", "WinnerStaysStrong"]
 
@@ -40,36 +39,25 @@ __all__ = ["WinnerStaysWeak", "WinnerStaysStrong"]
 _MAX_EXPLOITATION = 1 << 62
 
 
-@structref.register
-class WinnerStaysStateType(AgentStateType):
-    """Numba type of the agent's structref state."""
-
-
-class WinnerStaysState(structref.StructRefProxy):
+class WinnerStaysState(AgentState, fields=[
+    "rng",
+    "score",         # C(t, i): wins minus losses (int64, length K)
+    "eligible",      # scratch mask for the uniform draws (all True except while excluding I_t)
+    "last_first",    # I_{t-1} (-1 before the first duel)
+    "last_second",   # J_{t-1}
+    "round",         # WS-W round r in progress (1-based)
+    "at_floor",      # arms with C = -r: the round ends when K - 1 of them are there
+    "beta",          # WS-S exploitation growth (0 for WS-W: no exploitation)
+    "exploit_arm",   # the arm played against itself during exploitation
+    "exploit_left",  # duels left in the current exploitation phase
+    "t",
+]):
     """Numba-side state of :class:`WinnerStaysWeak` and :class:`WinnerStaysStrong`."""
 
     @property
     def round(self) -> int:
         """The WS-W round in progress (1-based)."""
         return _state_round(self)
-
-
-structref.define_proxy(
-    WinnerStaysState, WinnerStaysStateType,
-    [
-        "rng",
-        "score",         # C(t, i): wins minus losses (int64, length K)
-        "eligible",      # scratch mask for the uniform draws (all True except while excluding I_t)
-        "last_first",    # I_{t-1} (-1 before the first duel)
-        "last_second",   # J_{t-1}
-        "round",         # WS-W round r in progress (1-based)
-        "at_floor",      # arms with C = -r: the round ends when K - 1 of them are there
-        "beta",          # WS-S exploitation growth (0 for WS-W: no exploitation)
-        "exploit_arm",   # the arm played against itself during exploitation
-        "exploit_left",  # duels left in the current exploitation phase
-        "t",
-    ],
-)
 
 
 @numba.njit(cache=True)
@@ -176,7 +164,8 @@ class _WinnerStays(KernelDuelingAgent):
         n_arms = self.n_arms
         self.score = np.zeros(n_arms, dtype=np.int64)
         self.state = WinnerStaysState(
-            self.rng, self.score, np.ones(n_arms, dtype=np.bool_), -1, -1, 1, 0, self._beta, -1, 0, 0,
+            rng=self.rng, score=self.score, eligible=np.ones(n_arms, dtype=np.bool_), last_first=-1, last_second=-1,
+            round=1, at_floor=0, beta=self._beta, exploit_arm=-1, exploit_left=0, t=0,
         )
 
     @property

@@ -129,7 +129,7 @@ def test_kl_ucb_matches_plain_argmax_of_kl_indices(c):
         if trial % 4 == 0:
             sums[:] = sums[0]
         t = int(counts.sum())
-        agent.state = KLUCBState(agent.rng, counts, sums, c, t)
+        agent.state = KLUCBState(rng=agent.rng, counts=counts, sums=sums, c=c, t=t)
         log_t = math.log(t)
         level = log_t + (c * math.log(log_t) if c and log_t > 1 else 0.0)
         expected = int(np.argmax(kl_upper_bound(sums / counts, counts.astype(float), level)))
