@@ -178,3 +178,28 @@ def test_one_notion_fast_path_equals_the_general_path():
         assert one.cumulative == two.cumulative[:1] and one.t == two.t
     with pytest.raises(ValueError, match="notion"):
         DuelEngine(())
+
+
+@pytest.mark.parametrize("notions", [("copeland",), ("copeland", "borda", "condorcet")])
+def test_large_tables_converted_row_by_row_play_the_same_duels(monkeypatch, notions):
+    # Tables above LIST_ROWS rows are converted lazily (a 2000-armed problem has 4M rows); the
+    # duels, counts and totals must be those of the list path.
+    import dueling_gym.envs._duels as duels
+
+    rng = np.random.default_rng(3)
+    table = np.column_stack([rng.random(400), rng.random((400, len(notions)))])
+    rows = rng.integers(0, 400, size=5000)
+    played = {}
+    for limit in (1 << 16, 0):
+        monkeypatch.setattr(duels, "LIST_ROWS", limit)
+        engine = DuelEngine(notions)
+        engine.load(table)
+        engine.reset(np.random.default_rng(11))
+        outcomes = [engine.duel(int(row)) for row in rows]
+        played[limit] = (outcomes, engine.counts, engine.first_wins, engine.cumulative, engine.regrets(7))
+    small, large = played[1 << 16], played[0]
+    assert small[0] == large[0]
+    np.testing.assert_array_equal(small[1], large[1])
+    np.testing.assert_array_equal(small[2], large[2])
+    assert small[3] == large[3] and small[4] == large[4]
+    assert large[1].dtype == np.int64 and large[1].shape == (400,)

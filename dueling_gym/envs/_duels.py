@@ -20,6 +20,7 @@ loop of :func:`~dueling_gym.experiments.simulate` does, duel for duel.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from operator import add
 from typing import Sequence
 
@@ -30,6 +31,10 @@ __all__ = ["DuelEngine", "BatchDuelEngine", "UNIFORM_BLOCK"]
 
 #: Uniforms drawn per Generator call by :class:`DuelEngine`.
 UNIFORM_BLOCK = 4096
+#: Largest table :class:`DuelEngine` converts to Python lists when loaded (K = 256 arms); larger
+#: tables are converted row by row as rows are played, so loading a 2000-armed problem (4M rows)
+#: costs no more than its NumPy table.
+LIST_ROWS = 1 << 16
 
 
 def _check_table(table: NDArray[np.float64], n_notions: int) -> NDArray[np.float64]:
@@ -84,12 +89,20 @@ class DuelEngine:
     def load(self, table: NDArray[np.float64]) -> None:
         """Play ``table`` from now on (a new problem); the episode's bookkeeping is kept."""
         table = _check_table(table, len(self.notions))
-        self._probabilities = table[:, 0].tolist()
-        self._regrets = [tuple(row) for row in table[:, 1:].tolist()]
+        if table.shape[0] <= LIST_ROWS:
+            self._probabilities = table[:, 0].tolist()
+            self._regrets = [tuple(row) for row in table[:, 1:].tolist()]
+        else:
+            self._probabilities = _ProbabilityRows(table)
+            self._regrets = _RegretRows(table)
         if table.shape[0] != self.n_rows:
             self.n_rows = table.shape[0]
-            self._counts = [0] * self.n_rows
-            self._first_wins = [0] * self.n_rows
+            self._counts = self._new_counter()
+            self._first_wins = self._new_counter()
+
+    def _new_counter(self) -> list[int] | defaultdict[int, int]:
+        # A large table keeps its counts sparse: an episode plays a tiny share of its rows.
+        return [0] * self.n_rows if self.n_rows <= LIST_ROWS else defaultdict(int)
 
     def reset(self, rng: np.random.Generator) -> None:
         """Start an episode whose uniforms come from ``rng`` (counts and totals back to zero)."""
@@ -98,8 +111,8 @@ class DuelEngine:
         self._rng = rng
         self._uniforms = []
         self._cursor = 0
-        self._counts = [0] * self.n_rows
-        self._first_wins = [0] * self.n_rows
+        self._counts = self._new_counter()
+        self._first_wins = self._new_counter()
         self.cumulative = [0.0] * len(self.notions)
         self.t = 0
 
@@ -145,12 +158,45 @@ class DuelEngine:
     @property
     def counts(self) -> NDArray[np.int64]:
         """How often each row was played this episode."""
-        return np.array(self._counts, dtype=np.int64)
+        return _dense(self._counts, self.n_rows)
 
     @property
     def first_wins(self) -> NDArray[np.int64]:
         """How often the first contestant of each row won this episode."""
-        return np.array(self._first_wins, dtype=np.int64)
+        return _dense(self._first_wins, self.n_rows)
+
+
+def _dense(counter: list[int] | defaultdict[int, int], n_rows: int) -> NDArray[np.int64]:
+    if isinstance(counter, list):
+        return np.array(counter, dtype=np.int64)
+    dense = np.zeros(n_rows, dtype=np.int64)
+    if counter:
+        dense[np.fromiter(counter.keys(), dtype=np.int64, count=len(counter))] = list(counter.values())
+    return dense
+
+
+class _ProbabilityRows(dict):
+    """Win probabilities of a large duel table, converted to Python floats on first use."""
+
+    def __init__(self, table: NDArray[np.float64]):
+        super().__init__()
+        self._column = table[:, 0]
+
+    def __missing__(self, row: int) -> float:
+        value = self[row] = float(self._column[row])
+        return value
+
+
+class _RegretRows(dict):
+    """Regret rows of a large duel table, converted to tuples of Python floats on first use."""
+
+    def __init__(self, table: NDArray[np.float64]):
+        super().__init__()
+        self._regrets = table[:, 1:]
+
+    def __missing__(self, row: int) -> tuple[float, ...]:
+        value = self[row] = tuple(self._regrets[row].tolist())
+        return value
 
 
 class BatchDuelEngine:
