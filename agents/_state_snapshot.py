@@ -53,7 +53,9 @@ def _overload_all_fields(state):
     return namespace["implementation"]
 
 
-@numba.njit(cache=True)
+# Not cached on disk: the cache index would name every structref type ever read, and loading it
+# fails in a process that cannot import one of them (a user's agent defined in a script or a test).
+@numba.njit
 def _read_all_fields(state):
     return _all_fields(state)
 
