@@ -62,11 +62,12 @@ from typing import Any
 
 import numpy as np
 
-from dueling_gym.agents.base import check_number, register_agent
+from dueling_gym.agents.base import register_agent
 from dueling_gym.agents.cpe.base import Duel, GeneratorAgent, MatchingSolver, SeedLike
 from dueling_gym.agents.cpe.bounds import PairStatistics, bound_matrices, confidence_radius, log_constant
 from dueling_gym.agents.cpe.condorcet_oracle import CondorcetOracle, oracle_drift, position_starts
 from dueling_gym.problems.bipartite import Matching
+from dueling_gym.validation import check_probability
 
 __all__ = ["CARCond", "CARVerify", "CARParallel", "CondState"]
 
@@ -108,13 +109,6 @@ class _Instance:
     m_hat: Matching | None = None
 
 
-def _check_delta(name: str, delta: Any) -> float:
-    delta = check_number(name, delta, strict=True, minimum=0.0)
-    if delta >= 1.0:
-        raise ValueError(f"{name} must lie in (0, 1), got {delta}")
-    return delta
-
-
 class _CAR(GeneratorAgent):
     """Shared machinery: CAR-Cond rounds, the verification loop, the oracle."""
 
@@ -122,8 +116,8 @@ class _CAR(GeneratorAgent):
 
     def _set_verification_deltas(self, delta: float, delta0: float, algorithm: str) -> None:
         # CAR-Verify and CAR-Parallel run CAR-Cond at delta0 first, then verify at delta < delta0.
-        self.delta = _check_delta("delta", delta)
-        self.delta0 = _check_delta("delta0", delta0)
+        self.delta = check_probability("delta", delta, open_low=True, open_high=True)
+        self.delta0 = check_probability("delta0", delta0, open_low=True, open_high=True)
         if self.delta >= self.delta0:
             raise ValueError(f"{algorithm} requires delta < delta0 = {self.delta0}, got {self.delta}")
 
@@ -295,7 +289,7 @@ class CARCond(_CAR):
     """
 
     def __init__(self, problem: Any, *, delta: float = 0.05, seed: SeedLike = None):
-        self.delta = _check_delta("delta", delta)
+        self.delta = check_probability("delta", delta, open_low=True, open_high=True)
         super().__init__(problem, seed=seed)
 
     def _reset_algorithm_state(self) -> None:

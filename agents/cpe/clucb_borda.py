@@ -54,18 +54,12 @@ from dueling_gym.agents.cpe.base import Duel, GeneratorAgent, MatchingSolver, Se
 from dueling_gym.agents.cpe.bounds import confidence_radius, log_constant
 from dueling_gym.agents.cpe.samplers import MatchingSampler, make_sampler
 from dueling_gym.problems.bipartite import Matching
+from dueling_gym.validation import check_probability
 
 __all__ = ["CLUCBBordaPAC", "CLUCBBordaExact"]
 
 #: Relative tolerance of CLUCB-Borda-Exact's "equal adjusted weights" stop (Algorithm 5 line 18).
 EQUALITY_TOLERANCE = 1e-12
-
-
-def _check_delta(delta: Any) -> float:
-    delta = check_number("delta", delta, strict=True, minimum=0.0)
-    if delta >= 1.0:
-        raise ValueError(f"delta must lie in (0, 1), got {delta}")
-    return delta
 
 
 class _CLUCBBorda(GeneratorAgent):
@@ -168,7 +162,7 @@ class CLUCBBordaPAC(_CLUCBBorda):
     def __init__(self, problem: Any, *, delta: float = 0.05, epsilon: float = 0.05,
                  paper_log_constant: bool = False, sampler: str | MatchingSampler = "exact",
                  seed: SeedLike = None):
-        self.delta = _check_delta(delta)
+        self.delta = check_probability("delta", delta, open_low=True, open_high=True)
         self.epsilon = check_number("epsilon", epsilon, strict=True, minimum=0.0)
         self.paper_log_constant = bool(paper_log_constant)
         self.sampler = sampler
@@ -207,7 +201,7 @@ class CLUCBBordaExact(_CLUCBBorda):
     def __init__(self, problem: Any, *, delta: float = 0.05, paper_log_constant: bool = False,
                  reuse_samples_if_exact: bool = False, sampler: str | MatchingSampler = "exact",
                  seed: SeedLike = None):
-        self.delta = _check_delta(delta)
+        self.delta = check_probability("delta", delta, open_low=True, open_high=True)
         self.reuse_samples_if_exact = bool(reuse_samples_if_exact)
         self.paper_log_constant = bool(paper_log_constant)
         self.sampler = sampler
