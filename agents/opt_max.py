@@ -1,44 +1,57 @@
 """OptMax: an ε-maximum with O(K/ε² · ln(1/δ)) comparisons under strong stochastic transitivity.
 
 Falahatgar, Hao, Orlitsky, Pichapati, Ravindrakumar. *Maxing and Ranking with Few
-Assumptions.* NeurIPS 2017, §3.1 (maxing under strong stochastic transitivity): OPT-MAXIMIZE,
-built on COMPARE and SEQ-ELIMINATE (:mod:`dueling_gym.agents.sequential_elimination`, whose
-COMPARE stopping rule is reused here).
+Assumptions.* NeurIPS 2017: OPT-MAXIMIZE (Algorithm 3, Theorem 6), built on PICK-ANCHOR
+(Algorithm 5 of the supplement, Lemma 3), PRUNE (Algorithm 2, Lemma 5), SEQ-ELIMINATE
+(Algorithm 1, Theorem 2) and COMPARE (§3.1.1, Lemma 1; its adaptive stopping rule, Appendix A.1,
+is :func:`~dueling_gym.agents.sequential_elimination.biased_compare_finished`).
+``COMPARE(c, a, ε_l, ε_u, δ')`` duels ``c`` against ``a`` at most ``ceil(2 ln(2/δ') / (ε_u - ε_l)²)``
+times and says "upper" (``c`` better) iff ``p̂(c beats a) - 1/2 > (ε_l + ε_u)/2``.
 
-SEQ-ELIMINATE alone runs each of its ``K - 1`` comparisons at confidence ``δ / (K - 1)``, hence
-``O(K/ε² · ln(K/δ))`` duels.  OPT-MAXIMIZE removes the ``ln K``: it first finds a good anchor on a
-small random subset, then compares every arm to that anchor once at a constant confidence (only
-the comparison of the best arm has to be right), and runs the expensive union-bound comparisons
-only among the few arms that seemed to beat the anchor.  The three stages, as the kernels below
-run them:
+SEQ-ELIMINATE alone needs ``O(K/ε² · ln(K/δ))`` duels.  OPT-MAXIMIZE removes the ``ln K``.  With
+``n = K`` arms, as the kernels below run it:
 
-* **[anchor]** ``Q``: a uniformly random subset of ``ceil(K^{3/4})`` arms;
-  ``a = SEQ-ELIMINATE(Q, ε_l = 0, ε_u = ε, δ/3)``;
-* **[prune]** every other arm ``c``, in uniformly random order, is compared once with ``a``:
-  ``COMPARE(c, a, 0, ε, δ/3)``; ``R`` is the set of the arms found better;
-* **[final]** ``SEQ-ELIMINATE(R, 0, ε, δ/3)`` with ``a`` as its first anchor (each comparison at
-  ``δ / (3|R|)``); the last anchor is the answer (``a`` itself when ``R`` is empty).
+1. **δ <= 1/n**: return ``SEQ-ELIMINATE(S, 0, ε, δ)`` (stage ``"final"`` on every arm; each
+   COMPARE at ``δ/n``).  Otherwise:
+2. ``n' = sqrt(6 n ln n)`` (the cutoff of PRUNE);
+3. **[anchor]** ``a = PICK-ANCHOR(S, n', ε/3, δ/4)``: ``s = min(ceil((n/n') ln(2/(δ/4))), n)`` arms
+   drawn without replacement, then ``SEQ-ELIMINATE`` of them with biases ``(0, ε/3)`` and
+   confidence ``(δ/4)/2``, i.e. each COMPARE at ``δ/(8s)``;
+4. **[prune]** ``Q = PRUNE(S, a, n', ε/3, 2ε/3, δ/4)``: round ``t = 1, 2, ...`` runs
+   ``COMPARE(e, a, ε/3, 2ε/3, (δ/4)/2^{t+1})`` for every ``e`` still in ``Q`` and removes ``e`` on
+   "lower"; a round starts only while ``|Q| > 2n'`` and ``t < (ln n)²``;
+5. **[check]** for ``e`` in ``Q``: ``COMPARE(e, a, 2ε/3, ε, δ/(4|Q|))``; at the first "upper",
+   **[final]** return ``SEQ-ELIMINATE(Q, 0, ε, δ/4)`` (each COMPARE at ``δ/(4|Q|)``);
+6. otherwise return ``a``.
 
 Why the answer is an ε-maximum with probability ``>= 1 - δ`` under strong stochastic transitivity
-(SST), with ``b*`` the maximum: if ``P[b*, a] > 1/2 + ε``, [prune] keeps ``b*`` in ``R`` except with
-probability ``δ/3``, and [final] then returns an ``ε``-maximum of ``R ∪ {a}``, which contains
-``b*``, except with probability ``δ/3``.  Otherwise ``a`` is already an ``ε``-maximum, and [final]
-(lower bias 0) only ever replaces its anchor by a better arm except with probability ``δ/3``, so
-its answer ``o`` lies between ``a`` and ``b*`` in the order and, by SST, ``P[b*, o] <= P[b*, a]``.
-[anchor] needs no guarantee: a good anchor only keeps ``R``, hence the cost of [final], small.
-Total: ``O(K/ε² · ln(1/δ))`` duels when ``|R| ln|R| = O(K)``, which the paper obtains for
-``δ <= K^{-1/3}`` from the ``K^{3/4}`` subset.
+(SST), with ``b*`` the maximum and ``p̃(i, j) = P[i, j] - 1/2`` (Lemmas 5 and 16-18 of the
+supplement): if [check] says "upper" for some ``e``, then ``p̃(e, a) > 2ε/3`` and, by SST,
+``p̃(b*, a) > 2ε/3``, so PRUNE kept ``b*`` and SEQ-ELIMINATE returns an ε-maximum of ``Q ∋ b*``.
+If [check] says "lower" everywhere, then either ``b*`` is in ``Q`` and ``p̃(b*, a) < ε``, or PRUNE
+dropped it, which (Lemma 5) happens only when ``a`` is already a ``2ε/3``-maximum.  PICK-ANCHOR's
+guarantee only keeps ``Q`` small (``|Q| <= 2n'``, Lemma 5), hence [check] and [final] cheap.
 
-Choices and differences with duelpy (``OptMax``):
+Choices where the printed algorithm is read second-hand or leaves room (the algorithm boxes of
+the paper could not be consulted directly; the steps above follow a reconstruction of Algorithms
+1-3 and 5 from a formalization of the paper that quotes them):
 
-* The paper tunes the subset sizes and biases per range of ``δ`` (``δ <= K^{-1/3}``, up to
-  ``1/ln K``, above); duelpy follows those three branches.  Here one schedule serves every ``δ``:
-  the guarantee above holds for any ``δ``, and only the constant of the cost depends on the branch.
-* Every COMPARE has lower bias 0 and upper bias ε (the argument above needs no more); the
-  paper's intermediate biases (ε/2, 2ε/3) serve its cost analysis of each branch.
-* Comparisons run at the union-bound confidences stated above (duelpy passes the stage's ``δ`` to
-  every comparison of a stage, which guarantees ``1 - δ`` for one comparison only).
-* Defaults ``ε = 0.05`` and ``δ = 0.1``, the values of the papers' experiments and duelpy's.
+* ``log`` is the natural logarithm in ``n'`` and in the round cap ``(ln n)²``; ``n'`` is used
+  unrounded, so PRUNE runs a round only when ``n - 1 > 2 sqrt(6 n ln n)``, i.e. from ``n = 117``
+  arms on.  For fewer arms ``Q`` is every arm but ``a`` and OPT-MAXIMIZE goes straight to [check].
+* PRUNE and [check] run over ``S`` without ``a``: duelling ``a`` with itself carries no
+  information (``p̃(a, a) = 0 <= ε/3``, so COMPARE would remove it anyway), and the argument above
+  does not need ``a`` in ``Q``.
+* The PICK-ANCHOR sample, its anchor and the order of its challengers come from one uniform
+  permutation of the arms (its first ``s`` entries); PRUNE visits ``Q`` in that permutation's
+  order; [final] draws its anchor and order by shuffling ``Q``.
+* Every SEQ-ELIMINATE, including the δ <= 1/n branch, runs each COMPARE at (its δ)/(its set's size),
+  the printed union bound; :class:`~dueling_gym.agents.sequential_elimination.SequentialElimination`
+  uses ``δ/(K - 1)``, so the δ <= 1/n branch equals that agent run with ``δ (K - 1)/K``.
+* Falahatgar et al.'s ICML 2018 follow-up (*The Limits of Maxing, Ranking, and Preference
+  Learning*) has a different linear maxing algorithm, under medium stochastic transitivity, with
+  three ranges of δ; duelpy's ``OptMax`` follows that one, not Algorithm 3.
+* Defaults ``ε = 0.05`` and ``δ = 0.1``, as in duelpy.
 """
 
 from __future__ import annotations
@@ -56,35 +69,43 @@ from dueling_gym.validation import check_number, check_probability
 __all__ = ["OptMax"]
 
 # Stages of the run.
-_ANCHOR, _PRUNE, _FINAL, _DONE = 0, 1, 2, 3
+_ANCHOR, _PRUNE, _CHECK, _FINAL, _DONE = 0, 1, 2, 3, 4
+_STAGES = ("anchor", "prune", "check", "final", "done")
 
 
 class OptMaxState(AgentState, fields=[
     "rng",
-    "order",            # a uniformly random permutation of the arms; Q = order[:subset_size]
-    "subset_size",      # |Q| = ceil(K^{3/4})
-    "survivors",        # R (its first n_survivors entries)
+    "order",            # a uniformly random permutation of the arms; the PICK-ANCHOR sample is order[:sample_size]
+    "sample_size",      # s, the size of the PICK-ANCHOR sample (K in the δ <= 1/K branch)
+    "survivors",        # Q (its first n_survivors entries)
     "n_survivors",
-    "stage",            # _ANCHOR, _PRUNE, _FINAL or _DONE
+    "stage",            # _ANCHOR, _PRUNE, _CHECK, _FINAL or _DONE
+    "on_order",         # True while SEQ-ELIMINATE runs over order[:sample_size], False over Q
     "position",         # index of the current challenger in the stage's list
+    "kept",             # PRUNE: survivors of the current round so far
+    "round",            # PRUNE: the current round t (0 before the first)
+    "max_rounds",       # PRUNE: rounds t < (ln K)² only
+    "cutoff",           # n' = sqrt(6 K ln K)
     "anchor",
     "challenger",
     "duels",            # duels of the current COMPARE
     "challenger_wins",
-    "middle",           # ε_m = (ε_l + ε_u) / 2 = ε/2 in every stage
-    "anchor_delta",     # δ' of [anchor]: δ / (3 (|Q| - 1))
-    "prune_delta",      # δ' of [prune]: δ / 3
-    "final_delta",      # δ' of [final]: δ / (3 |R|), set when [final] starts
-    "budget",           # m of the current stage's COMPARE
-    "width",            # ε_u - ε_l = ε
+    "epsilon",
+    "delta",            # δ of the whole run
+    "middle",           # ε_m = (ε_l + ε_u) / 2 of the current COMPARE
+    "compare_delta",    # δ' of the current COMPARE
+    "budget",           # m of the current COMPARE
     "t",
 ]):
     """Numba-side state of :class:`OptMax`."""
 
 
 @numba.njit(cache=True, nogil=True)
-def _budget(delta, width):
-    return math.ceil(2.0 * math.log(2.0 / delta) / (width * width))
+def _set_compare(state, lower, upper, delta):
+    width = upper - lower
+    state.middle = 0.5 * (lower + upper)
+    state.compare_delta = delta
+    state.budget = math.ceil(2.0 * math.log(2.0 / delta) / (width * width))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -101,49 +122,89 @@ def _finish(state):
 
 
 @numba.njit(cache=True, nogil=True)
-def _start_final(state):
+def _seq_arm(state, position):
+    if state.on_order:
+        return state.order[position]
+    return state.survivors[position]
+
+
+@numba.njit(cache=True, nogil=True)
+def _seq_size(state):
+    if state.on_order:
+        return state.sample_size
+    return state.n_survivors
+
+
+@numba.njit(cache=True, nogil=True)
+def _start_seq_eliminate(state, stage, on_order, upper, delta):
+    # SEQ-ELIMINATE(list, 0, upper, delta): the list is already in uniformly random order.
+    state.stage = stage
+    state.on_order = on_order
+    size = _seq_size(state)
+    state.anchor = _seq_arm(state, 0)
+    if size < 2:
+        _end_seq_eliminate(state)
+        return
+    _set_compare(state, 0.0, upper, delta / size)
+    state.position = 1
+    _start_compare(state, _seq_arm(state, 1))
+
+
+@numba.njit(cache=True, nogil=True)
+def _end_seq_eliminate(state):
+    if state.stage == _ANCHOR:
+        _start_prune(state)
+    else:
+        _finish(state)
+
+
+@numba.njit(cache=True, nogil=True)
+def _start_prune(state):
+    # Q = every arm but the anchor, in the order of the permutation.
+    count = 0
+    for position in range(state.order.shape[0]):
+        arm = state.order[position]
+        if arm != state.anchor:
+            state.survivors[count] = arm
+            count += 1
+    state.n_survivors = count
+    state.stage = _PRUNE
+    state.round = 0
+    _next_round(state)
+
+
+@numba.njit(cache=True, nogil=True)
+def _next_round(state):
+    if state.n_survivors <= 2.0 * state.cutoff or state.round + 1 >= state.max_rounds:
+        _start_check(state)
+        return
+    state.round += 1
+    epsilon = state.epsilon
+    _set_compare(state, epsilon / 3.0, 2.0 * epsilon / 3.0, 0.25 * state.delta / 2.0 ** (state.round + 1))
+    state.position = 0
+    state.kept = 0
+    _start_compare(state, state.survivors[0])
+
+
+@numba.njit(cache=True, nogil=True)
+def _start_check(state):
     if state.n_survivors == 0:
         _finish(state)
         return
-    state.stage = _FINAL
-    state.final_delta = state.prune_delta / state.n_survivors
-    state.budget = _budget(state.final_delta, state.width)
+    state.stage = _CHECK
+    epsilon = state.epsilon
+    _set_compare(state, 2.0 * epsilon / 3.0, epsilon, state.delta / (4.0 * state.n_survivors))
     state.position = 0
     _start_compare(state, state.survivors[0])
 
 
 @numba.njit(cache=True, nogil=True)
-def _start_prune(state):
-    state.stage = _PRUNE
-    state.budget = _budget(state.prune_delta, state.width)
-    state.position = -1
-    _next_prune(state)
-
-
-@numba.njit(cache=True, nogil=True)
-def _next_prune(state):
-    # Every arm but the anchor, in the random order (Q's other arms included).
-    n_arms = state.order.shape[0]
-    state.position += 1
-    if state.position < n_arms and state.order[state.position] == state.anchor:
-        state.position += 1
-    if state.position >= n_arms:
-        _start_final(state)
-        return
-    _start_compare(state, state.order[state.position])
-
-
-@numba.njit(cache=True, nogil=True)
-def _initialise(state):
+def _initialise(state, small_delta):
     shuffle_prefix(state.order, state.order.shape[0], state.rng)
-    state.anchor = state.order[0]
-    if state.subset_size < 2:
-        _start_prune(state)
-        return
-    state.stage = _ANCHOR
-    state.budget = _budget(state.anchor_delta, state.width)
-    state.position = 1
-    _start_compare(state, state.order[1])
+    if small_delta:
+        _start_seq_eliminate(state, _FINAL, True, state.epsilon, state.delta)
+    else:
+        _start_seq_eliminate(state, _ANCHOR, True, state.epsilon / 3.0, state.delta / 8.0)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -158,45 +219,44 @@ def opt_max_observe(state, first, second, first_won):
         return
     state.duels += 1
     state.challenger_wins += first_won
-    if not biased_compare_finished(state.challenger_wins, state.duels, state.middle,
-                                   _stage_delta(state), state.budget):
+    if not biased_compare_finished(state.challenger_wins, state.duels, state.middle, state.compare_delta,
+                                   state.budget):
         return
-    better = state.challenger_wins / state.duels - 0.5 > state.middle
-    if state.stage == _ANCHOR:
-        if better:
-            state.anchor = state.challenger
-        state.position += 1
-        if state.position >= state.subset_size:
-            _start_prune(state)
-        else:
-            _start_compare(state, state.order[state.position])
-    elif state.stage == _PRUNE:
-        if better:
-            state.survivors[state.n_survivors] = state.challenger
-            state.n_survivors += 1
-        _next_prune(state)
-    else:
-        if better:
-            state.anchor = state.challenger
-        state.position += 1
-        if state.position >= state.n_survivors:
-            _finish(state)
-        else:
-            _start_compare(state, state.survivors[state.position])
-
-
-@numba.njit(cache=True, nogil=True)
-def _stage_delta(state):
-    if state.stage == _ANCHOR:
-        return state.anchor_delta
+    upper = state.challenger_wins / state.duels - 0.5 > state.middle
     if state.stage == _PRUNE:
-        return state.prune_delta
-    return state.final_delta
+        if upper:
+            state.survivors[state.kept] = state.challenger
+            state.kept += 1
+        state.position += 1
+        if state.position < state.n_survivors:
+            _start_compare(state, state.survivors[state.position])
+        else:
+            state.n_survivors = state.kept
+            _next_round(state)
+    elif state.stage == _CHECK:
+        if upper:
+            # SEQ-ELIMINATE(Q, 0, ε, δ/4) from a uniformly random anchor and order.
+            shuffle_prefix(state.survivors, state.n_survivors, state.rng)
+            _start_seq_eliminate(state, _FINAL, False, state.epsilon, 0.25 * state.delta)
+            return
+        state.position += 1
+        if state.position < state.n_survivors:
+            _start_compare(state, state.survivors[state.position])
+        else:
+            _finish(state)
+    else:
+        if upper:
+            state.anchor = state.challenger
+        state.position += 1
+        if state.position < _seq_size(state):
+            _start_compare(state, _seq_arm(state, state.position))
+        else:
+            _end_seq_eliminate(state)
 
 
 @numba.njit(cache=True, nogil=True)
 def _progress(state):
-    return state.stage, state.n_survivors, state.duels
+    return state.stage, state.n_survivors, state.duels, state.round
 
 
 @numba.njit(cache=True, nogil=True)
@@ -211,7 +271,7 @@ def opt_max_done(state):
 
 @numba.njit(cache=True, nogil=True)
 def opt_max_ranking(state):
-    # The anchor, then the arms of R (they seemed to beat the first anchor), then the rest by index.
+    # The anchor, then the arms of Q (still candidates to beat the anchor), then the rest by index.
     n_arms = state.order.shape[0]
     ranking = np.empty(n_arms, dtype=np.int64)
     taken = np.zeros(n_arms, dtype=np.bool_)
@@ -233,7 +293,7 @@ def opt_max_ranking(state):
 
 @register_agent("opt_max")
 class OptMax(KernelIdentificationAgent):
-    """OPT-MAXIMIZE (Falahatgar et al., NeurIPS 2017, §3.1): an ε-maximum under strong stochastic transitivity.
+    """OPT-MAXIMIZE (Falahatgar et al., NeurIPS 2017, Algorithm 3): an ε-maximum under strong stochastic transitivity.
 
     Parameters
     ----------
@@ -242,15 +302,16 @@ class OptMax(KernelIdentificationAgent):
     epsilon : float, default 0.05
         Accuracy ``ε``: the answer ``o`` has ``P[b*, o] <= 1/2 + ε`` with probability ``>= 1 - δ``.
     delta : float, default 0.1
-        Confidence ``δ`` of the whole run (``δ/3`` per stage, see the module notes).
+        Confidence ``δ`` of the whole run (``δ/4`` per phase when ``δ > 1/K``, see the module notes).
     seed : int, optional
-        Seed of the agent's generator (the subset ``Q``, the anchors and the orders).
+        Seed of the agent's generator (the PICK-ANCHOR sample, the anchors and the orders).
 
     Notes
     -----
     Answer: the final anchor (``answer_type = "winner"``, ``target = "condorcet"``).  Stages
-    ``"anchor"``, ``"prune"``, ``"final"``, ``"done"`` in :attr:`stage`; :attr:`survivors` is ``R``.
-    Per duel ``O(1)``; ``O(K)`` memory.
+    ``"anchor"``, ``"prune"``, ``"check"``, ``"final"``, ``"done"`` in :attr:`stage` (the
+    ``δ <= 1/K`` branch is one ``"final"`` SEQ-ELIMINATE over every arm); :attr:`survivors` is
+    ``Q``.  Per duel ``O(1)`` (``O(K)`` when a PRUNE or SEQ-ELIMINATE starts); ``O(K)`` memory.
     """
 
     answer_type = "winner"
@@ -267,19 +328,41 @@ class OptMax(KernelIdentificationAgent):
         super().__init__(n_arms, seed=seed)
 
     @property
+    def small_delta(self) -> bool:
+        """True when ``δ <= 1/K``: OPT-MAXIMIZE is then plain SEQ-ELIMINATE(S, 0, ε, δ)."""
+        return self.delta <= 1.0 / self.n_arms
+
+    @property
+    def cutoff(self) -> float:
+        """``n' = sqrt(6 K ln K)``: PRUNE stops once at most ``2n'`` candidates remain."""
+        return math.sqrt(6.0 * self.n_arms * math.log(self.n_arms))
+
+    @property
+    def max_rounds(self) -> float:
+        """``(ln K)²``: PRUNE starts round ``t`` only while ``t < (ln K)²``."""
+        return math.log(self.n_arms) ** 2
+
+    @property
     def subset_size(self) -> int:
-        """``|Q| = ceil(K^{3/4})``, the size of the random subset that chooses the first anchor."""
-        return min(self.n_arms, math.ceil(self.n_arms ** 0.75))
+        """``s = min(ceil((K/n') ln(8/δ)), K)``: the PICK-ANCHOR sample (``K`` when ``δ <= 1/K``)."""
+        if self.small_delta:
+            return self.n_arms
+        return min(self.n_arms, math.ceil(self.n_arms / self.cutoff * math.log(8.0 / self.delta)))
 
     @property
     def stage(self) -> str:
-        """The current stage: ``"anchor"``, ``"prune"``, ``"final"`` or ``"done"``."""
-        return ("anchor", "prune", "final", "done")[_progress(self.state)[0]]
+        """The current stage: ``"anchor"``, ``"prune"``, ``"check"``, ``"final"`` or ``"done"``."""
+        return _STAGES[_progress(self.state)[0]]
 
     @property
     def survivors(self) -> np.ndarray:
-        """``R``: the arms that [prune] found better than the first anchor (so far)."""
+        """``Q``: the candidates PRUNE kept (every arm but the anchor before PRUNE ends)."""
         return self._survivors[: _progress(self.state)[1]].copy()
+
+    @property
+    def prune_rounds(self) -> int:
+        """Rounds PRUNE has started so far."""
+        return int(_progress(self.state)[3])
 
     @property
     def compare_duels(self) -> int:
@@ -288,14 +371,12 @@ class OptMax(KernelIdentificationAgent):
 
     def _reset_state(self) -> None:
         n_arms = self.n_arms
-        subset = self.subset_size
         self._survivors = np.zeros(n_arms, dtype=np.int64)
-        anchor_delta = self.delta / (3.0 * max(1, subset - 1))
-        width = self.epsilon
         self.state = OptMaxState(
-            rng=self.rng, order=np.arange(n_arms, dtype=np.int64), subset_size=subset, survivors=self._survivors,
-            n_survivors=0, stage=_ANCHOR, position=0, anchor=0, challenger=0, duels=0, challenger_wins=0,
-            middle=0.5 * width, anchor_delta=anchor_delta, prune_delta=self.delta / 3.0, final_delta=self.delta / 3.0,
-            budget=1, width=width, t=0,
+            rng=self.rng, order=np.arange(n_arms, dtype=np.int64), sample_size=self.subset_size,
+            survivors=self._survivors, n_survivors=0, stage=_ANCHOR, on_order=True, position=0, kept=0, round=0,
+            max_rounds=self.max_rounds, cutoff=self.cutoff, anchor=0, challenger=0, duels=0, challenger_wins=0,
+            epsilon=self.epsilon, delta=self.delta, middle=0.5 * self.epsilon, compare_delta=self.delta, budget=1,
+            t=0,
         )
-        _initialise(self.state)
+        _initialise(self.state, self.small_delta)

@@ -2,8 +2,9 @@
 
 Falahatgar, Hao, Orlitsky, Pichapati, Ravindrakumar. *Maxing and Ranking with Few
 Assumptions.* NeurIPS 2017, §3.1.1 (maximum selection under strong stochastic transitivity):
-COMPARE with a lower and an upper bias and SEQ-ELIMINATE.  The same subroutine is the building
-block of the OptMax algorithm of the same authors' follow-up work.
+COMPARE with a lower and an upper bias (Lemma 1; adaptive stopping rule in Appendix A.1) and
+SEQ-ELIMINATE (Algorithm 1, Theorem 2).  The same paper builds OPT-MAXIMIZE (Algorithm 3,
+:mod:`dueling_gym.agents.opt_max`) on these two subroutines.
 
 * **COMPARE(c, r, ε_l, ε_u, δ')**: duel the challenger ``c`` against the anchor ``r``; with
   ``p̃ = p̂(c beats r) - 1/2`` after ``t`` duels and the radius ``ĉ = sqrt(ln(4t²/δ') / (2t))``,

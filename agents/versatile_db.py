@@ -1,9 +1,10 @@
 """Versatile-DB: the dueling-to-bandit reduction run with two Tsallis-INF learners.
 
-Saha, Gaillard. *Versatile Dueling Bandits: Best-of-both-World Analyses for Online Learning
-from Preferences.* ICML 2022 (the reduction of §3 and its Tsallis-INF instance, Versatile-DB,
-of §4).  The learner is Tsallis-INF with the 1/2-Tsallis entropy (Zimmert & Seldin, JMLR 2021,
-Algorithm 1, with the Newton normalisation of their Algorithm 2).
+Saha, Gaillard. *Versatile Dueling Bandits: Best-of-both World Analyses for Learning from
+Relative Preferences.* ICML 2022, PMLR 162 (the reduction of §3 and its Tsallis-INF instance,
+Versatile-DB, of §4; the arXiv version, 2202.06694, is titled "...Best-of-both-World Analyses for
+Online Learning from Preferences").  The learner is Tsallis-INF with the 1/2-Tsallis entropy
+(Zimmert & Seldin, JMLR 2021, Algorithm 1, with the Newton normalisation of their Algorithm 2).
 
 The reduction turns the duel into two adversarial multi-armed bandit games, one per side of the
 duel.  The left learner ``+`` and the right learner ``-`` each keep a vector of cumulative loss
