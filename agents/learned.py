@@ -26,15 +26,15 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner
-from dueling_gym.agents.base import DuelingAgent, SeedLike, check_action, register_agent
-from dueling_gym.observations import N_PAIR_CHANNELS, pair_features, time_feature
-from dueling_gym.validation import check_bool, check_n_arms, check_outcome
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.observations import N_PAIR_CHANNELS
+from dueling_gym.validation import check_bool, check_n_arms
 
-__all__ = ["LearnedAgent", "shipped_policies", "load_policy_weights", "DATA_DIRECTORY"]
+__all__ = ["LearnedAgent", "shipped_policies", "load_policy_weights", "policy_episode_regret", "WEIGHT_NAMES", "DATA_DIRECTORY"]
 
 #: Where the shipped weights live (``learned_k{K}.npz``).
 DATA_DIRECTORY = Path(__file__).resolve().parent / "data"
-_WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0")
+WEIGHT_NAMES = _WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0")
 
 
 def shipped_policies() -> list[int]:
@@ -68,13 +68,11 @@ def load_policy_weights(path: str | Path, n_arms: int) -> tuple[dict[str, np.nda
     return weights, metadata
 
 
-_TAU_TABLE = np.zeros(0)
-
-
-def _grow_tau_table(t: int) -> None:
-    global _TAU_TABLE
-    size = max(2 * _TAU_TABLE.size, t + 1, 1 << 12)
-    _TAU_TABLE = time_feature(np.arange(size)).astype(np.float64)
+@numba.njit(cache=True, nogil=True)
+def time_value(n_duels: int) -> float:
+    """The time channel after ``n_duels`` duels, exactly :func:`~dueling_gym.observations.time_feature`
+    (``log(1 + t) / 10`` rounded to float32)."""
+    return np.float64(np.float32(np.log1p(np.float64(n_duels)) / 10.0))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -174,9 +172,169 @@ def _choose(base, self_base, tau, d, w, w0, s_t, s, s0, uniform):  # pragma: no 
     return flat.size - 1
 
 
+@numba.njit(cache=True, nogil=True)
+def _fill_unplayed(embedding, pair_input, base, self_base, W1, b1, W2, b2, A, B, C, c, S, s_b):  # pragma: no cover - compiled
+    """Caches of a run with no duels yet: every pair has the features of zero counts."""
+    n_arms, _, hidden = embedding.shape
+    features = np.empty(W1.shape[0])
+    pair_feature_values(0, 0, features)
+    first_layer = np.empty(hidden)
+    for k in range(hidden):
+        value = b1[k]
+        for f in range(W1.shape[0]):
+            value += features[f] * W1[f, k]
+        first_layer[k] = value if value > 0.0 else 0.0
+    for i in range(n_arms):
+        for j in range(n_arms):
+            for k in range(hidden):
+                value = c[k]
+                for f in range(C.shape[0]):
+                    value += features[f] * C[f, k]
+                pair_input[i, j, k] = value
+                if i == j:
+                    embedding[i, j, k] = 0.0  # no self-pair enters the arm summaries
+                else:
+                    value = b2[k]
+                    for f in range(hidden):
+                        value += first_layer[f] * W2[f, k]
+                    embedding[i, j, k] = value if value > 0.0 else 0.0
+    _refresh_summaries(embedding, pair_input, A, B, S, s_b, base, self_base)
+
+
+@numba.njit(cache=True, nogil=True)
+def _record(wins, first, second, first_won, embedding, pair_input, base, self_base,
+            W1, b1, W2, b2, A, B, C, c, S, s_b):  # pragma: no cover - compiled
+    """Count a duel and refresh the caches of the pair it changed (a self-duel changes none)."""
+    if first == second:
+        wins[first, first] += 1
+        return
+    winner, loser = (first, second) if first_won else (second, first)
+    wins[winner, loser] += 1
+    _refresh_pair(wins, winner, loser, embedding, pair_input, W1, b1, W2, b2, C, c)
+    _refresh_summaries(embedding, pair_input, A, B, S, s_b, base, self_base)
+
+
+@numba.njit(cache=True, nogil=True)
+def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0,
+                   probabilities, regrets, action_uniforms, outcome_uniforms, deterministic):  # pragma: no cover - compiled
+    """Cumulative regret of the policy on each problem: the agent's kernels in one loop, duels
+    drawn as ``outcome_uniform < P[first, second]``."""
+    n_problems, n_arms, _ = probabilities.shape
+    horizon = outcome_uniforms.shape[1]
+    hidden = W1.shape[1]
+    totals = np.zeros(n_problems)
+    wins = np.empty((n_arms, n_arms), dtype=np.int64)
+    embedding = np.empty((n_arms, n_arms, hidden))
+    pair_input = np.empty((n_arms, n_arms, hidden))
+    base = np.empty((n_arms, n_arms, hidden))
+    self_base = np.empty((n_arms, hidden))
+    for problem in range(n_problems):
+        wins[:] = 0
+        _fill_unplayed(embedding, pair_input, base, self_base, W1, b1, W2, b2, A, B, C, c, S, s_b)
+        total = 0.0
+        for t in range(horizon):
+            uniform = -1.0 if deterministic else action_uniforms[problem, t]
+            choice = _choose(base, self_base, time_value(t), d, w, w0, s_t, s, s0, uniform)
+            first, second = choice // n_arms, choice % n_arms
+            total += regrets[problem, first, second]
+            first_won = outcome_uniforms[problem, t] < probabilities[problem, first, second]
+            _record(wins, first, second, first_won, embedding, pair_input, base, self_base,
+                    W1, b1, W2, b2, A, B, C, c, S, s_b)
+        totals[problem] = total
+    return totals
+
+
+def policy_episode_regret(
+    weights: dict[str, np.ndarray],
+    probabilities: np.ndarray,
+    regrets: np.ndarray,
+    horizon: int,
+    rng: np.random.Generator,
+    *,
+    deterministic: bool = False,
+) -> np.ndarray:
+    """Cumulative regret of a pair policy over one run of ``horizon`` duels on each problem.
+
+    The compiled twin of running :class:`LearnedAgent` with the same weights (its ``act`` and
+    ``observe`` kernels, in the same order) -- used to train and evaluate policies quickly.  The
+    duels and the policy's draws come from ``rng`` (not the same streams as the environment's).
+
+    Parameters
+    ----------
+    weights : dict of str to ndarray
+        The arrays :data:`WEIGHT_NAMES` of an exported pair policy (``w0`` and ``s0`` of shape (1,)).
+    probabilities, regrets : ndarray of float, shape (n_problems, K, K)
+        Preference matrices and the per-duel regret tables (e.g. ``P.regret_matrix("copeland_komiyama")``).
+    horizon : int
+    rng : numpy.random.Generator
+    deterministic : bool
+        Play the highest-scoring duel instead of drawing from the softmax.
+
+    Returns
+    -------
+    ndarray of float, shape (n_problems,)
+    """
+    probabilities = np.ascontiguousarray(probabilities, dtype=np.float64)
+    regrets = np.ascontiguousarray(regrets, dtype=np.float64)
+    if probabilities.ndim != 3 or probabilities.shape != regrets.shape or probabilities.shape[1] != probabilities.shape[2]:
+        raise ValueError(f"probabilities and regrets must both have shape (n_problems, K, K), got "
+                         f"{probabilities.shape} and {regrets.shape}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    n_problems = probabilities.shape[0]
+    action_uniforms = rng.random((n_problems, horizon))
+    outcome_uniforms = rng.random((n_problems, horizon))
+    arrays = [np.ascontiguousarray(weights[name], dtype=np.float64) for name in _WEIGHT_NAMES]
+    arrays[10] = float(arrays[10].reshape(-1)[0])  # w0
+    arrays[15] = float(arrays[15].reshape(-1)[0])  # s0
+    return _play_episodes(*arrays, probabilities, regrets, action_uniforms, outcome_uniforms,
+                          bool(deterministic))
+
+
+class LearnedState(AgentState, fields=[
+    "rng",
+    "wins",           # W[i, j]: wins of i over j; self-duels counted on the diagonal
+    "embedding",      # g_ij: pair embeddings (K, K, H), zero on the diagonal
+    "pair_input",     # C e_ij + c: the pair's direct input to its score (K, K, H)
+    "base",           # the score layer's input before the time term (K, K, H)
+    "self_base",      # the self-duel scorer's input before the time term (K, H)
+    "W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0",
+    "deterministic",  # play the highest score instead of drawing from the softmax
+    "t",
+]):
+    """Numba-side state of :class:`LearnedAgent`."""
+
+
+@numba.njit(cache=True, nogil=True)
+def learned_act(state):
+    uniform = -1.0 if state.deterministic else state.rng.random()
+    choice = _choose(state.base, state.self_base, time_value(state.t), state.d, state.w, state.w0, state.s_t,
+                     state.s, state.s0, uniform)
+    n_arms = state.wins.shape[0]
+    return choice // n_arms, choice % n_arms
+
+
+@numba.njit(cache=True, nogil=True)
+def learned_observe(state, first, second, first_won):
+    state.t += 1
+    _record(state.wins, first, second, first_won, state.embedding, state.pair_input, state.base, state.self_base,
+            state.W1, state.b1, state.W2, state.b2, state.A, state.B, state.C, state.c, state.S, state.s_b)
+
+
+@numba.njit(cache=True, nogil=True)
+def learned_recommend(state):
+    return empirical_copeland_winner(state.wins)
+
+
+@numba.njit(cache=True, nogil=True)
+def _learned_logits(state, out):
+    _scores(state.base, state.self_base, time_value(state.t), state.d, state.w, state.w0, state.s_t, state.s,
+            state.s0, out)
+
+
 @register_agent("learned")
-class LearnedAgent(DuelingAgent):
-    """A PPO-trained pair policy over sufficient statistics, shipped with the package.
+class LearnedAgent(KernelDuelingAgent):
+    """A learned pair policy over sufficient statistics, shipped with the package.
 
     Parameters
     ----------
@@ -186,6 +344,9 @@ class LearnedAgent(DuelingAgent):
     deterministic : bool, default False
         False: duels drawn from the policy's distribution (what it was trained with).  True: the
         most likely duel.
+    policy : str, optional
+        Path of an exported policy file (``policy.npz`` written by ``dueling-gym train``) to run
+        instead of the shipped one.
     seed : int, SeedSequence or None
         Seed of ``self.rng``, which draws the duels.
 
@@ -196,76 +357,55 @@ class LearnedAgent(DuelingAgent):
     training horizon it extrapolates.
     """
 
-    def __init__(self, n_arms: int, *, deterministic: bool = False, seed: SeedLike = None):
+    act_kernel = learned_act
+    observe_kernel = learned_observe
+    recommend_kernel = learned_recommend
+
+    def __init__(self, n_arms: int, *, deterministic: bool = False, policy: str | None = None, seed: SeedLike = None):
         self.deterministic = check_bool("deterministic", deterministic)
         n_arms = check_n_arms(n_arms)
-        available = shipped_policies()
-        if n_arms not in available:
-            raise ValueError(f"no learned policy is shipped for n_arms={n_arms}; available: {available}")
+        if policy is None:
+            available = shipped_policies()
+            if n_arms not in available:
+                raise ValueError(f"no learned policy is shipped for n_arms={n_arms}; available: {available} "
+                                 f"(train one with `dueling-gym train` and pass policy=PATH)")
+        else:
+            if not isinstance(policy, (str, Path)):
+                raise TypeError(f"policy must be the path of an exported policy file, got {type(policy).__name__}")
+            if not Path(policy).is_file():
+                raise ValueError(f"policy file {str(policy)!r} does not exist")
+            policy = str(policy)
+        self.policy = policy
         self._weights: dict[str, np.ndarray] | None = None
         super().__init__(n_arms, seed=seed)
 
     @property
     def metadata(self) -> dict[str, Any]:
         """The training configuration and command recorded with the shipped weights."""
+        self._load()
         return dict(self._metadata)
 
     def _load(self) -> dict[str, np.ndarray]:
         if self._weights is None:
-            self._weights, self._metadata = load_policy_weights(DATA_DIRECTORY / f"learned_k{self.n_arms}.npz", self.n_arms)
+            path = DATA_DIRECTORY / f"learned_k{self.n_arms}.npz" if self.policy is None else Path(self.policy)
+            self._weights, self._metadata = load_policy_weights(path, self.n_arms)
         return self._weights
 
     def _reset_state(self) -> None:
         weights = self._load()
-        n_arms = self.n_arms
+        n_arms, hidden = self.n_arms, weights["W1"].shape[1]
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
-        self.t = 0
-        # Unplayed pairs all share one feature vector; every cache starts from it.
-        zeros = np.zeros((n_arms, n_arms), dtype=np.int64)
-        features = pair_features(zeros, zeros).astype(np.float64)
-        self._pair_input = features @ weights["C"] + weights["c"]  # (K, K, H)
-        hidden = np.maximum(features @ weights["W1"] + weights["b1"], 0.0)
-        self._embedding = np.maximum(hidden @ weights["W2"] + weights["b2"], 0.0)
-        self._embedding[np.arange(n_arms), np.arange(n_arms)] = 0.0
-        self._base = np.empty_like(self._pair_input)
-        self._self_base = np.empty((n_arms, self._pair_input.shape[2]))
-        _refresh_summaries(self._embedding, self._pair_input, weights["A"], weights["B"], weights["S"], weights["s_b"],
-                           self._base, self._self_base)
-
-        self._score_weights = (weights["d"], weights["w"], float(weights["w0"][0]), weights["s_t"], weights["s"],
-                               float(weights["s0"][0]))
-        self._pair_weights = tuple(weights[name] for name in ("W1", "b1", "W2", "b2", "C", "c"))
-        self._summary_weights = (weights["A"], weights["B"], weights["S"], weights["s_b"])
-
-    def _tau(self) -> float:
-        # The time value of the observation, from a table filled in blocks (exactly time_feature).
-        if self.t >= _TAU_TABLE.size:
-            _grow_tau_table(self.t)
-        return _TAU_TABLE[self.t]
+        caches = {name: np.empty(shape) for name, shape in (
+            ("embedding", (n_arms, n_arms, hidden)), ("pair_input", (n_arms, n_arms, hidden)),
+            ("base", (n_arms, n_arms, hidden)), ("self_base", (n_arms, hidden)))}
+        _fill_unplayed(caches["embedding"], caches["pair_input"], caches["base"], caches["self_base"],
+                       *(weights[name] for name in ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "S", "s_b")))
+        arrays = {name: weights[name] for name in _WEIGHT_NAMES if name not in ("w0", "s0")}
+        self.state = LearnedState(rng=self.rng, wins=self.wins, **caches, **arrays, w0=float(weights["w0"][0]),
+                                  s0=float(weights["s0"][0]), deterministic=self.deterministic, t=0)
 
     def logits(self) -> np.ndarray:
         """The policy's score of every duel as a ``K x K`` array (``[i, j]`` for duel ``(i, j)``)."""
         out = np.empty((self.n_arms, self.n_arms))
-        _scores(self._base, self._self_base, self._tau(), *self._score_weights, out)
+        _learned_logits(self.state, out)
         return out
-
-    # ------------------------------------------------------------------ DuelingAgent API
-    def act(self) -> tuple[int, int]:
-        uniform = -1.0 if self.deterministic else self.rng.random()
-        choice = _choose(self._base, self._self_base, self._tau(), *self._score_weights, uniform)
-        return divmod(int(choice), self.n_arms)
-
-    def observe(self, action: tuple[int, int], first_won: bool) -> None:
-        first, second = check_action(action, self.n_arms)
-        first_won = check_outcome(first_won)
-        self.t += 1
-        if first == second:
-            self.wins[first, first] += 1
-            return
-        winner, loser = (first, second) if first_won else (second, first)
-        self.wins[winner, loser] += 1
-        _refresh_pair(self.wins, winner, loser, self._embedding, self._pair_input, *self._pair_weights)
-        _refresh_summaries(self._embedding, self._pair_input, *self._summary_weights, self._base, self._self_base)
-
-    def recommend(self) -> int:
-        return int(empirical_copeland_winner(self.wins))

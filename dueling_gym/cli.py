@@ -281,12 +281,29 @@ def _command_reproduce(args: argparse.Namespace) -> int:
         out_dir.parent.mkdir(exist_ok=True)
     if preset.kind == "pure_exploration":
         return _reproduce_sample_complexity(preset, out_dir, args)
+    if preset.kind == "learned":
+        return _reproduce_learned(preset, out_dir, args)
     spec = SweepSpec(**preset.sweep_arguments(args.quick))
     if args.notion is None:
         args.notion = preset.notion
     print(f"{preset.title} [{'quick' if args.quick else 'full'}]: {len(spec.agents)} agents x "
           f"{len(spec.problems)} problems x {len(spec.seeds)} seeds, T = {spec.horizon}")
     return _run_spec(spec, out_dir, args, title=preset.title + (" (quick)" if args.quick else ""))
+
+
+def _reproduce_learned(preset: Any, out_dir: Path, args: argparse.Namespace) -> int:
+    from dueling_gym.experiments.learned_evaluation import PUBLISHED_SMALL, evaluate
+
+    options = preset.sweep_arguments(args.quick)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out {out_dir} is a file, not a folder")
+    print(f"{preset.title} [{'quick' if args.quick else 'full'}]: K = {', '.join(map(str, options['n_arms']))}, "
+          f"{options['n_problems']} problems per family, T = {', '.join(map(str, options['horizons']))}")
+    evaluate(out_dir, n_arms=options["n_arms"], horizons=options["horizons"], n_problems=options["n_problems"],
+             published=PUBLISHED_SMALL if options["published"] else (), progress=not args.no_progress)
+    print((out_dir / "summary.md").read_text())
+    print(f"results: {out_dir}/ (regret.csv, summary.md, regret.png)")
+    return 0
 
 
 def _reproduce_sample_complexity(preset: Any, out_dir: Path, args: argparse.Namespace) -> int:
@@ -304,6 +321,40 @@ def _reproduce_sample_complexity(preset: Any, out_dir: Path, args: argparse.Name
         plot(rows, options["delta"], out_dir / "samples_vs_hardness.png")
         print(f"plot: {out_dir / 'samples_vs_hardness.png'}")
     print(f"results: {out_dir}/ (units/, summary.txt)")
+    return 0
+
+
+def _command_train(args: argparse.Namespace) -> int:
+    import shlex
+
+    out_dir = Path(args.out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out {out_dir} is a file, not a folder")
+    argv = sys.argv[1:] if args.argv is None else args.argv
+    command = shlex.join(["dueling-gym", *argv])
+    if args.algorithm == "es":
+        from dueling_gym.experiments import evolution
+
+        policy = evolution.run_from_arguments(args, command)
+    else:
+        from dueling_gym.experiments import training
+
+        try:
+            import stable_baselines3  # noqa: F401
+        except ImportError:  # pragma: no cover - depends on the installed extras
+            raise ImportError(f"training with {args.algorithm} needs the rl extra: pip install 'dueling-gym[rl]'") from None
+        policy = training.run_from_arguments(args, command)
+    print(f"policy: {policy}")
+    if args.report_problems and policy.suffix == ".npz":
+        from dueling_gym.experiments.learned_evaluation import evaluate
+
+        report_dir = out_dir / "report"
+        print(f"comparing the policy with every classic agent on {args.report_problems} held-out problems per family "
+              f"at T = {args.horizon} ...")
+        evaluate(report_dir, families=[name for name in args.families.split(",") if name], n_arms=args.n_arms,
+                 horizons=[args.horizon], n_problems=args.report_problems, policy=policy, progress=not args.no_progress)
+        print((report_dir / "summary.md").read_text())
+        print(f"report: {report_dir}/ (regret.csv, summary.md, regret.png)")
     return 0
 
 
@@ -369,6 +420,23 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument("--out", help="results folder (default: results/NAME[-quick])")
     _add_sweep_options(reproduce, None)
     reproduce.set_defaults(handler=_command_reproduce)
+
+    train = subcommands.add_parser(
+        "train", help="train a learned dueling policy (es, ppo or a2c)",
+        description="Train the pair policy of the `learned` agent on a mixture of problem families, then compare it "
+                    "with every classic agent on held-out problems. Re-running the same command resumes.")
+    algorithms = train.add_subparsers(dest="algorithm", metavar="ALGORITHM")
+    algorithms.required = True
+    from dueling_gym.experiments import evolution, training
+
+    evolution.build_parser(algorithms.add_parser(
+        "es", help="evolution strategies on the held-out regret itself (NumPy only)"))
+    for name, text in (("ppo", "PPO (Stable-Baselines3; the rl extra)"), ("a2c", "A2C (Stable-Baselines3; the rl extra)")):
+        training.build_parser(algorithms.add_parser(name, help=text), algorithm=name)
+    for parser_of_algorithm in algorithms.choices.values():
+        parser_of_algorithm.add_argument("--report-problems", type=int, default=100,
+                                         help="held-out problems per family of the final comparison (0: none)")
+        parser_of_algorithm.set_defaults(handler=_command_train, argv=None)
     return parser
 
 
@@ -394,6 +462,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "handler", None) is _command_train:
+        args.argv = None if argv is None else list(argv)  # the command recorded with the weights
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)
         warnings.showwarning = _show_warning

@@ -43,12 +43,16 @@ def _needs_horizon(name: str) -> bool:
     return "horizon" in inspect.signature(AGENT_REGISTRY[name].__init__).parameters
 
 
-def _problem_sets(families: Sequence[str], n_arms: int, n_problems: int, seed: int, published: Sequence[str]) -> dict[str, list]:
+def _problem_sets(families: Sequence[str], arm_counts: Sequence[int], n_problems: int, seed: int,
+                  published: Sequence[str]) -> dict[str, list]:
     sets = {}
-    for index, family in enumerate(families):
-        rng = np.random.default_rng(np.random.SeedSequence([seed, _HELD_OUT_SALT, index]))
-        sampler = ProblemSampler(family, n_arms=n_arms)
-        sets[f"{family} K={n_arms}"] = [sampler(rng) for _ in range(n_problems)]
+    for n_arms in arm_counts:
+        for index, family in enumerate(families):
+            # K = 5 keeps the stream of the single-K evaluation; other K get their own.
+            key = [seed, _HELD_OUT_SALT, index] if n_arms == 5 else [seed, _HELD_OUT_SALT, index, n_arms]
+            rng = np.random.default_rng(np.random.SeedSequence(key))
+            sampler = ProblemSampler(family, n_arms=n_arms)
+            sets[f"{family} K={n_arms}"] = [sampler(rng) for _ in range(n_problems)]
     for name in published:
         sets[name] = [load_problem(name)]
     return sets
@@ -59,41 +63,57 @@ def evaluate(
     *,
     agents: Sequence[str] | None = None,
     families: Sequence[str] = ("no_condorcet_winner", "unique_copeland_winner", "utility_based"),
-    n_arms: int = 5,
+    n_arms: int | Sequence[int] = 5,
     horizons: Sequence[int] = (100, 1000, 10_000),
     n_problems: int = 50,
     published: Sequence[str] = (),
     runs_per_published: int = 20,
     seed: int = 0,
+    policy: str | Path | None = None,
+    progress: bool = False,
 ) -> list[dict]:
     """Run ``agents`` (default: ``learned`` and :func:`classic_agents`) and write the comparison.
 
     Each generated problem is run once (seed = its index); each published matrix
-    ``runs_per_published`` times.  Returns the rows of ``regret.csv`` (problem set, agent,
-    horizon, mean, 95% half-width, runs).
+    ``runs_per_published`` times; ``n_arms`` may list several K (one problem set per family and K;
+    ``learned`` plays the K it has a policy for).  ``policy`` runs ``learned`` with an exported policy file
+    instead of the shipped one; ``progress`` shows a progress bar over agents and problem sets.
+    Returns the rows of ``regret.csv`` (problem set, agent, horizon, mean, 95% half-width, runs).
     """
-    n_arms = check_integer("n_arms", n_arms, minimum=2)
+    arm_counts = [n_arms] if isinstance(n_arms, (int, np.integer)) else list(n_arms)
+    arm_counts = [check_integer("n_arms", count, minimum=2) for count in arm_counts]
     horizons = sorted(check_integer("horizon", h, minimum=1) for h in horizons)
     agents = list(agents) if agents is not None else ["learned", *classic_agents()]
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     rows = []
-    for set_name, problems in _problem_sets(families, n_arms, n_problems, seed, published).items():
+    if policy is None:
+        policy_arms = shipped_policies()
+    else:
+        with np.load(Path(policy), allow_pickle=False) as archive:
+            policy_arms = [int(archive["n_arms"])]
+    problem_sets = _problem_sets(families, arm_counts, n_problems, seed, published)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(problem_sets) * len(agents), unit="agent", disable=not progress)
+    for set_name, problems in problem_sets.items():
         if len(problems) == 1:
             runs = [(problems[0], index) for index in range(runs_per_published)]
         else:
             runs = [(problem, index) for index, problem in enumerate(problems)]
         for name in agents:
-            if name == "learned" and problems[0].n_arms not in shipped_policies():
+            bar.update(1)
+            if name == "learned" and problems[0].n_arms not in policy_arms:
                 continue  # no policy trained for this number of arms
+            options = {"policy": str(policy)} if name == "learned" and policy is not None else {}
             regrets = np.zeros((len(runs), len(horizons)))
             for run, (problem, run_seed) in enumerate(runs):
                 if _needs_horizon(name):
                     for column, horizon in enumerate(horizons):
-                        agent = make_agent(name, problem.n_arms, seed=0, horizon=horizon)
+                        agent = make_agent(name, problem.n_arms, seed=0, horizon=horizon, **options)
                         regrets[run, column] = simulate(agent, problem, horizon, seed=run_seed).final_regret("copeland_komiyama")
                 else:
-                    agent = make_agent(name, problem.n_arms, seed=0)
+                    agent = make_agent(name, problem.n_arms, seed=0, **options)
                     result = simulate(agent, problem, horizons[-1], seed=run_seed, checkpoints=horizons)
                     curve = result.cumulative_regret["copeland_komiyama"]
                     regrets[run] = [curve[list(result.checkpoints).index(h)] for h in horizons]
@@ -102,6 +122,7 @@ def evaluate(
                 half_width = 1.96 * values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
                 rows.append({"problems": set_name, "agent": name, "horizon": horizon, "mean": float(values.mean()),
                              "ci95": float(half_width), "runs": int(values.size)})
+    bar.close()
     with (output / "regret.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -161,16 +182,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description="Compare the learned agent with classic dueling algorithms.")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--n-arms", type=int, default=5)
+    parser.add_argument("--n-arms", default="5", help="number(s) of arms, comma-separated")
     parser.add_argument("--horizons", default="100,1000,10000")
     parser.add_argument("--problems", type=int, default=50, help="held-out problems per family")
     parser.add_argument("--agents", default=None, help="comma-separated agents (default: learned and every classic agent)")
     parser.add_argument("--published", action="store_true", help="also the published matrices with 4-6 arms")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--policy", default=None, help="exported policy file for `learned` (default: the shipped one)")
     arguments = parser.parse_args(argv)
-    evaluate(arguments.out, agents=arguments.agents.split(",") if arguments.agents else None, n_arms=arguments.n_arms,
-             horizons=[int(h) for h in arguments.horizons.split(",")], n_problems=arguments.problems,
-             published=PUBLISHED_SMALL if arguments.published else (), seed=arguments.seed)
+    evaluate(arguments.out, agents=arguments.agents.split(",") if arguments.agents else None,
+             n_arms=[int(k) for k in arguments.n_arms.split(",")], horizons=[int(h) for h in arguments.horizons.split(",")], n_problems=arguments.problems,
+             published=PUBLISHED_SMALL if arguments.published else (), seed=arguments.seed,
+             policy=arguments.policy, progress=True)
     print((Path(arguments.out) / "summary.md").read_text())
 
 

@@ -135,6 +135,18 @@ PRESETS: dict[str, Preset] = {
                   "Condorcet winner pay linear regret on the three matrices without one (MSLR-5 non-Condorcet, "
                   "Gap, MultiSol).",
         ),
+        Preset(
+            name="learned-vs-classic",
+            title="The shipped learned policies against every classic agent on held-out problems",
+            reference="dueling-gym (learned agent); generator families of Komiyama et al. 2016 and Zoghi et al. 2015",
+            full=dict(n_arms=(5, 8), horizons=(100, 1000, 10_000), n_problems=100, published=True),
+            quick=dict(n_arms=(5,), horizons=(100, 1000), n_problems=10, published=False),
+            kind="learned",
+            notes="Held-out problems of no_condorcet_winner, unique_copeland_winner and utility_based (fresh draws "
+                  "from a stream independent of training and validation), one run each, plus the published "
+                  "matrices with 4-6 arms (20 runs each). Mean cumulative Copeland regret (Komiyama units) at each "
+                  "horizon; horizon-aware agents are run once per horizon.",
+        ),
     ]
 }
 

@@ -34,7 +34,7 @@ import numpy as np
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
 from dueling_gym.validation import check_integer, check_number
 
-__all__ = ["FAMILIES", "MixtureSampler", "make_training_env", "held_out_regret", "train", "main"]
+__all__ = ["FAMILIES", "MixtureSampler", "make_training_env", "held_out_regret", "train", "build_parser", "main"]
 
 #: The generator families a policy is trained and evaluated on by default.
 FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
@@ -309,14 +309,19 @@ def train(
     return target
 
 
-def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="Train a learned dueling policy (PPO on batched bandit runs).")
+def build_parser(parser: argparse.ArgumentParser | None = None, *, algorithm: str | None = None) -> argparse.ArgumentParser:
+    """The options of :func:`train` (shared with ``dueling-gym train ppo|a2c``; with ``algorithm``
+    given, the parser has no ``--algorithm`` option and uses that one)."""
+    parser = parser or argparse.ArgumentParser(description="Train a learned dueling policy (PPO on batched bandit runs).")
     parser.add_argument("--out", required=True, help="output directory (resumes from its checkpoints)")
     parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated generator families")
     parser.add_argument("--n-arms", type=int, default=5)
     parser.add_argument("--horizon", type=int, default=1000)
     parser.add_argument("--timesteps", type=int, default=10_000_000)
-    parser.add_argument("--algorithm", choices=ALGORITHMS, default="ppo")
+    if algorithm is None:
+        parser.add_argument("--algorithm", choices=ALGORITHMS, default="ppo")
+    else:
+        parser.set_defaults(algorithm=algorithm)
     parser.add_argument("--policy", choices=POLICIES, default="pair")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-envs", type=int, default=1024)
@@ -332,14 +337,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--eval-problems", type=int, default=100)
     parser.add_argument("--no-resume", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
-    return parser.parse_args(argv)
+    return parser
 
 
-def main(argv: Sequence[str] | None = None) -> Path:
-    """Command-line entry point (``python -m dueling_gym.experiments.training --help``)."""
-    arguments = _parse(argv)
-    command = shlex.join(["python", "-m", "dueling_gym.experiments.training", *(sys.argv[1:] if argv is None else argv)])
-    path = train(
+def run_from_arguments(arguments: argparse.Namespace, command: str) -> Path:
+    """Call :func:`train` with parsed :func:`build_parser` options."""
+    return train(
         arguments.out, families=[name for name in arguments.families.split(",") if name], n_arms=arguments.n_arms,
         horizon=arguments.horizon, timesteps=arguments.timesteps, algorithm=arguments.algorithm, policy=arguments.policy,
         seed=arguments.seed, n_envs=arguments.n_envs, n_steps=arguments.n_steps, batch_size=arguments.batch_size,
@@ -348,6 +351,13 @@ def main(argv: Sequence[str] | None = None) -> Path:
         eval_problems=arguments.eval_problems, resume=not arguments.no_resume, progress=not arguments.no_progress,
         command=command,
     )
+
+
+def main(argv: Sequence[str] | None = None) -> Path:
+    """Command-line entry point (``python -m dueling_gym.experiments.training --help``)."""
+    arguments = build_parser().parse_args(argv)
+    command = shlex.join(["python", "-m", "dueling_gym.experiments.training", *(sys.argv[1:] if argv is None else argv)])
+    path = run_from_arguments(arguments, command)
     print(f"wrote {path}")
     return path
 

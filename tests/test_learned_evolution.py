@@ -1,0 +1,166 @@
+"""Evolution-strategies training of pair policies, the compiled episode loop it relies on, and
+``dueling-gym train``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dueling_gym.agents import make_agent
+from dueling_gym.agents.learned import (
+    DATA_DIRECTORY,
+    LearnedAgent,
+    WEIGHT_NAMES,
+    load_policy_weights,
+    policy_episode_regret,
+    time_value,
+)
+from dueling_gym.cli import main as cli_main
+from dueling_gym.experiments import simulate
+from dueling_gym.experiments.evolution import random_weights, train_evolution
+from dueling_gym.observations import time_feature
+from dueling_gym.problems import load_problem
+
+TINY = dict(families=("no_condorcet_winner", "utility_based"), n_arms=4, horizon=40, pairs=2, problems_per_family=2,
+            hidden=4, eval_every=2, eval_problems=3, normalise="random", threads=1, progress=False, command="test")
+
+
+def _agent_regret(agent: LearnedAgent, problem, horizon: int, outcome_uniforms: np.ndarray) -> float:
+    regret_table = problem.regret_matrix("copeland_komiyama")
+    total = 0.0
+    for t in range(horizon):
+        first, second = agent.act()
+        total += regret_table[first, second]
+        agent.observe((first, second), bool(outcome_uniforms[t] < problem.matrix[first, second]))
+    return total
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_compiled_episodes_play_exactly_the_agent(deterministic):
+    problem = load_problem("mslr5-noncondorcet")
+    weights, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
+    horizon = 300
+    for seed in (0, 5):
+        draws = np.random.default_rng(seed).random(2 * horizon)  # the function's action, then outcome draws
+        agent = LearnedAgent(5, deterministic=deterministic, seed=seed)  # its generator replays the action draws
+        expected = _agent_regret(agent, problem, horizon, draws[horizon:])
+        got = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
+                                    horizon, np.random.default_rng(seed), deterministic=deterministic)
+        assert got.shape == (1,)
+        assert got[0] == pytest.approx(expected, abs=1e-9)
+
+
+def test_time_value_is_the_observation_time_channel():
+    for t in (0, 1, 2, 999, 10**6, 2**40):
+        assert time_value(t) == float(time_feature(t))
+
+
+def test_policy_episode_regret_checks_its_inputs():
+    weights, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
+    problem = load_problem("arxiv")
+    with pytest.raises(ValueError, match="shape"):
+        policy_episode_regret(weights, problem.matrix, problem.matrix, 10, np.random.default_rng(0))
+    with pytest.raises(TypeError, match="Generator"):
+        policy_episode_regret(weights, problem.matrix[None], problem.matrix[None], 10, 0)
+
+
+def test_random_weights_have_every_array_and_are_seeded():
+    first = random_weights(6, np.random.default_rng(1))
+    assert list(first) == list(WEIGHT_NAMES) and first["W2"].shape == (6, 6) and first["w0"].shape == (1,)
+    again = random_weights(6, np.random.default_rng(1))
+    assert all(np.array_equal(first[name], again[name]) for name in WEIGHT_NAMES)
+
+
+def test_evolution_is_reproducible_resumes_bit_identically_and_exports_a_usable_policy(tmp_path):
+    full = train_evolution(tmp_path / "full", generations=4, **TINY)
+    again = train_evolution(tmp_path / "again", generations=4, **TINY)
+    stopped = train_evolution(tmp_path / "resumed", generations=2, **TINY)
+    with np.load(stopped) as archive:
+        assert json.loads(str(archive["metadata"]))["generations"] == 2
+    resumed = train_evolution(tmp_path / "resumed", generations=4, **TINY)
+    with np.load(full) as a, np.load(again) as b, np.load(resumed) as c:
+        for name in WEIGHT_NAMES:
+            np.testing.assert_array_equal(a[name], b[name])
+            np.testing.assert_array_equal(a[name], c[name])
+        metadata = json.loads(str(a["metadata"]))
+        assert metadata["command"] == "test" and metadata["config"]["algorithm"] == "es"
+        assert metadata["generations"] == 4 and int(a["n_arms"]) == 4 and int(a["hidden"]) == 4
+    rows = (tmp_path / "full" / "evaluations.csv").read_text().splitlines()
+    assert rows[0].startswith("generation,duels,wall_time,normalised_regret,no_condorcet_winner,utility_based")
+    assert [row.split(",")[0] for row in rows[1:]] == ["0", "2", "4"]
+    resumed_rows = (tmp_path / "resumed" / "evaluations.csv").read_text().splitlines()
+    assert [row.split(",")[0] for row in resumed_rows[1:]] == ["0", "2", "4"]
+    other = train_evolution(tmp_path / "other", generations=4, **{**TINY, "seed": 1})
+    with np.load(full) as a, np.load(other) as b:
+        assert not np.array_equal(a["W1"], b["W1"])
+    # The exported file runs as the learned agent, on every code path.
+    agent = make_agent("learned", n_arms=4, policy=str(full), seed=0)
+    result = simulate(agent, "cyclic4", 200, seed=1)
+    assert result.fused and result.final_regret("copeland_komiyama") >= 0
+    slow = simulate(make_agent("learned", n_arms=4, policy=str(full), seed=0), "cyclic4", 200, seed=1, fused=False)
+    np.testing.assert_array_equal(result.cumulative_regret["copeland_komiyama"], slow.cumulative_regret["copeland_komiyama"])
+
+
+def test_evolution_refuses_bad_settings(tmp_path):
+    train_evolution(tmp_path / "run", generations=1, **TINY)
+    with pytest.raises(ValueError, match="another configuration"):
+        train_evolution(tmp_path / "run", generations=2, **{**TINY, "sigma": 0.5})
+    with pytest.raises(ValueError, match="families"):
+        train_evolution(tmp_path / "bad", generations=1, **{**TINY, "families": ("no_such_family",)})
+    with pytest.raises(ValueError, match="sigma"):
+        train_evolution(tmp_path / "bad", generations=1, **{**TINY, "sigma": -1.0})
+    with pytest.raises(ValueError, match="holds a policy for 5 arms, not 4"):
+        train_evolution(tmp_path / "bad", generations=1, init=DATA_DIRECTORY / "learned_k5.npz", **TINY)
+
+
+def test_learned_agent_policy_file_option(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        make_agent("learned", n_arms=3, policy=str(tmp_path / "missing.npz"))
+    with pytest.raises(TypeError, match="path"):
+        LearnedAgent(3, policy=3)
+    assert make_agent("learned", n_arms=5, seed=0).hyperparameters["policy"] is None
+
+
+def test_cli_train_es_writes_a_policy_and_refuses_a_file_as_output(tmp_path, capsys):
+    out = tmp_path / "cli"
+    code = cli_main(["train", "es", "--out", str(out), "--n-arms", "3", "--horizon", "30", "--generations", "2",
+                     "--pairs", "2", "--problems-per-family", "2", "--hidden", "4", "--eval-every", "1",
+                     "--eval-problems", "2", "--threads", "1", "--no-progress", "--report-problems", "0"])
+    assert code == 0
+    with np.load(out / "policy.npz") as archive:
+        metadata = json.loads(str(archive["metadata"]))
+    assert metadata["command"].startswith("dueling-gym train es --out")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["train", "es", "--out", str(tmp_path / "file"), "--generations", "1"])
+    assert exit_info.value.code == 2
+    assert "is a file" in capsys.readouterr().err
+
+
+def test_classic_normalisation_measures_the_reference_once(tmp_path):
+    settings = {**TINY, "normalise": "classic", "families": ("unique_copeland_winner",)}
+    train_evolution(tmp_path / "run", generations=1, **settings)
+    reference = json.loads((tmp_path / "run" / "reference_regret.json").read_text())
+    assert set(reference) == {"unique_copeland_winner"} and reference["unique_copeland_winner"] > 0
+    with pytest.raises(ValueError, match="normalise"):
+        train_evolution(tmp_path / "bad", generations=1, **{**settings, "normalise": "best"})
+
+
+def test_evaluation_over_several_arm_counts_plays_learned_where_it_has_a_policy(tmp_path):
+    from dueling_gym.experiments.learned_evaluation import evaluate
+
+    rows = evaluate(tmp_path, agents=["learned", "random"], families=("utility_based",), n_arms=(5, 4),
+                    horizons=(20, 50), n_problems=3)
+    played = {(row["problems"], row["agent"]) for row in rows}
+    assert played == {("utility_based K=5", "learned"), ("utility_based K=5", "random"), ("utility_based K=4", "random")}
+    assert all(row["runs"] == 3 for row in rows)
+    assert (tmp_path / "summary.md").read_text().count("###") == 2
+
+
+def test_the_learned_vs_classic_preset_is_listed():
+    from dueling_gym.experiments.presets import get_preset
+
+    preset = get_preset("learned-vs-classic")
+    assert preset.kind == "learned" and preset.full["n_arms"] == (5, 8) and preset.full["horizons"] == (100, 1000, 10_000)
