@@ -26,8 +26,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import random_argmax, random_argmin
-from dueling_gym.agents._pair_statistics import uniform_choice
+from dueling_gym.agents._generator_stream import below as stream_below
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 from dueling_gym.validation import check_integer
 
@@ -52,47 +51,74 @@ class BeatTheMeanState(AgentState, fields=[
 
 @numba.njit(cache=True, nogil=True)
 def only_survivor(state):
-    for arm in range(state.active.shape[0]):
-        if state.active[arm]:
+    active = state.active
+    for arm in range(active.shape[0]):
+        if active[arm]:
             return arm
     return -1
 
 
 @numba.njit(cache=True, nogil=True)
-def beat_the_mean_act(state):
-    if state.n_active == 1:
-        survivor = only_survivor(state)  # [exploit]
-        return survivor, survivor
-    # [select] the arm with the fewest comparisons, against a uniform member of W.
-    first = random_argmin(state.counts, state.active, state.rng)
-    second = uniform_choice(state.active, state.n_active, state.rng)
-    return first, second
+def _tied_member(values, active, value, target):
+    """The ``target``-th arm of ``W`` (by index) with ``values[arm] == value``."""
+    for arm in range(active.shape[0]):
+        if active[arm] and values[arm] == value:
+            if target == 0:
+                return arm
+            target -= 1
+    return -1
 
 
 @numba.njit(cache=True, nogil=True)
-def _refresh_estimates(state):
-    for arm in range(state.active.shape[0]):
-        if state.active[arm]:
-            count = state.counts[arm]
-            state.estimates[arm] = 0.5 if count == 0 else state.wins[arm] / count
+def beat_the_mean_act(state):
+    # Speed: each read of an array field (or call passing one) costs two reference-count updates
+    # in Numba, so the kernels read each field once and draw from the bit generator (the same
+    # stream as ``rng.integers``, see ``_generator_stream``).
+    active = state.active
+    n_active = state.n_active
+    if n_active == 1:
+        survivor = only_survivor(state)  # [exploit]
+        return survivor, survivor
+    counts = state.counts
+    bitgen = state.rng.bit_generator
+    # [select] the arm with the fewest comparisons (random ties), ...
+    fewest = -1
+    tied = 0
+    for arm in range(active.shape[0]):
+        if active[arm]:
+            if fewest < 0 or counts[arm] < fewest:
+                fewest = counts[arm]
+                tied = 1
+            elif counts[arm] == fewest:
+                tied += 1
+    first = _tied_member(counts, active, fewest, stream_below(bitgen, tied))
+    # ... against a uniform member of W.
+    second = _tied_member(active, active, True, stream_below(bitgen, n_active))
+    return first, second
 
 
 @numba.njit(cache=True, nogil=True)
 def _eliminate(state, loser):
     # [eliminate] W <- W minus {b'}: forget every comparison against b'.
-    state.active[loser] = False
+    active = state.active
+    counts = state.counts
+    wins = state.wins
+    pair_counts = state.pair_counts
+    pair_wins = state.pair_wins
+    active[loser] = False
     state.n_active -= 1
-    for arm in range(state.active.shape[0]):
-        if state.active[arm]:
-            state.counts[arm] -= state.pair_counts[arm, loser]
-            state.wins[arm] -= state.pair_wins[arm, loser]
+    for arm in range(active.shape[0]):
+        if active[arm]:
+            counts[arm] -= pair_counts[arm, loser]
+            wins[arm] -= pair_wins[arm, loser]
 
 
 @numba.njit(cache=True, nogil=True)
 def beat_the_mean_observe(state, first, second, first_won):
     state.t += 1
     # Only duels (b, b') of the exploration phase, with both arms in W, are BTM's own samples.
-    if state.n_active == 1 or not (state.active[first] and state.active[second]):
+    active = state.active
+    if state.n_active == 1 or not (active[first] and active[second]):
         return
     record_and_eliminate(state, first, second, first_won)
 
@@ -103,25 +129,54 @@ def record_and_eliminate(state, first, second, first_won):
 
     Shared by the online version and the PAC version (:mod:`dueling_gym.agents.beat_the_mean_pac`),
     whose states carry the same fields; ``state.log_level`` is ``ln(1/delta)`` of the version.
+    Returns ``n* = min_{b in W} n_b`` after the sample (before the elimination it may cause).
+    One pass over ``W`` gives ``n*`` and the extreme ``P_hat_b``; the random tie-breaks of
+    ``argmin P_hat`` and ``argmax P_hat`` are drawn in that order, as uniform ranks among the
+    tied arms.
     """
     state.pair_counts[first, second] += 1
-    state.counts[first] += 1
+    counts = state.counts
+    wins = state.wins
+    estimates = state.estimates
+    active = state.active
+    counts[first] += 1
     if first_won:
         state.pair_wins[first, second] += 1
-        state.wins[first] += 1
-    # [radius] c* from the least compared arm of W.
+        wins[first] += 1
+    # [radius] c* from the least compared arm of W; in the same pass, the extreme estimates.
     fewest = -1
-    for arm in range(state.active.shape[0]):
-        if state.active[arm] and (fewest < 0 or state.counts[arm] < fewest):
-            fewest = state.counts[arm]
+    lowest = 0.0
+    n_lowest = 0
+    highest = 0.0
+    n_highest = 0
+    for arm in range(active.shape[0]):
+        if active[arm]:
+            count = counts[arm]
+            if fewest < 0 or count < fewest:
+                fewest = count
+            estimate = 0.5 if count == 0 else wins[arm] / count
+            estimates[arm] = estimate
+            if n_lowest == 0 or estimate < lowest:
+                lowest = estimate
+                n_lowest = 1
+            elif estimate == lowest:
+                n_lowest += 1
+            if n_highest == 0 or estimate > highest:
+                highest = estimate
+                n_highest = 1
+            elif estimate == highest:
+                n_highest += 1
     if fewest == 0:
-        return  # c* = 1: no arm can be separated yet
+        return fewest  # c* = 1: no arm can be separated yet
     radius = 3.0 * state.gamma * state.gamma * math.sqrt(state.log_level / fewest)
-    _refresh_estimates(state)
-    worst = random_argmin(state.estimates, state.active, state.rng)
-    best = state.estimates[random_argmax(state.estimates, state.active, state.rng)]
-    if state.estimates[worst] + radius <= best - radius:
-        _eliminate(state, worst)
+    # [eliminate] test: the arm of lowest P_hat (random ties) against the largest P_hat (whose
+    # tie-break, though it cannot change the value, is drawn as well).
+    bitgen = state.rng.bit_generator
+    worst_rank = stream_below(bitgen, n_lowest)
+    stream_below(bitgen, n_highest)
+    if lowest + radius <= highest - radius:
+        _eliminate(state, _tied_member(estimates, active, lowest, worst_rank))
+    return fewest
 
 
 @numba.njit(cache=True, nogil=True)
@@ -129,12 +184,15 @@ def beat_the_mean_recommend(state):
     if state.n_active == 1:
         return only_survivor(state)
     # The arm of W most likely to beat the mean bandit (lowest index on ties; draws nothing).
+    active = state.active
+    counts = state.counts
+    wins = state.wins
     best = -1
     value = -1.0
-    for arm in range(state.active.shape[0]):
-        if state.active[arm]:
-            count = state.counts[arm]
-            estimate = 0.5 if count == 0 else state.wins[arm] / count
+    for arm in range(active.shape[0]):
+        if active[arm]:
+            count = counts[arm]
+            estimate = 0.5 if count == 0 else wins[arm] / count
             if estimate > value:
                 value = estimate
                 best = arm

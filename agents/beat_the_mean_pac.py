@@ -83,10 +83,12 @@ def comparison_budget(n_arms: int, epsilon: float, delta: float, gamma: float) -
 
 @numba.njit(cache=True, nogil=True)
 def _fewest_comparisons(state):
+    active = state.active
+    counts = state.counts
     fewest = -1
-    for arm in range(state.active.shape[0]):
-        if state.active[arm] and (fewest < 0 or state.counts[arm] < fewest):
-            fewest = state.counts[arm]
+    for arm in range(active.shape[0]):
+        if active[arm] and (fewest < 0 or counts[arm] < fewest):
+            fewest = counts[arm]
     return fewest
 
 
@@ -104,13 +106,16 @@ def btm_pac_observe(state, first, second, first_won):
     if state.finished or not (state.active[first] and state.active[second]):
         return
     before = state.n_active
-    record_and_eliminate(state, first, second, first_won)
+    fewest = record_and_eliminate(state, first, second, first_won)
     if state.n_active < before:
-        for arm in range(state.active.shape[0]):
-            if not state.active[arm] and state.elimination_order[arm] < 0:
-                state.elimination_order[arm] = state.active.shape[0] - before
+        active = state.active
+        elimination_order = state.elimination_order
+        for arm in range(active.shape[0]):
+            if not active[arm] and elimination_order[arm] < 0:
+                elimination_order[arm] = active.shape[0] - before
+        fewest = _fewest_comparisons(state)
     # [stop] one arm left, or every arm of W compared N times.
-    if state.n_active == 1 or _fewest_comparisons(state) >= state.budget:
+    if state.n_active == 1 or fewest >= state.budget:
         state.finished = True
 
 

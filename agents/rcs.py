@@ -28,7 +28,8 @@ Implementation choices and the public implementations:
   against every other arm; only the pairs these two passes look at are drawn, at most ``2K - 3``
   of the ``K(K-1)/2``.  Pairs are independent and the champion is a function of the sample, so
   its law is exactly that of drawing every ``theta_ij``; once one arm dominates, ``K - 1`` draws
-  per step suffice.
+  per step suffice (when the knock-out pass keeps its first arm, that arm has beaten every other
+  and the check pass is skipped).
 * Only the side of 1/2 on which ``theta_ij`` falls matters, and it is drawn exactly without a
   Beta variate when the posterior is concentrated: ``P(theta_ij < 1/2) = P(Bin(N_ij + 1, 1/2) >=
   W_ij + 1)``, so the less likely side has probability ``p = P(Bin(N + 1, 1/2) >= max(W_ij, W_ji)
@@ -57,8 +58,9 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import random_argmin, rucb_challenger
-from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
+from dueling_gym.agents._generator_stream import below as stream_below
+from dueling_gym.agents._generator_stream import uniform as stream_uniform
+from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel, rucb_upper_bound
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.stats import kl_bernoulli_scalar
 
@@ -70,12 +72,9 @@ class RCSState(AgentState, fields=[
     "wins",            # W[i, j] = duels of {i, j} won by i (K x K, int64)
     "champion_turns",  # B_i = steps in which i was the champion
     "tail_bound",      # b_ij (i < j): Chernoff bound on the less likely side of theta_ij vs 1/2
-    "low_beats",       # current sample, i < j: theta_ij >= 1/2 (drawn lazily)
-    "drawn_in",        # round in which the pair (i < j) was last drawn
+    "sampled",         # i < j: 2 s + [theta_ij >= 1/2] for the last sample s that drew the pair
     "round",           # number of samples taken
     "last_champion",   # champion of the previous step (-1 before the first)
-    "all_arms",        # all-True mask
-    "scratch",         # scratch values (upper bounds)
     "alpha",
     "t",               # duels observed so far
 ]):
@@ -100,34 +99,11 @@ def _binomial_half_tail(trials, least):
 
 
 @numba.njit(cache=True, nogil=True)
-def _refresh_tail_bound(state, low, high):
-    trials = state.wins[low, high] + state.wins[high, low] + 1.0
-    least = max(state.wins[low, high], state.wins[high, low]) + 1.0
+def _refresh_tail_bound(wins, tail_bound, low, high):
+    trials = wins[low, high] + wins[high, low] + 1.0
+    least = max(wins[low, high], wins[high, low]) + 1.0
     ratio = least / trials
-    state.tail_bound[low, high] = math.exp(-trials * kl_bernoulli_scalar(ratio, 0.5)) if ratio > 0.5 else 1.0
-
-
-@numba.njit(cache=True, nogil=True)
-def _sample_beats(state, i, j):
-    """Whether ``theta_ij >= 1/2`` in the current sample; the pair is drawn on first use."""
-    low = min(i, j)
-    high = max(i, j)
-    if state.drawn_in[low, high] != state.round:
-        state.drawn_in[low, high] = state.round
-        wins_low = state.wins[low, high]
-        wins_high = state.wins[high, low]
-        bound = state.tail_bound[low, high]
-        if bound >= _BETA_DRAW_BOUND:
-            state.low_beats[low, high] = state.rng.beta(wins_low + 1.0, wins_high + 1.0) >= 0.5
-        else:
-            uniform = state.rng.random()
-            unlikely = False
-            if uniform < bound:
-                trials = wins_low + wins_high + 1
-                unlikely = uniform < _binomial_half_tail(trials, max(wins_low, wins_high) + 1)
-            state.low_beats[low, high] = (wins_low > wins_high) != unlikely
-    beats = state.low_beats[low, high]
-    return beats if i == low else not beats
+    tail_bound[low, high] = math.exp(-trials * kl_bernoulli_scalar(ratio, 0.5)) if ratio > 0.5 else 1.0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -137,36 +113,126 @@ def sampled_condorcet_winner(state):
     Knock-out pass: the survivor of a sequence of sampled duels is the only arm that has not
     lost one, hence the only possible Condorcet winner; it is then checked against all arms.
     """
-    n_arms = state.wins.shape[0]
+    # Speed: each read of an array field (or call passing one) costs two reference-count
+    # updates in Numba, more than a draw; so the fields are read once, both passes run in this
+    # one loop, and uniforms come from the bit generator (the same stream as ``rng.random()``).
+    rng = state.rng
+    bitgen = rng.bit_generator
+    wins = state.wins
+    tail_bound = state.tail_bound
+    sampled = state.sampled
+    n_arms = wins.shape[0]
     state.round += 1
+    mark = 2 * state.round  # sampled[i, j] >> 1 == round: the pair is drawn in this sample
     start = state.last_champion if state.last_champion >= 0 else 0
     survivor = start
-    for arm in range(n_arms):
-        if arm != start and not _sample_beats(state, survivor, arm):
+    for step in range(2 * n_arms):
+        checking = step >= n_arms  # second pass: the survivor against every arm
+        if step == n_arms and survivor == start:
+            return survivor  # it beat every arm in the first pass: nothing left to check
+        arm = step - n_arms if checking else step
+        if arm == (survivor if checking else start):
+            continue
+        # Is theta[survivor, arm] >= 1/2?  The pair is drawn on first use in this sample.
+        low = min(survivor, arm)
+        high = max(survivor, arm)
+        if sampled[low, high] < mark:
+            wins_low = wins[low, high]
+            wins_high = wins[high, low]
+            bound = tail_bound[low, high]
+            if bound >= _BETA_DRAW_BOUND:
+                low_beats = rng.beta(wins_low + 1.0, wins_high + 1.0) >= 0.5
+            else:
+                uniform = stream_uniform(bitgen)
+                unlikely = False
+                if uniform < bound:
+                    trials = wins_low + wins_high + 1
+                    unlikely = uniform < _binomial_half_tail(trials, max(wins_low, wins_high) + 1)
+                low_beats = (wins_low > wins_high) != unlikely
+            sampled[low, high] = mark + (1 if low_beats else 0)
+        beats = ((sampled[low, high] & 1) == 1) == (survivor == low)
+        if not beats:
+            if checking:
+                return -1
             survivor = arm
-    for arm in range(n_arms):
-        if arm != survivor and not _sample_beats(state, survivor, arm):
-            return -1
     return survivor
+
+
+@numba.njit(cache=True, nogil=True)
+def _least_chosen(champion_turns, bitgen):
+    """``argmin_i B_i``, uniformly random among ties (as ``random_argmin`` over all arms)."""
+    fewest = champion_turns[0]
+    count = 0
+    for arm in range(champion_turns.shape[0]):
+        if champion_turns[arm] < fewest:
+            fewest = champion_turns[arm]
+            count = 1
+        elif champion_turns[arm] == fewest:
+            count += 1
+    target = stream_below(bitgen, count)
+    for arm in range(champion_turns.shape[0]):
+        if champion_turns[arm] == fewest:
+            if target == 0:
+                return arm
+            target -= 1
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _challenger(wins, champion, alpha, log_t, bitgen):
+    """RUCB's opponent rule over all arms (as ``rucb_challenger`` with every arm eligible).
+
+    ``argmax_{j != c} u_jc`` with uniformly random ties; ``c`` itself (a self-duel) when that
+    maximum is below ``1/2``.  The bounds are recomputed in the tie pass instead of stored.
+    """
+    best = -1
+    value = 0.0
+    count = 0
+    for arm in range(wins.shape[0]):
+        if arm == champion:
+            continue
+        bound = rucb_upper_bound(wins, arm, champion, alpha, log_t)
+        if best < 0 or bound > value:
+            value = bound
+            best = arm
+            count = 1
+        elif bound == value:
+            count += 1
+    if count > 1:
+        target = stream_below(bitgen, count)
+        for arm in range(wins.shape[0]):
+            if arm != champion and rucb_upper_bound(wins, arm, champion, alpha, log_t) == value:
+                if target == 0:
+                    best = arm
+                    break
+                target -= 1
+    if value < 0.5:
+        return champion
+    return best
 
 
 @numba.njit(cache=True, nogil=True)
 def rcs_act(state):
     log_t = math.log(state.t + 1.0)  # the current duel is number t + 1
+    # Champion c: the Condorcet winner of a sample theta from the Beta posteriors, ...
     champion = sampled_condorcet_winner(state)
+    bitgen = state.rng.bit_generator
+    champion_turns = state.champion_turns
     if champion < 0:
-        champion = random_argmin(state.champion_turns, state.all_arms, state.rng)
-    state.champion_turns[champion] += 1
+        # ... else an arm with the fewest champion turns B_c; then B_c <- B_c + 1.
+        champion = _least_chosen(champion_turns, bitgen)
+    champion_turns[champion] += 1
     state.last_champion = champion
-    challenger = rucb_challenger(state.wins, champion, state.all_arms, state.scratch, state.alpha, log_t, state.rng)
-    return champion, challenger
+    # Challenger d = argmax_j u_jc (c itself when no other arm has u_jc >= 1/2).
+    return champion, _challenger(state.wins, champion, state.alpha, log_t, bitgen)
 
 
 @numba.njit(cache=True, nogil=True)
 def rcs_observe(state, first, second, first_won):
     state.t += 1
-    if record_duel(state.wins, first, second, first_won):
-        _refresh_tail_bound(state, min(first, second), max(first, second))
+    wins = state.wins
+    if record_duel(wins, first, second, first_won):
+        _refresh_tail_bound(wins, state.tail_bound, min(first, second), max(first, second))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -196,7 +262,8 @@ class RCS(KernelDuelingAgent):
     Notes
     -----
     Assumes a Condorcet winner (no regret bound is proved in the paper).  Per step ``O(K)``:
-    between ``K - 1`` and ``2K - 3`` pairs drawn, mostly with one uniform each (see the module notes) and ``K`` upper bounds.
+    between ``K - 1`` and ``2K - 3`` pairs drawn, mostly with one uniform each (see the module notes),
+    and ``K`` upper bounds.
     :attr:`champion_turns` is ``B``, the number of steps each arm was the champion.
 
     References
@@ -221,7 +288,6 @@ class RCS(KernelDuelingAgent):
         self.champion_turns = np.zeros(n_arms, dtype=np.int64)
         self.state = RCSState(
             rng=self.rng, wins=self.wins, champion_turns=self.champion_turns, tail_bound=np.ones((n_arms, n_arms)),
-            low_beats=np.zeros((n_arms, n_arms), dtype=np.bool_), drawn_in=np.zeros((n_arms, n_arms), dtype=np.int64),
-            round=0, last_champion=-1, all_arms=np.ones(n_arms, dtype=np.bool_), scratch=np.zeros(n_arms),
+            sampled=np.zeros((n_arms, n_arms), dtype=np.int64), round=0, last_champion=-1,
             alpha=self.alpha, t=0,
         )
