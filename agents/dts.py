@@ -11,7 +11,9 @@ beats the first one, the duel is a self-duel (pure exploitation).
 Implementation note: the first Thompson sample is drawn lazily (see ``_first_arm``): a
 candidate's row of ``theta`` is abandoned once its vote count can no longer reach the best
 complete row.  This draws far fewer Beta variates and leaves the law of the first arm exactly
-as in the paper, where every ``theta_ij`` is drawn up front.
+as in the paper, where every ``theta_ij`` is drawn up front.  Only each pair's side of 1/2 is
+kept (as counts per row and a bit per pair), and the optimistic counts look only at the pairs
+played so far.
 """
 
 from __future__ import annotations
@@ -36,11 +38,15 @@ __all__ = ["DTS"]
 class DTSState(AgentState, fields=[
     "rng",         # the agent's numpy Generator
     "wins",        # W[i, j] = duels of {i, j} won by i (K x K, int64)
+    "played",      # the pairs i < j played so far, as i * K + j, in order of first duel (K(K-1)/2 slots)
+    "n_played",    # number of pairs in played
     "optimistic",  # scratch: optimistic Copeland counts zeta_bar_i
     "candidates",  # scratch mask: C = argmax zeta_bar
-    "theta",       # scratch: first Thompson sample theta_ij, i < j (drawn lazily)
-    "drawn_in",    # round in which theta_ij was last drawn (i < j)
-    "round",       # number of first samples taken (one per act with |C| > 1)
+    "theta",       # scratch: first Thompson sample theta_ij, i < j (drawn lazily; kept if keep_theta)
+    "keep_theta",  # whether the values theta_ij are stored (D-TS+ needs them, D-TS only their side of 1/2)
+    "drawn",       # scratch bit rows: bit j of row i set once theta_ij is drawn in this first sample
+    "row_drawn",   # scratch: #{j : theta_ij drawn in this first sample}
+    "row_votes",   # scratch: #{j : theta_ij drawn in this first sample and > 1/2}
     "last_first",  # a1 of the previous step (-1 before the first)
     "votes",       # scratch: #{j != i : theta_ij > 1/2}
     "eligible",    # scratch mask: {i : l_{i,a1} <= 1/2}
@@ -52,16 +58,63 @@ class DTSState(AgentState, fields=[
 
 
 @numba.njit(cache=True, nogil=True)
+def beta_variate(rng, a, b):
+    """``rng.beta(a, b)``: the same value from the same draws of ``rng``, ``Beta(1, 1)`` made cheaper.
+
+    For ``a = b = 1`` the Generator uses Johnk's algorithm (``U, V`` uniform until
+    ``0 < U^(1/a) + V^(1/b) <= 1``, then ``U^(1/a) / (U^(1/a) + V^(1/b))``), whose powers are
+    the identity there; this loop takes the same two uniforms per try without calling ``pow``.
+    Other parameters go to ``rng.beta``.  Shared with D-TS+.
+    """
+    if a == 1.0 and b == 1.0:
+        while True:
+            first = rng.random()
+            second = rng.random()
+            total = first + second
+            if total <= 1.0 and total > 0.0:
+                return first / total
+    return rng.beta(a, b)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _is_drawn(drawn, i, j):
+    """Whether bit ``j`` of row ``i`` of the bit rows ``drawn`` is set."""
+    return ((drawn[i, j >> 6] >> (j & 63)) & 1) == 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _draw_pair(rng, wins, theta, keep_theta, drawn, row_drawn, row_votes, low, high):
+    """Draw ``theta_{low,high} ~ Beta(W_{low,high} + 1, W_{high,low} + 1)`` (``low < high``) for this sample.
+
+    Marks the pair drawn in both rows and counts it, with its vote, for both arms; with
+    ``keep_theta`` stores the value in ``theta[low, high]`` (``theta_{high,low} = 1 - theta_{low,high}``).
+    D-TS only needs the votes: at large K, storing ``theta_{low,high}`` from the row of ``high``
+    (a write in another row for every pair) costs more than the draws.
+    """
+    value = beta_variate(rng, wins[low, high] + 1.0, wins[high, low] + 1.0)
+    if keep_theta:
+        theta[low, high] = value
+    drawn[low, high >> 6] |= 1 << (high & 63)
+    drawn[high, low >> 6] |= 1 << (low & 63)
+    row_drawn[low] += 1
+    row_drawn[high] += 1
+    if value > 0.5:
+        row_votes[low] += 1
+    elif value < 0.5:
+        row_votes[high] += 1
+
+
+@numba.njit(cache=True, nogil=True)
 def first_sample_above(state, i, j):
     """Whether ``theta_ij > 1/2`` in the current first sample; the pair is drawn on first use.
 
     ``theta_ij ~ Beta(W_ij + 1, W_ji + 1)`` is drawn for ``i < j`` and ``theta_ji = 1 - theta_ij``.
+    Needs ``state.keep_theta`` (D-TS+).
     """
     low = min(i, j)
     high = max(i, j)
-    if state.drawn_in[low, high] != state.round:
-        state.theta[low, high] = state.rng.beta(state.wins[low, high] + 1.0, state.wins[high, low] + 1.0)
-        state.drawn_in[low, high] = state.round
+    if not _is_drawn(state.drawn, low, high):
+        _draw_pair(state.rng, state.wins, state.theta, True, state.drawn, state.row_drawn, state.row_votes, low, high)
     value = state.theta[low, high]
     return value > 0.5 if i == low else value < 0.5
 
@@ -73,35 +126,53 @@ def first_sample_votes(state):
     Rows that cannot reach the maximum are cut short and get ``-1`` (see :func:`_first_arm`);
     the rows of all maximisers are complete.  Returns the maximum.  Shared with D-TS+.
     """
-    n_arms = state.wins.shape[0]
-    state.round += 1
-    start = state.last_first
-    if start >= 0 and not state.candidates[start]:
+    return _sample_votes(state.rng, state.wins, state.theta, state.keep_theta, state.drawn, state.row_drawn,
+                         state.row_votes, state.candidates, state.votes, state.last_first)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sample_votes(rng, wins, theta, keep_theta, drawn, row_drawn, row_votes, candidates, votes_out, start):
+    """:func:`first_sample_votes` on the state's arrays (a loop over arrays compiles to faster code
+    than one over a state's fields).  ``start`` is the previous first arm, looked at first."""
+    n_arms = wins.shape[0]
+    drawn[:, :] = 0  # a new sample: nothing drawn yet
+    row_drawn[:] = 0
+    row_votes[:] = 0
+    if start >= 0 and not candidates[start]:
         start = -1
     best = -1
     for position in range(-1, n_arms):
         arm = start if position < 0 else position
-        if arm < 0 or not state.candidates[arm] or (position >= 0 and arm == start):
+        if arm < 0 or not candidates[arm] or (position >= 0 and arm == start):
             continue
-        votes = 0
-        left = n_arms - 1
-        for sweep in range(2):  # sweep 0: pairs already drawn; sweep 1: the others
+        # The pairs drawn already (by the rows looked at before) are counted at once: they cost
+        # no draw, and ``votes + left`` only decreases, so the row is abandoned exactly when a
+        # pair-by-pair count would abandon it.  Then the other pairs are drawn in index order.
+        if row_votes[arm] + (n_arms - 1 - row_drawn[arm]) >= best:
             for other in range(n_arms):
-                if other == arm:
+                if other == arm or _is_drawn(drawn, arm, other):
                     continue
-                drawn = state.drawn_in[min(arm, other), max(arm, other)] == state.round
-                if drawn != (sweep == 0):
-                    continue
-                votes += first_sample_above(state, arm, other)
-                left -= 1
-                if votes + left < best:
+                # As _draw_pair, written out: a call here makes the loop twice as slow.
+                low = min(arm, other)
+                high = max(arm, other)
+                value = beta_variate(rng, wins[low, high] + 1.0, wins[high, low] + 1.0)
+                if keep_theta:
+                    theta[low, high] = value
+                drawn[low, high >> 6] |= 1 << (high & 63)
+                drawn[high, low >> 6] |= 1 << (low & 63)
+                row_drawn[low] += 1
+                row_drawn[high] += 1
+                if value > 0.5:
+                    row_votes[low] += 1
+                elif value < 0.5:
+                    row_votes[high] += 1
+                if row_votes[arm] + (n_arms - 1 - row_drawn[arm]) < best:
                     break
-            if votes + left < best:
-                break
-        if votes + left < best:
-            state.votes[arm] = -1  # cannot reach the maximum
+        votes = row_votes[arm]
+        if votes + (n_arms - 1 - row_drawn[arm]) < best:
+            votes_out[arm] = -1  # cannot reach the maximum
         else:
-            state.votes[arm] = votes  # left == 0: the exact count
+            votes_out[arm] = votes  # every pair drawn: the exact count
             if votes > best:
                 best = votes
     return best
@@ -134,17 +205,19 @@ def dts_candidates(state):
     alpha = state.alpha
     log_t = math.log(state.t + 1.0)  # the current duel is number t + 1
     # For each pair at most the arm that trails empirically can have u < 1/2, so one bound
-    # per pair (and none for level pairs, whose u is >= 1/2 on both sides).
+    # per pair, and none for level pairs, whose u is >= 1/2 on both sides: unplayed pairs are
+    # level, so only the played ones are looked at (at most t of the K(K-1)/2 pairs).
     for i in range(n_arms):
         state.optimistic[i] = n_arms - 1
-    for i in range(n_arms):
-        for j in range(i + 1, n_arms):
-            if wins[i, j] < wins[j, i]:
-                if rucb_upper_bound(wins, i, j, alpha, log_t) < 0.5:
-                    state.optimistic[i] -= 1
-            elif wins[j, i] < wins[i, j]:
-                if rucb_upper_bound(wins, j, i, alpha, log_t) < 0.5:
-                    state.optimistic[j] -= 1
+    played = state.played
+    for index in range(state.n_played):
+        i, j = divmod(played[index], n_arms)
+        if wins[i, j] < wins[j, i]:
+            if rucb_upper_bound(wins, i, j, alpha, log_t) < 0.5:
+                state.optimistic[i] -= 1
+        elif wins[j, i] < wins[i, j]:
+            if rucb_upper_bound(wins, j, i, alpha, log_t) < 0.5:
+                state.optimistic[j] -= 1
     top = state.optimistic.max()
     n_candidates = 0
     for i in range(n_arms):
@@ -168,7 +241,7 @@ def dts_second_arm(state, first):
             state.theta2[i] = 0.5
         elif rucb_lower_bound(wins, i, first, state.alpha, log_t) <= 0.5:
             state.eligible[i] = True
-            state.theta2[i] = state.rng.beta(wins[i, first] + 1.0, wins[first, i] + 1.0)
+            state.theta2[i] = beta_variate(state.rng, wins[i, first] + 1.0, wins[first, i] + 1.0)
         else:
             state.eligible[i] = False
     return random_argmax(state.theta2, state.eligible, state.rng)
@@ -191,7 +264,11 @@ def dts_act(state):
 @numba.njit(cache=True, nogil=True)
 def dts_observe(state, first, second, first_won):
     state.t += 1
-    record_duel(state.wins, first, second, first_won)
+    wins = state.wins
+    if first != second and wins[first, second] == 0 and wins[second, first] == 0:
+        state.played[state.n_played] = min(first, second) * wins.shape[0] + max(first, second)
+        state.n_played += 1
+    record_duel(wins, first, second, first_won)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -222,13 +299,22 @@ class DTS(KernelDuelingAgent):
 
     Notes
     -----
-    Works with Copeland winners; no Condorcet winner is needed.  Per step: ``O(K^2)`` bound
-    comparisons (one square root per pair at most) and Beta draws.  The first sample is drawn
-    lazily: only the pairs needed to identify ``argmax_{i in C}`` of the vote counts are drawn,
-    which leaves the law of ``a1`` exactly that of the full sample of Algorithm 1 (lines 7-9) but needs about
-    ``K - 1`` draws instead of ``K(K-1)/2`` once one arm dominates (none when ``|C| = 1``); the
-    second sample draws ``theta'_i`` for the eligible arms only.  :meth:`recommend` returns the
-    empirical Copeland winner (lowest index on ties).
+    Works with Copeland winners; no Condorcet winner is needed.  Per step: one bound comparison
+    (one square root) per pair played so far, as unplayed pairs are level and never lower an
+    optimistic count, and Beta draws.  The first sample is drawn lazily: only the pairs needed
+    to identify ``argmax_{i in C}`` of the vote counts are drawn, which leaves the law of ``a1``
+    exactly that of the full sample of Algorithm 1 (lines 7-9) but needs about ``K - 1`` draws
+    instead of ``K(K-1)/2`` once one arm dominates (none when ``|C| = 1``); the second sample
+    draws ``theta'_i`` for the eligible arms only.  :meth:`recommend` returns the empirical
+    Copeland winner (lowest index on ties).
+
+    While many arms are candidates with similar samples, the lazy sample still draws nearly
+    every pair: every row's count is about ``(K - 1) / 2`` and must be known to within a few
+    standard deviations of the best.  With many arms this lasts long: a pair needs about
+    ``4 alpha ln t`` duels before ``u_ij < 1/2``, so at ``K = 2000`` every arm stays a candidate
+    for the first ``10^4`` duels and each duel draws about ``2 * 10^6`` Beta variates (some
+    0.05-0.08 s per duel on one core).  Memory: three ``K x K`` arrays at most (wins, played
+    pairs, and the sample's values for D-TS+) and ``K x K`` bits.
 
     References
     ----------
@@ -243,13 +329,19 @@ class DTS(KernelDuelingAgent):
         self.alpha = check_number("alpha", alpha, minimum=0.5)
         super().__init__(n_arms, seed=seed)
 
+    #: Whether the first sample's values are kept (D-TS+ needs them; D-TS only their side of 1/2).
+    _keep_theta = False
+
     def _reset_state(self) -> None:
         n_arms = self.n_arms
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
+        theta_shape = (n_arms, n_arms) if self._keep_theta else (0, 0)
         self.state = DTSState(
-            rng=self.rng, wins=self.wins, optimistic=np.zeros(n_arms, dtype=np.int64),
-            candidates=np.zeros(n_arms, dtype=np.bool_), theta=np.zeros((n_arms, n_arms)),
-            drawn_in=np.zeros((n_arms, n_arms), dtype=np.int64), round=0, last_first=-1,
+            rng=self.rng, wins=self.wins, played=np.zeros(n_arms * (n_arms - 1) // 2, dtype=np.int64), n_played=0,
+            optimistic=np.zeros(n_arms, dtype=np.int64),
+            candidates=np.zeros(n_arms, dtype=np.bool_), theta=np.zeros(theta_shape), keep_theta=self._keep_theta,
+            drawn=np.zeros((n_arms, (n_arms + 63) // 64), dtype=np.int64), row_drawn=np.zeros(n_arms, dtype=np.int64),
+            row_votes=np.zeros(n_arms, dtype=np.int64), last_first=-1,
             votes=np.zeros(n_arms, dtype=np.int64), eligible=np.zeros(n_arms, dtype=np.bool_),
             theta2=np.zeros(n_arms), alpha=self.alpha, t=0,
         )

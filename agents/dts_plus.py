@@ -118,6 +118,7 @@ class DTSPlus(DTS):
     """
 
     act_kernel = dts_plus_act
+    _keep_theta = True  # R_i needs the values theta_ij
 
     def __init__(self, n_arms: int, *, alpha: float = 0.51, seed: int | np.random.SeedSequence | None = None):
         super().__init__(n_arms, alpha=alpha, seed=seed)
