@@ -111,8 +111,12 @@ def test_evolution_refuses_bad_settings(tmp_path):
         train_evolution(tmp_path / "bad", generations=1, **{**TINY, "families": ("no_such_family",)})
     with pytest.raises(ValueError, match="sigma"):
         train_evolution(tmp_path / "bad", generations=1, **{**TINY, "sigma": -1.0})
-    with pytest.raises(ValueError, match="holds a policy for 5 arms, not 4"):
-        train_evolution(tmp_path / "bad", generations=1, init=DATA_DIRECTORY / "learned_k5.npz", **TINY)
+    with pytest.raises(ValueError, match="does not exist"):
+        train_evolution(tmp_path / "bad", generations=1, init=tmp_path / "missing.npz", **TINY)
+    # A policy for five arms starts a four-armed run (the weights do not depend on K).
+    start = train_evolution(tmp_path / "from_k5", generations=1, init=DATA_DIRECTORY / "learned_k5.npz", **TINY)
+    with np.load(start) as archive:
+        assert int(archive["n_arms"]) == 4 and int(archive["hidden"]) == 16
 
 
 def test_learned_agent_policy_file_option(tmp_path):

@@ -54,6 +54,7 @@ _NOTION = "copeland_komiyama"
 #: the strongest at short horizons on these families.
 REFERENCE_AGENTS = ("ecw_rmed", "dts_plus", "dts", "winner_stays_strong", "self_sparring")
 NORMALISATIONS = ("random", "classic")
+OBJECTIVES = ("mean", "worst")
 
 
 def _shapes(hidden: int) -> dict[str, tuple[int, ...]]:
@@ -106,17 +107,19 @@ class _ProblemBatch:
         self.labels = np.asarray(labels)
         self.random_regret = np.asarray(random_regret)
         self.normaliser = self.random_regret
+        self.objective = "mean"
         self.n_families = len(families)
 
     def family_means(self, totals: np.ndarray) -> np.ndarray:
         return np.array([totals[self.labels == index].mean() for index in range(self.n_families)])
 
     def score(self, totals: np.ndarray) -> float:
-        """Mean over families of (mean regret / the family's normaliser): lower is better.  A family
+        """Mean (or, with objective "worst", maximum) over families of (mean regret / the family's
+        normaliser): lower is better.  A family
         whose normaliser is 0 (e.g. every arm a winner: no duel costs anything) contributes 0."""
         means = self.family_means(totals)
         ratios = np.divide(means, self.normaliser, out=np.zeros_like(means), where=self.normaliser > 0)
-        return float(np.mean(ratios))
+        return float(np.max(ratios) if self.objective == "worst" else np.mean(ratios))
 
 
 def reference_regret(problems: Sequence[Any], horizon: int, agents: Sequence[str] = REFERENCE_AGENTS) -> float:
@@ -155,6 +158,7 @@ def train_evolution(
     eval_every: int = 10,
     eval_problems: int = 150,
     normalise: str = "classic",
+    objective: str = "mean",
     threads: int = 2,
     resume: bool = True,
     progress: bool = True,
@@ -179,7 +183,8 @@ def train_evolution(
     learning_rate, learning_rate_decay : float
         Adam step size and its factor per generation.
     init : path, optional
-        An exported pair policy (e.g. from PPO) to start from; default: random weights.
+        An exported pair policy (e.g. from PPO, possibly for another number of arms: the weights
+        do not depend on K) to start from; default: random weights.
     hidden : int
         Width of a randomly initialised network (``init`` fixes its own).
     seed : int
@@ -192,6 +197,9 @@ def train_evolution(
         :data:`REFERENCE_AGENTS` on that family's validation problems (measured once at the start,
         so the fitness reads "fraction of the strongest baseline's regret" and no family is
         neglected), or the regret of uniformly random duels on the same problems.
+    objective : {"mean", "worst"}
+        Fitness over families: the mean of the normalised regrets, or the worst family's (the
+        policy is then judged by the family where it stands weakest against the reference).
     threads : int
         Worker threads evaluating perturbations (the compiled loop releases the GIL); the
         result does not depend on it.
@@ -216,13 +224,22 @@ def train_evolution(
         "eval_every": check_integer("eval_every", eval_every, minimum=1),
         "eval_problems": check_integer("eval_problems", eval_problems, minimum=2),
         "normalise": normalise,
+        "objective": objective,
     }
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     if normalise not in NORMALISATIONS:
         raise ValueError(f"normalise must be one of {NORMALISATIONS}, got {normalise!r}")
     generations = check_integer("generations", generations, minimum=1)
     threads = check_integer("threads", threads, minimum=1)
     if init is not None:
-        initial, _ = load_policy_weights(init, n_arms)
+        # The network's weights do not depend on K (arm summaries are means over opponents), so a
+        # policy trained for another number of arms is a valid starting point.
+        if not Path(init).is_file():
+            raise ValueError(f"init file {str(init)!r} does not exist")
+        with np.load(Path(init), allow_pickle=False) as archive:
+            init_arms = int(archive["n_arms"]) if "n_arms" in archive.files else n_arms
+        initial, _ = load_policy_weights(init, init_arms)
         hidden = initial["W1"].shape[1]
     else:
         hidden = check_integer("hidden", hidden, minimum=1)
@@ -248,6 +265,7 @@ def train_evolution(
             reference_path.write_text(json.dumps(reference, indent=1) + "\n")
         normaliser = np.array([reference[family] for family in families])
         validation.normaliser = normaliser
+    validation.objective = objective
     theta = _flatten(initial)
     first_moment, second_moment = np.zeros_like(theta), np.zeros_like(theta)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
@@ -293,7 +311,7 @@ def train_evolution(
             tqdm(total=generations, initial=generation, unit="generation", disable=not progress) as bar:
         while generation < generations:
             batch = _ProblemBatch(families, n_arms, problems_per_family, horizon, rng)
-            batch.normaliser = validation.normaliser
+            batch.normaliser, batch.objective = validation.normaliser, objective
             run_seed = int(rng.integers(2**63))
             noise = rng.standard_normal((pairs, theta.size))
             candidates = [theta + sigma * row for row in noise] + [theta - sigma * row for row in noise]
@@ -353,6 +371,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--eval-problems", type=int, default=150)
     parser.add_argument("--normalise", choices=NORMALISATIONS, default="classic",
                         help="divide each family's regret by the best reference agent's (classic) or random duels'")
+    parser.add_argument("--objective", choices=OBJECTIVES, default="mean",
+                        help="fitness over families: mean or worst normalised regret")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--no-resume", action="store_true")
     parser.add_argument("--no-progress", action="store_true")
@@ -367,8 +387,8 @@ def run_from_arguments(arguments: argparse.Namespace, command: str) -> Path:
         problems_per_family=arguments.problems_per_family, sigma=arguments.sigma, learning_rate=arguments.learning_rate,
         learning_rate_decay=arguments.learning_rate_decay, init=arguments.init, hidden=arguments.hidden,
         seed=arguments.seed, eval_every=arguments.eval_every, eval_problems=arguments.eval_problems,
-        normalise=arguments.normalise, threads=arguments.threads, resume=not arguments.no_resume,
-        progress=not arguments.no_progress, command=command,
+        normalise=arguments.normalise, objective=arguments.objective, threads=arguments.threads,
+        resume=not arguments.no_resume, progress=not arguments.no_progress, command=command,
     )
 
 
