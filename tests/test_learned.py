@@ -23,8 +23,11 @@ from dueling_gym.observations import decode_observation, encode_wins, pair_featu
 def test_a_policy_is_shipped_for_five_arms_with_its_command():
     assert 5 in shipped_policies()
     _, metadata = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
-    assert "dueling_gym.experiments.training" in metadata["command"]
-    assert metadata["config"]["n_arms"] == 5 and "seed" in metadata["config"]
+    assert metadata["command"].startswith("dueling-gym train es") and "--init agents/data/ppo_k5.npz" in metadata["command"]
+    assert metadata["config"]["n_arms"] == 5 and metadata["config"]["seed"] == 0
+    # The starting point of that run, trained with PPO, is kept with its own command.
+    _, ppo = load_policy_weights(DATA_DIRECTORY / "ppo_k5.npz", 5)
+    assert "dueling_gym.experiments.training" in ppo["command"]
 
 
 def test_unknown_number_of_arms_is_a_clear_error():
