@@ -168,3 +168,22 @@ def test_the_learned_vs_classic_preset_is_listed():
 
     preset = get_preset("learned-vs-classic")
     assert preset.kind == "learned" and preset.full["n_arms"] == (5, 8) and preset.full["horizons"] == (100, 1000, 10_000)
+
+
+def test_policies_are_shipped_for_five_and_eight_arms_with_their_commands():
+    from dueling_gym.agents.learned import shipped_policies
+
+    assert shipped_policies() == [5, 8]
+    for n_arms, init in ((5, "agents/data/ppo_k5.npz"), (8, "agents/data/learned_k5.npz")):
+        agent = make_agent("learned", n_arms=n_arms, seed=0)
+        assert agent.metadata["command"].startswith("dueling-gym train es") and f"--init {init}" in agent.metadata["command"]
+        result = simulate(agent, _problem(n_arms), 300, seed=0)
+        assert result.final_regret("copeland_komiyama") >= 0
+    total = sum((DATA_DIRECTORY / name).stat().st_size for name in ("learned_k5.npz", "learned_k8.npz"))
+    assert total < 5 * 2**20
+
+
+def _problem(n_arms: int):
+    from dueling_gym.problems.generators import ProblemSampler
+
+    return ProblemSampler("unique_copeland_winner", n_arms=n_arms)(np.random.default_rng(0))
