@@ -103,6 +103,7 @@ class ProcedureIdentificationAgent(IdentificationMixin, ReplayPickling, DuelingA
         self._start_replay_log()
         self._finished = False
         self._pending: tuple[int, int] | None = None
+        self._stopped_arm: int | None = None  # the answer's arm, computed once after stopping
         self._reset_answer()
         self._steps = self._procedure()
         self._resume(None)
@@ -131,8 +132,11 @@ class ProcedureIdentificationAgent(IdentificationMixin, ReplayPickling, DuelingA
 
     def act(self) -> tuple[int, int]:
         if self._pending is None:
-            best = int(self.recommend())
-            return best, best  # stopped: self-duels carry no information
+            # Stopped: self-duels of the answer carry no information and change nothing, so the
+            # answer (which may cost a full ranking) is computed once.
+            if self._stopped_arm is None:
+                self._stopped_arm = int(self.recommend())
+            return self._stopped_arm, self._stopped_arm
         return self._pending
 
     def observe(self, action: tuple[int, int], first_won: bool) -> None:
