@@ -3,7 +3,10 @@
 * env steps/s of PPO with SB3's MLP policy (and with the pair policy) on the native vector env
   through the SB3 adapter: 1024 environments, K = 5, rollouts of 16 steps, 4 epochs;
 * raw adapter steps/s (random actions, no learning);
-* duels/s of the ``learned`` agent's act/observe loop (NumPy inference, no torch).
+* duels/s of the ``learned`` agent: its act/observe loop and the fused loop of ``simulate``
+  (NumPy/Numba inference, no torch);
+* duels/s of the compiled episode loop that evolution-strategies training evaluates
+  (``policy_episode_regret``, one thread), K = 5 and 8.
 
 Run: ``python benchmarks/training.py [--steps 200000]`` (torch on one thread).
 """
@@ -55,6 +58,26 @@ def main() -> None:
     for won in outcomes:
         agent.observe(agent.act(), bool(won))
     print(f"learned agent act/observe: {outcomes.size / (time.perf_counter() - start):,.0f} duels/s")
+
+    from dueling_gym.agents.learned import DATA_DIRECTORY, load_policy_weights, policy_episode_regret
+    from dueling_gym.experiments import simulate
+    from dueling_gym.problems.generators import ProblemSampler
+
+    simulate(make_agent("learned", n_arms=5, seed=0), "mslr5-noncondorcet", 100)  # compile
+    start = time.perf_counter()
+    simulate(make_agent("learned", n_arms=5, seed=0), "mslr5-noncondorcet", 500_000)
+    print(f"learned agent, fused simulate: {500_000 / (time.perf_counter() - start):,.0f} duels/s")
+    weights, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
+    for n_arms in (5, 8):
+        sampler = ProblemSampler("no_condorcet_winner", n_arms=n_arms)
+        problems = [sampler(np.random.default_rng(index)) for index in range(200)]
+        matrices = np.stack([problem.matrix for problem in problems])
+        regrets = np.stack([problem.regret_matrix("copeland_komiyama") for problem in problems])
+        policy_episode_regret(weights, matrices[:1], regrets[:1], 10, np.random.default_rng(0))  # compile
+        start = time.perf_counter()
+        policy_episode_regret(weights, matrices, regrets, 1000, np.random.default_rng(0))
+        print(f"evolution-strategies episode loop, K = {n_arms}: "
+              f"{200 * 1000 / (time.perf_counter() - start):,.0f} duels/s")
 
 
 if __name__ == "__main__":

@@ -157,8 +157,12 @@ def _plot(rows: list[dict], horizons: list[int], path: Path) -> None:
     except ImportError:  # the plot extra is optional; the table is written regardless
         return
     sets = list(dict.fromkeys(row["problems"] for row in rows))
-    figure, axes = plt.subplots(1, len(sets), figsize=(4.5 * len(sets), 4), squeeze=False)
-    for axis, set_name in zip(axes[0], sets):
+    columns = min(3, len(sets))
+    lines = -(-len(sets) // columns)
+    figure, axes = plt.subplots(lines, columns, figsize=(4.8 * columns, 3.9 * lines), squeeze=False)
+    for axis in axes.flat[len(sets):]:
+        axis.set_visible(False)
+    for axis, set_name in zip(axes.flat, sets):
         subset = [row for row in rows if row["problems"] == set_name]
         final = {row["agent"]: row["mean"] for row in subset if row["horizon"] == horizons[-1]}
         shown = sorted(final, key=final.get)[:6]
