@@ -17,7 +17,7 @@ import numpy as np
 
 from dueling_gym.agents._pair_statistics import rucb_upper_bound
 
-__all__ = ["random_argmax", "random_argmin", "rucb_challenger"]
+__all__ = ["random_argmax", "random_argmin", "rucb_challenger", "draw_index"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -51,6 +51,20 @@ def _random_extreme(values: np.ndarray, mask: np.ndarray, rng: np.random.Generat
     if count > 1:
         return _pick_tied(values, mask, best, count, rng)
     return index
+
+
+@numba.njit(cache=True, nogil=True)
+def draw_index(probabilities: np.ndarray, rng: np.random.Generator) -> int:
+    """An index drawn from the distribution ``probabilities`` by inverse CDF of one uniform (the
+    last index takes whatever rounding leaves above the running sum)."""
+    uniform = rng.random()
+    cumulative = 0.0
+    last = probabilities.shape[0] - 1
+    for index in range(last):
+        cumulative += probabilities[index]
+        if uniform < cumulative:
+            return index
+    return last
 
 
 @numba.njit(cache=True, nogil=True)

@@ -21,6 +21,7 @@ import math
 import numba
 import numpy as np
 
+from dueling_gym.agents._dueling_kernels import draw_index
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 from dueling_gym.validation import check_integer
 
@@ -48,23 +49,11 @@ def _mixture(state):
 
 
 @numba.njit(cache=True, nogil=True)
-def _draw(probabilities, rng):
-    target = rng.random()
-    cumulative = 0.0
-    last = probabilities.shape[0] - 1
-    for arm in range(last):
-        cumulative += probabilities[arm]
-        if target < cumulative:
-            return arm
-    return last
-
-
-@numba.njit(cache=True, nogil=True)
 def rex3_act(state):
     _mixture(state)
     # Line 4: a and b drawn independently from p (with replacement).
-    first = _draw(state.probabilities, state.rng)
-    return first, _draw(state.probabilities, state.rng)
+    first = draw_index(state.probabilities, state.rng)
+    return first, draw_index(state.probabilities, state.rng)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -48,6 +48,7 @@ import math
 import numba
 import numpy as np
 
+from dueling_gym.agents._dueling_kernels import draw_index
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 
 __all__ = ["VersatileDB", "tsallis_inf_weights"]
@@ -104,19 +105,6 @@ def tsallis_inf_weights(losses, eta, weights):
 
 
 @numba.njit(cache=True, nogil=True)
-def _draw(weights, rng):
-    """An index drawn from the distribution ``weights`` (inverse CDF of one uniform)."""
-    uniform = rng.random()
-    cumulative = 0.0
-    last = weights.shape[0] - 1
-    for i in range(last):
-        cumulative += weights[i]
-        if uniform < cumulative:
-            return i
-    return last
-
-
-@numba.njit(cache=True, nogil=True)
 def _refresh_weights(state):
     # The weights are a function of (L_hat, t) only: computed once per duel.
     if not state.fresh:
@@ -130,7 +118,7 @@ def _refresh_weights(state):
 def versatile_db_act(state):
     # [FTRL] both learners' distributions for duel t + 1, then [sample] one arm from each.
     _refresh_weights(state)
-    return _draw(state.left_weights, state.rng), _draw(state.right_weights, state.rng)
+    return draw_index(state.left_weights, state.rng), draw_index(state.right_weights, state.rng)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -51,6 +51,7 @@ Run: ``python benchmarks/cpp_reference.py --reference-dir /path/to/duelingbandit
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import hashlib
 import json
@@ -275,11 +276,9 @@ def write_csv(rows: list[dict], path: Path, args: argparse.Namespace) -> None:
     """The docs/data format: comment header (command, date, machine), then one line per cell."""
     command = "python benchmarks/cpp_reference.py " + " ".join(sys.argv[1:])
     cpu = platform.processor() or platform.machine()
-    try:
+    with contextlib.suppress(OSError, StopIteration):  # no /proc/cpuinfo: keep the platform's name
         with open("/proc/cpuinfo") as handle:
             cpu = next(line.split(":", 1)[1].strip() for line in handle if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
     lines = [
         f"# command: {command}",
         f"# date: {datetime.date.today().isoformat()}; machine: {cpu}, {os.cpu_count()} cores, load average "
