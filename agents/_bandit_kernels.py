@@ -19,6 +19,8 @@ import numba
 import numpy as np
 from numba.extending import overload
 
+from dueling_gym.agents._generator_stream import below
+
 __all__ = [
     "register_bandit_kernels",
     "bandit_act",
@@ -117,7 +119,7 @@ def beta_argmax(successes: np.ndarray, failures: np.ndarray, rng: np.random.Gene
             n_best = 1
         elif value == best_value:
             n_best += 1
-            if rng.integers(0, n_best) == 0:
+            if below(rng.bit_generator, n_best) == 0:
                 best_arm = arm
     return best_arm
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from dueling_gym.agents._generator_stream import below
 from dueling_gym.agents._pair_statistics import uniform_choice
 
 __all__ = [ "choose_uniform", "keep_random_subset", "preferred_argmax"]
@@ -42,7 +43,7 @@ def keep_random_subset(mask: np.ndarray, size: int, keep: int, rng: np.random.Ge
             scratch[count] = i
             count += 1
     for r in range(keep):
-        pick = r + rng.integers(0, size - r)
+        pick = r + below(rng.bit_generator, size - r)
         scratch[r], scratch[pick] = scratch[pick], scratch[r]
     for r in range(keep, size):
         mask[scratch[r]] = False

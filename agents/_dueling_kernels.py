@@ -15,6 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from dueling_gym.agents._generator_stream import below
 from dueling_gym.agents._pair_statistics import rucb_upper_bound
 
 __all__ = ["random_argmax", "random_argmin", "rucb_challenger", "draw_index"]
@@ -23,7 +24,7 @@ __all__ = ["random_argmax", "random_argmin", "rucb_challenger", "draw_index"]
 @numba.njit(cache=True, nogil=True)
 def _pick_tied(values: np.ndarray, mask: np.ndarray, best, count: int, rng: np.random.Generator) -> int:
     """The ``target``-th (uniformly drawn) index with ``mask[i]`` and ``values[i] == best``."""
-    target = rng.integers(0, count)
+    target = below(rng.bit_generator, count)
     for i in range(values.shape[0]):
         if mask[i] and values[i] == best:
             if target == 0:

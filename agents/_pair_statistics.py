@@ -16,6 +16,8 @@ import math
 import numba
 import numpy as np
 
+from dueling_gym.agents._generator_stream import below
+
 __all__ = [
     "empirical_preference",
     "rucb_upper_bound",
@@ -90,7 +92,7 @@ def empirical_copeland_winner(wins: np.ndarray) -> int:
 @numba.njit(cache=True, nogil=True)
 def uniform_choice(mask: np.ndarray, count: int, rng: np.random.Generator) -> int:
     """A uniformly random index ``i`` with ``mask[i]`` true, given ``count = mask.sum() > 0``."""
-    target = rng.integers(0, count)
+    target = below(rng.bit_generator, count)
     for i in range(mask.shape[0]):
         if mask[i]:
             if target == 0:

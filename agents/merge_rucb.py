@@ -49,6 +49,7 @@ import math
 import numba
 import numpy as np
 
+from dueling_gym.agents._generator_stream import below
 from dueling_gym.agents._pair_statistics import record_duel, rucb_upper_bound, trailing_evidence
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.validation import check_integer, check_probability
@@ -197,7 +198,7 @@ def merge_rucb_act(state):
             state.order[later] = state.order[later + 1]
         counters[_N_BATCHES] -= 1
     count = _gather(state, batch)
-    champion = state.members[state.rng.integers(0, count)]
+    champion = state.members[below(state.rng.bit_generator, count)]
     # Challenger: argmax_{j in B_b} u_{j, c}, random ties, never c on a tie.
     best = -1.0
     n_best = 0
@@ -215,7 +216,7 @@ def merge_rucb_act(state):
             n_best += 1
     if best < 0.5:
         return champion, champion
-    pick = state.rng.integers(0, n_best) if n_best > 1 else 0
+    pick = below(state.rng.bit_generator, n_best) if n_best > 1 else 0
     for position in range(count):
         if state.values[position] == best:
             if pick == 0:

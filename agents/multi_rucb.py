@@ -36,6 +36,7 @@ import math
 import numba
 import numpy as np
 
+from dueling_gym.agents._generator_stream import below
 from dueling_gym.agents._pair_statistics import uniform_choice
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.agents.rucb import rucb_observe, rucb_recommend
@@ -74,8 +75,8 @@ def multi_rucb_act(state):
     if state.hypothesis >= 0 and not state.candidates[state.hypothesis]:
         state.hypothesis = -1
     if n_candidates == 0:
-        first = state.rng.integers(0, n_arms)
-        second = state.rng.integers(0, n_arms - 1)
+        first = below(state.rng.bit_generator, n_arms)
+        second = below(state.rng.bit_generator, n_arms - 1)
         return first, second + (second >= first)
     if n_candidates <= 2:
         # The whole candidate set: B <- C and exploitation for one arm, a duel for two.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from dueling_gym.agents._generator_stream import below
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
 from dueling_gym.validation import check_bool
@@ -31,10 +32,10 @@ class UniformRandomState(AgentState, fields=["rng", "wins", "include_self", "t"]
 @numba.njit(cache=True, nogil=True)
 def random_act(state):
     n_arms = state.wins.shape[0]
-    first = state.rng.integers(0, n_arms)
+    first = below(state.rng.bit_generator, n_arms)
     if state.include_self:
-        return first, state.rng.integers(0, n_arms)
-    second = state.rng.integers(0, n_arms - 1)
+        return first, below(state.rng.bit_generator, n_arms)
+    second = below(state.rng.bit_generator, n_arms - 1)
     if second >= first:
         second += 1
     return first, second

@@ -14,6 +14,7 @@ import math
 import numba
 import numpy as np
 
+from dueling_gym.agents._generator_stream import below
 from dueling_gym.agents._pair_statistics import (
     empirical_copeland_winner,
     record_duel,
@@ -55,7 +56,7 @@ def rucb_act(state):
         state.hypothesis = -1
     # Lines 6-8: choose c.
     if n_candidates == 0:
-        challenger = state.rng.integers(0, n_arms)
+        challenger = below(state.rng.bit_generator, n_arms)
     elif n_candidates == 1:
         challenger = uniform_choice(state.candidates, 1, state.rng)
         if state.use_hypothesis:
@@ -82,7 +83,7 @@ def rucb_act(state):
             n_others += 1
     if n_others == 0:
         return challenger, challenger
-    pick = state.rng.integers(0, n_others) if n_others > 1 else 0
+    pick = below(state.rng.bit_generator, n_others) if n_others > 1 else 0
     for arm in range(n_arms):
         if arm != challenger and bounds[arm] == best:
             if pick == 0:

@@ -65,6 +65,7 @@ import math
 import numba
 import numpy as np
 
+from dueling_gym.agents._generator_stream import below
 from dueling_gym.agents._scb_kernels import kl_bai_level, kl_bai_should_stop, kl_sign_test, squaring_epoch
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.stats import kl_lower_bound_scalar, kl_upper_bound_scalar
@@ -100,13 +101,13 @@ def _draw_opponent(state, arm):
     """Algorithm 2, line 1: an opponent ``j != arm`` (without replacement by default)."""
     n_arms = state.wins.shape[0]
     if state.with_replacement:
-        opponent = state.rng.integers(0, n_arms - 1)
+        opponent = below(state.rng.bit_generator, n_arms - 1)
         return opponent + 1 if opponent >= arm else opponent
     # Lazy Fisher-Yates: opponents[arm, :position] were already met in this epoch.
     position = state.opponent_position[arm]
     remaining = n_arms - 1 - position
     if remaining > 1:
-        pick = position + state.rng.integers(0, remaining)
+        pick = position + below(state.rng.bit_generator, remaining)
         opponent = state.opponents[arm, pick]
         state.opponents[arm, pick] = state.opponents[arm, position]
         state.opponents[arm, position] = opponent

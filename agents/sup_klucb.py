@@ -47,6 +47,7 @@ import math
 import numba
 import numpy as np
 
+from dueling_gym.agents._generator_stream import below
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_n_arms, check_number, register_agent
 from dueling_gym.reductions import (
     n_super_arms,
@@ -243,7 +244,7 @@ def klucb_select(means, counts, level, cert_value, cert_level, ties, values, rng
             ties[cursor + 1] = ties[cursor]
             cursor -= 1
         ties[cursor + 1] = value
-    return ties[rng.integers(0, n_ties)]
+    return ties[below(rng.bit_generator, n_ties)]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -260,7 +261,7 @@ def klucb_select_reference(means, counts, level, rng):
     for k in range(size):
         if indices[k] == best:
             n_ties += 1
-    target = rng.integers(0, n_ties) if n_ties > 1 else 0
+    target = below(rng.bit_generator, n_ties) if n_ties > 1 else 0
     for k in range(size):
         if indices[k] == best:
             if target == 0:
