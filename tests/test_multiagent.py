@@ -446,12 +446,21 @@ def test_selfplay_example_runs():
     assert "ucb_sbm:" in out and "thompson:" in out and "Copeland regret" in out
 
 
-def test_ppo_selfplay_example_runs():
+def test_ppo_selfplay_example_runs(tmp_path):
     pytest.importorskip("stable_baselines3")
     pytest.importorskip("supersuit")
-    out = _run_example("sparring_ppo_selfplay.py", "--timesteps", "1024", "--eval-cycles", "200")
+    out = _run_example("sparring_ppo_selfplay.py", "--timesteps", "1024", "--eval-cycles", "200", "--seeds", "2",
+                       "--out", str(tmp_path))
     assert "PPO self-play on sushi (K=16, Condorcet winner 0): 1024 seat-steps" in out
+    assert "seed 1" in out
     assert "probability of the Condorcet winner" in out and "joint-duel Copeland regret" in out
+    # The comparison with Sparring's learners over the same 512 duels (1024 seat-steps), two seeds each.
+    assert "Online regret over the 512 duels played while learning (2 seeds" in out
+    rows = [line for line in (tmp_path / "summary.md").read_text().splitlines() if line.startswith("| sushi |")]
+    assert [row.split(" | ")[1] for row in rows] == ["PPO self-play (shared policy)", "sparring (UCB)",
+                                                      "sparring (Thompson)"]
+    assert all(row.split(" | ")[2:4] == ["2", "512"] for row in rows)
+    assert (tmp_path / "regret.png").stat().st_size > 0 and (tmp_path / "regret.csv").is_file()
 
 
 @pytest.mark.slow
