@@ -24,7 +24,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import random_argmin
+from dueling_gym.agents._dueling_kernels import random_argmin_bits
 from dueling_gym.agents._pair_statistics import empirical_preference
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.stats import kl_bernoulli_scalar
@@ -57,101 +57,143 @@ class RMEDState(AgentState, fields=[
     """Numba-side state of :class:`RMED1`."""
 
 
+# Speed: Numba reference-counts every array taken from the state (``state.wins``) and every
+# array passed to a compiled function: an atomic increment and decrement each, which cost more
+# than this O(K) step itself.  So the kernels read each array field once into a local, the
+# helpers are inlined (``inline="always"``: the counts of their arguments cancel and are pruned),
+# ties are broken through the bit generator (the same stream as the Generator's draws), and the
+# minimum of ``I`` is a plain loop (``ndarray.min`` is a call that counts references too).
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _divergence_term(wins, row, column, total):
+    """``D[row, column] = N d(mu_hat, 1/2)`` if ``mu_hat = W[row, column] / N < 1/2``, else 0."""
+    mean = wins[row, column] / total
+    # Only strict empirical losses contribute (ties carry d(1/2, 1/2) = 0 anyway).
+    return total * kl_bernoulli_scalar(mean, 0.5) if mean < 0.5 else 0.0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _row_sum(divergence, row):
+    """``sum_j D[row, j]`` added in index order from 0.0 (as ``divergence[row].sum()`` does)."""
+    total = 0.0
+    for column in range(divergence.shape[1]):
+        total += divergence[row, column]
+    return total
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def record_win(wins, divergence, info, winner, loser):
+    """Update step, statistics: record the duel won by ``winner`` over ``loser`` and refresh ``D``
+    for the pair and ``I`` for its two arms (O(K), exact sums).
+
+    Shared by the RMED agents.
+    """
+    wins[winner, loser] += 1
+    total = wins[winner, loser] + wins[loser, winner]
+    divergence[winner, loser] = _divergence_term(wins, winner, loser, total)
+    divergence[loser, winner] = _divergence_term(wins, loser, winner, total)
+    # Summing the rows afresh (instead of adding the difference) keeps I_i independent of the
+    # history, so structural ties (e.g. I_i = 0) stay exact ties.
+    info[winner] = _row_sum(divergence, winner)
+    info[loser] = _row_sum(divergence, loser)
+
+
 @numba.njit(cache=True, nogil=True)
-def _refresh_divergence(state, first, second):
-    """Recompute ``D`` for the pair just played and ``I`` of its two arms (O(K), exact sums)."""
-    total = state.wins[first, second] + state.wins[second, first]
-    for row, column in ((first, second), (second, first)):
-        mean = state.wins[row, column] / total
-        # Only strict empirical losses contribute (ties carry d(1/2, 1/2) = 0 anyway).
-        state.divergence[row, column] = total * kl_bernoulli_scalar(mean, 0.5) if mean < 0.5 else 0.0
-    for row in (first, second):
-        # Summing the row afresh (instead of adding the difference) keeps I_i independent of
-        # the history, so structural ties (e.g. I_i = 0) stay exact ties.
-        state.info[row] = state.divergence[row].sum()
+def rmed_record(state, first, second):
+    """:func:`record_win` on the statistics of an RMED state (the duel won by ``first``)."""
+    record_win(state.wins, state.divergence, state.info, first, second)
 
 
 @numba.njit(cache=True, nogil=True)
 def rmed_act(state):
     # Initial phase: every pair i < j, L0 rounds in lexicographic order (K(K-1)/2 steps each).
-    if state.t < state.n_initial:
-        step = state.t % state.initial_first.shape[0]
-        return state.initial_first[step], state.initial_second[step]
-    n_arms = state.wins.shape[0]
+    t = state.t
+    if t < state.n_initial:
+        initial_first = state.initial_first
+        step = t % initial_first.shape[0]
+        return initial_first[step], state.initial_second[step]
+    wins = state.wins
+    opponents = state.opponents
+    scratch = state.scratch
+    bitgen = state.rng.bit_generator
+    n_arms = wins.shape[0]
     # Choice: l(t) = the next arm of the current loop L_C (ascending order within a loop).
     arm = state.loop[state.cursor]
     # i_hat* = argmin_i I_i (random ties).
-    best = random_argmin(state.info, state.all_arms, state.rng)
+    best = random_argmin_bits(state.info, state.all_arms, bitgen)
     # Opponent rule (RMED1): O_hat_l = {j != l : mu_hat_lj <= 1/2}  <=>  W_lj <= W_jl (exact).
     n_opponents = 0
     for j in range(n_arms):
-        is_opponent = j != arm and state.wins[arm, j] <= state.wins[j, arm]
-        state.opponents[j] = is_opponent
+        is_opponent = j != arm and wins[arm, j] <= wins[j, arm]
+        opponents[j] = is_opponent
         if is_opponent:
             n_opponents += 1
-            state.scratch[j] = empirical_preference(state.wins, arm, j)
+            scratch[j] = empirical_preference(wins, arm, j)
     # m(t) = i_hat* if i_hat* in O_hat_l or O_hat_l is empty (then l = i_hat* gives the
     # self-duel (l, l): exploitation) ...
-    if n_opponents == 0 or state.opponents[best]:
+    if n_opponents == 0 or opponents[best]:
         return arm, best
     # ... otherwise the arm that beats l the most: argmin_{j in O_hat_l} mu_hat_lj (random ties).
-    return arm, random_argmin(state.scratch, state.opponents, state.rng)
+    return arm, random_argmin_bits(scratch, opponents, bitgen)
 
 
-@numba.njit(cache=True, nogil=True)
-def rmed_record(state, first, second):
-    """Update step, statistics: record the duel's winner ``first`` over ``second`` and refresh ``D`` and ``I``.
-
-    Shared by the RMED agents (their states have the fields used here).
-    """
-    state.wins[first, second] += 1
-    _refresh_divergence(state, first, second)
-
-
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def rmed_advance_loop(state):
     """Update step, loop: ``L_R <- L_R \\ {l(t)}``, arms within ``ln t + f(K)`` of ``min I`` join ``L_N``,
     and at the end of ``L_C``: ``L_C, L_R <- L_N``, ``L_N <- []``.
 
     Shared by the RMED agents; ``state.t`` must already count the duel just observed.
     """
-    n_arms = state.wins.shape[0]
+    info = state.info
+    loop = state.loop
+    remaining = state.remaining
+    in_next = state.in_next
+    next_loop = state.next_loop
+    n_arms = info.shape[0]
     # Update: L_R <- L_R \ {l(t)}.
-    state.remaining[state.loop[state.cursor]] = False
-    state.cursor += 1
+    cursor = state.cursor
+    remaining[loop[cursor]] = False
+    cursor += 1
     # Update: every j not in L_R (and not yet in L_N) joins L_N if
     # I_j - I_{i_hat*} <= ln t + f(K).
-    minimum = state.info.min()
+    minimum = info[0]
+    for j in range(1, n_arms):
+        minimum = min(minimum, info[j])
     threshold = math.log(state.t) + state.f_value
+    next_size = state.next_size
     for j in range(n_arms):
-        if not state.remaining[j] and not state.in_next[j] and state.info[j] - minimum <= threshold:
-            state.in_next[j] = True
-            state.next_loop[state.next_size] = j
-            state.next_size += 1
+        if not remaining[j] and not in_next[j] and info[j] - minimum <= threshold:
+            in_next[j] = True
+            next_loop[next_size] = j
+            next_size += 1
     # Loop end: when L_C is exhausted, L_C <- L_N (ascending), L_R <- L_N, L_N <- [].
-    if state.cursor == state.loop_size:
+    if cursor == state.loop_size:
         size = 0
         for j in range(n_arms):  # scanning the mask in index order sorts L_N
-            state.remaining[j] = state.in_next[j]
-            if state.in_next[j]:
-                state.loop[size] = j
+            remaining[j] = in_next[j]
+            if in_next[j]:
+                loop[size] = j
                 size += 1
-            state.in_next[j] = False
+            in_next[j] = False
         state.loop_size = size
-        state.cursor = 0
-        state.next_size = 0
+        cursor = 0
+        next_size = 0
+    state.cursor = cursor
+    state.next_size = next_size
 
 
 @numba.njit(cache=True, nogil=True)
 def rmed_observe(state, first, second, first_won):
     # Update: record the duel (a self-duel carries no information about P) and refresh I.
-    state.t += 1
+    t = state.t + 1
+    state.t = t
     if first != second:
         if first_won:
-            rmed_record(state, first, second)
+            record_win(state.wins, state.divergence, state.info, first, second)
         else:
-            rmed_record(state, second, first)
-    if state.t <= state.n_initial:
+            record_win(state.wins, state.divergence, state.info, second, first)
+    if t <= state.n_initial:
         return  # still in the initial phase; LC = [0..K-1], LR = LC, LN = [] are preset
     rmed_advance_loop(state)
 
