@@ -100,12 +100,6 @@ def record_win(wins, divergence, info, winner, loser):
 
 
 @numba.njit(cache=True, nogil=True)
-def rmed_record(state, first, second):
-    """:func:`record_win` on the statistics of an RMED state (the duel won by ``first``)."""
-    record_win(state.wins, state.divergence, state.info, first, second)
-
-
-@numba.njit(cache=True, nogil=True)
 def rmed_act(state):
     # Initial phase: every pair i < j, L0 rounds in lexicographic order (K(K-1)/2 steps each).
     t = state.t

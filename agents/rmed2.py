@@ -56,10 +56,10 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import random_argmin
+from dueling_gym.agents._dueling_kernels import random_argmin_bits
 from dueling_gym.agents._pair_statistics import empirical_preference
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.agents.rmed import rmed_advance_loop, rmed_record
+from dueling_gym.agents.rmed import record_win, rmed_advance_loop
 from dueling_gym.stats import kl_bernoulli_scalar
 from dueling_gym.validation import check_integer
 
@@ -92,48 +92,59 @@ class RMED2State(AgentState, fields=[
     """Numba-side state of :class:`RMED2` and :class:`RMED2FH`."""
 
 
-@numba.njit(cache=True, nogil=True)
+# Speed: as in RMED1 (see :mod:`dueling_gym.agents.rmed`), each array field is read once per
+# kernel call and the helpers are inlined, because Numba reference-counts every array taken from
+# the state or passed to a compiled function (atomic updates that cost more than the O(K) step).
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _log_log(t):
     """``ln ln t`` (not positive for ``t < e``)."""
     return math.log(math.log(t)) if t > 1.0 else -math.inf
 
 
-@numba.njit(cache=True, nogil=True)
-def _required_count(state):
+@numba.njit(cache=True, nogil=True, inline="always")
+def _required_count(alpha, horizon, t):
     """Forced exploration level ``ceil(alpha ln ln t)`` (``T`` for RMED2FH); ``N_ij`` below it is deficient."""
-    level = state.alpha * _log_log(state.horizon if state.horizon > 0 else state.t + 1.0)
+    level = alpha * _log_log(horizon if horizon > 0 else t + 1.0)
     return math.ceil(level) if level > 0.0 else 0
 
 
 @numba.njit(cache=True, nogil=True)
-def _refresh_counts(state):
+def _refresh_counts(wins, counts):
     """Recompute the smallest pair count and its multiplicity (``O(K^2)``, rare)."""
-    n_arms = state.wins.shape[0]
+    n_arms = wins.shape[0]
     smallest = np.iinfo(np.int64).max
     multiplicity = 0
     for i in range(n_arms):
         for j in range(i + 1, n_arms):
-            total = state.wins[i, j] + state.wins[j, i]
+            total = wins[i, j] + wins[j, i]
             if total < smallest:
                 smallest = total
                 multiplicity = 1
             elif total == smallest:
                 multiplicity += 1
-    state.counts[0] = smallest
-    state.counts[1] = multiplicity
+    counts[0] = smallest
+    counts[1] = multiplicity
 
 
 @numba.njit(cache=True, nogil=True)
 def regret_aware_partner(state, arm, best):
     """``b_hat(arm)`` given ``i_hat* = best`` (lowest index on ties; ``best`` if no arm beats ``arm``)."""
-    n_arms = state.wins.shape[0]
+    return _partner(state.wins, arm, best)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _partner(wins, arm, best):
+    """:func:`regret_aware_partner` on the win counts ``W``."""
+    n_arms = wins.shape[0]
     partner = best
     smallest = math.inf
     for j in range(n_arms):
-        mean = empirical_preference(state.wins, arm, j)
+        mean = empirical_preference(wins, arm, j)
         if j == arm or mean >= 0.5:
             continue
-        regret = empirical_preference(state.wins, best, arm) + empirical_preference(state.wins, best, j) - 1.0
+        regret = empirical_preference(wins, best, arm) + empirical_preference(wins, best, j) - 1.0
         value = max(regret, _REGRET_FLOOR) / kl_bernoulli_scalar(mean, 0.5)
         if value < smallest:
             smallest = value
@@ -145,63 +156,72 @@ def regret_aware_partner(state, arm, best):
 def rmed2_act(state):
     state.loop_duel = False
     # Initial round: every pair i < j, L0 times in lexicographic order.
-    if state.t < state.n_initial:
-        step = state.t % state.initial_first.shape[0]
-        return state.initial_first[step], state.initial_second[step]
+    t = state.t
+    if t < state.n_initial:
+        initial_first = state.initial_first
+        step = t % initial_first.shape[0]
+        return initial_first[step], state.initial_second[step]
+    wins = state.wins
+    n_arms = wins.shape[0]
+    horizon = state.horizon
     # Forced exploration: the first pair with N_ij < alpha ln ln t (ln ln T for RMED2FH).
-    required = _required_count(state)
+    required = _required_count(state.alpha, horizon, t)
     if state.counts[0] < required:
-        n_arms = state.wins.shape[0]
         for i in range(n_arms):
             for j in range(i + 1, n_arms):
-                if state.wins[i, j] + state.wins[j, i] < required:
+                if wins[i, j] + wins[j, i] < required:
                     return i, j
-    n_arms = state.wins.shape[0]
+    opponents = state.opponents
+    scratch = state.scratch
+    bitgen = state.rng.bit_generator
     state.loop_duel = True
     arm = state.loop[state.cursor]
-    best = random_argmin(state.info, state.all_arms, state.rng)
-    if state.horizon > 0:
-        if state.partner[0] < 0:  # RMED2FH: fix b_hat(i) at the first loop step after exploration
+    best = random_argmin_bits(state.info, state.all_arms, bitgen)
+    if horizon > 0:
+        partners = state.partner
+        if partners[0] < 0:  # RMED2FH: fix b_hat(i) at the first loop step after exploration
             for i in range(n_arms):
-                state.partner[i] = regret_aware_partner(state, i, best)
-        partner = state.partner[arm]
+                partners[i] = _partner(wins, i, best)
+        partner = partners[arm]
     else:
-        partner = regret_aware_partner(state, arm, best)
+        partner = _partner(wins, arm, best)
     # O_hat_l = {j != l : mu_hat_lj <= 1/2}  <=>  W_lj <= W_jl (exact).
     n_opponents = 0
     for j in range(n_arms):
-        is_opponent = j != arm and state.wins[arm, j] <= state.wins[j, arm]
-        state.opponents[j] = is_opponent
+        is_opponent = j != arm and wins[arm, j] <= wins[j, arm]
+        opponents[j] = is_opponent
         if is_opponent:
             n_opponents += 1
-            state.scratch[j] = empirical_preference(state.wins, arm, j)
-    best_is_opponent = n_opponents > 0 and state.opponents[best]
+            scratch[j] = empirical_preference(wins, arm, j)
+    best_is_opponent = n_opponents > 0 and opponents[best]
     if best_is_opponent:
-        pair_best = state.wins[arm, best] + state.wins[best, arm]
-        pair_partner = state.wins[arm, partner] + state.wins[partner, arm]
-        if pair_best * _log_log(state.t + 1.0) <= pair_partner:
+        pair_best = wins[arm, best] + wins[best, arm]
+        pair_partner = wins[arm, partner] + wins[partner, arm]
+        if pair_best * _log_log(t + 1.0) <= pair_partner:
             return arm, best
-    if partner != arm and state.opponents[partner]:
+    if partner != arm and opponents[partner]:
         return arm, partner
     # RMED1's rule.
     if n_opponents == 0 or best_is_opponent:
         return arm, best
-    return arm, random_argmin(state.scratch, state.opponents, state.rng)
+    return arm, random_argmin_bits(scratch, opponents, bitgen)
 
 
 @numba.njit(cache=True, nogil=True)
 def rmed2_observe(state, first, second, first_won):
     state.t += 1
     if first != second:
-        pair_total = state.wins[first, second] + state.wins[second, first]
+        wins = state.wins
+        counts = state.counts
+        pair_total = wins[first, second] + wins[second, first]
         if first_won:
-            rmed_record(state, first, second)
+            record_win(wins, state.divergence, state.info, first, second)
         else:
-            rmed_record(state, second, first)
-        if pair_total == state.counts[0]:
-            state.counts[1] -= 1
-            if state.counts[1] == 0:
-                _refresh_counts(state)
+            record_win(wins, state.divergence, state.info, second, first)
+        if pair_total == counts[0]:
+            counts[1] -= 1
+            if counts[1] == 0:
+                _refresh_counts(wins, counts)
     if state.loop_duel:
         state.loop_duel = False
         rmed_advance_loop(state)
