@@ -25,6 +25,7 @@ __all__ = [
     "empirical_copeland_counts",
     "empirical_copeland_winner",
     "uniform_choice",
+    "uniform_choice_bits",
     "record_duel",
     "trailing_evidence",
 ]
@@ -89,10 +90,20 @@ def empirical_copeland_winner(wins: np.ndarray) -> int:
     return int(np.argmax(empirical_copeland_counts(wins)))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def uniform_choice(mask: np.ndarray, count: int, rng: np.random.Generator) -> int:
     """A uniformly random index ``i`` with ``mask[i]`` true, given ``count = mask.sum() > 0``."""
-    target = below(rng.bit_generator, count)
+    return uniform_choice_bits(mask, count, rng.bit_generator)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def uniform_choice_bits(mask: np.ndarray, count: int, bitgen) -> int:
+    """:func:`uniform_choice` drawing from the bit generator ``bitgen = rng.bit_generator`` (the same draw).
+
+    Inlined, like :func:`record_duel`: Numba reference-counts the arrays passed to a compiled
+    function, which costs more than these few operations.
+    """
+    target = below(bitgen, count)
     for i in range(mask.shape[0]):
         if mask[i]:
             if target == 0:
@@ -101,7 +112,7 @@ def uniform_choice(mask: np.ndarray, count: int, rng: np.random.Generator) -> in
     return -1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def record_duel(wins: np.ndarray, first: int, second: int, first_won: bool) -> bool:
     """Add a duel to the pair statistics ``W``; a self-duel carries no information and is skipped.
 
