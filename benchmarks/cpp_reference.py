@@ -79,7 +79,8 @@ AGENTS: dict[str, tuple[str, object]] = {
     "sparring": ("Sparring", lambda horizon: {"a": 3.0}),
     "random": ("Random", lambda horizon: {}),
 }
-DEFAULT_AGENTS = tuple(name for name in AGENTS if name != "random")
+#: Every agent, the uniform random one included: its row is the loop floor of both sides.
+DEFAULT_AGENTS = tuple(AGENTS)
 DEFAULT_PROBLEMS = ("sushi", "arxiv", "cyclic4")
 TARGET_RATIO = 10.0
 
@@ -282,7 +283,9 @@ def write_csv(rows: list[dict], path: Path, args: argparse.Namespace) -> None:
     lines = [
         f"# command: {command}",
         f"# date: {datetime.date.today().isoformat()}; machine: {cpu}, {os.cpu_count()} cores, load average "
-        f"{args.load_average:.1f} at start (other jobs running); one measurement at a time; C++: {args.cxx} {args.cxxflags}",
+        f"{args.load_average:.1f} at start (other jobs running); one measurement at a time, C++ and ours alternately "
+        "(both sides see the same load, so the ratios are fair while the absolute rates are lower than on an "
+        f"idle machine); C++: {args.cxx} {args.cxxflags}",
         "# C++ = jkomiyama/duelingbanditlib headers run one policy as its main.cpp does; timed from main() to the "
         "last duel (process start-up excluded); ours = make_agent + fused simulate (compilation excluded); "
         f"{args.runs} runs per side, fastest of {args.repeats} repeats",
