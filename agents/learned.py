@@ -34,7 +34,10 @@ __all__ = ["LearnedAgent", "shipped_policies", "load_policy_weights", "policy_ep
 
 #: Where the shipped weights live (``learned_k{K}.npz``).
 DATA_DIRECTORY = Path(__file__).resolve().parent / "data"
-WEIGHT_NAMES = _WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0")
+WEIGHT_NAMES = _WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0",
+                                "G", "G_s")
+#: Arrays of the first version of the network (mean-pooled arm summaries, no global context).
+_MEAN_ONLY_NAMES = _WEIGHT_NAMES[:16]
 
 
 def shipped_policies() -> list[int]:
@@ -48,19 +51,33 @@ def shipped_policies() -> list[int]:
 
 
 def load_policy_weights(path: str | Path, n_arms: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Read exported pair-network weights (float64 copies) and their metadata; check ``n_arms``."""
+    """Read exported pair-network weights (float64 copies) and their metadata; check ``n_arms``.
+
+    A file of the first version of the network (arm summaries by mean only, no global context:
+    no ``G``, ``A`` of ``hidden`` rows) is read as the same network with the max-pooling rows of
+    ``A``, ``B``, ``S`` and the context weights ``G``, ``G_s`` set to zero.
+    """
     with np.load(Path(path), allow_pickle=False) as archive:
-        missing = [name for name in _WEIGHT_NAMES + ("n_arms", "hidden") if name not in archive.files]
+        names = _WEIGHT_NAMES if "G" in archive.files else _MEAN_ONLY_NAMES
+        missing = [name for name in names + ("n_arms", "hidden") if name not in archive.files]
         if missing:
             raise ValueError(f"{path} is not an exported pair policy (missing arrays {missing})")
-        weights = {name: archive[name].astype(np.float64) for name in _WEIGHT_NAMES}
+        weights = {name: archive[name].astype(np.float64) for name in names}
         trained_arms = int(archive["n_arms"])
         hidden = int(archive["hidden"])
         metadata = json.loads(str(archive["metadata"])) if "metadata" in archive.files else {}
     if trained_arms != n_arms:
         raise ValueError(f"{path} holds a policy for {trained_arms} arms, not {n_arms}")
-    expected = {"W1": (N_PAIR_CHANNELS, hidden), "W2": (hidden, hidden), "A": (hidden, hidden), "B": (hidden, hidden),
-                "C": (N_PAIR_CHANNELS, hidden), "S": (hidden, hidden), "w": (hidden,), "s": (hidden,)}
+    if "G" not in weights:
+        for name in ("A", "B", "S"):
+            if weights[name].shape == (hidden, hidden):
+                weights[name] = np.vstack([weights[name], np.zeros((hidden, hidden))])
+        weights["G"] = np.zeros((2 * hidden, hidden))
+        weights["G_s"] = np.zeros((2 * hidden, hidden))
+    summary = (2 * hidden, hidden)
+    expected = {"W1": (N_PAIR_CHANNELS, hidden), "W2": (hidden, hidden), "A": summary, "B": summary,
+                "C": (N_PAIR_CHANNELS, hidden), "S": summary, "w": (hidden,), "s": (hidden,), "G": summary,
+                "G_s": summary}
     for name, shape in expected.items():
         if weights[name].shape != shape:
             raise ValueError(f"{path}: array {name} has shape {weights[name].shape}, expected {shape}")
@@ -111,21 +128,58 @@ def _refresh_pair(wins, winner, loser, embedding, pair_input, W1, b1, W2, b2, C,
 
 
 @numba.njit(cache=True, nogil=True)
-def _refresh_summaries(embedding, pair_input, A, B, S, s_b, base, self_base):  # pragma: no cover - compiled
+def _refresh_arm(embedding, arm, A, B, S, summary, projections):  # pragma: no cover - compiled
+    """Arm ``arm``'s summary ``[mean_j g_arm,j, max_j g_arm,j]`` (over opponents ``j``) and its
+    three projections ``summary @ A``, ``@ B``, ``@ S``."""
     n_arms, _, hidden = embedding.shape
-    summary = np.zeros((n_arms, hidden))
-    for i in range(n_arms):
+    for k in range(hidden):
+        total = 0.0
+        largest = 0.0  # embeddings are ReLU outputs, so 0 is below every one of them
         for j in range(n_arms):
-            if i != j:
-                summary[i] += embedding[i, j]
-    summary /= n_arms - 1
-    as_first = summary @ A
-    as_second = summary @ B
-    own = summary @ S
+            if j != arm:
+                value = embedding[arm, j, k]
+                total += value
+                if value > largest:
+                    largest = value
+        summary[arm, k] = total / (n_arms - 1)
+        summary[arm, hidden + k] = largest
+    for k in range(hidden):
+        as_first = 0.0
+        as_second = 0.0
+        own = 0.0
+        for f in range(2 * hidden):
+            value = summary[arm, f]
+            as_first += value * A[f, k]
+            as_second += value * B[f, k]
+            own += value * S[f, k]
+        projections[0, arm, k] = as_first
+        projections[1, arm, k] = as_second
+        projections[2, arm, k] = own
+
+
+@numba.njit(cache=True, nogil=True)
+def _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_base):  # pragma: no cover - compiled
+    """The score layers' inputs (before the time term) from the arm projections, the pair inputs
+    and the global context ``mean_i summary_i`` (through ``G`` for duels, ``G_s`` for self-duels)."""
+    n_arms, width = summary.shape
+    hidden = base.shape[2]
+    context = np.zeros(width)
     for i in range(n_arms):
-        self_base[i] = own[i] + s_b
+        for f in range(width):
+            context[f] += summary[i, f]
+    context /= n_arms
+    duel_context = np.zeros(hidden)
+    self_context = np.zeros(hidden)
+    for k in range(hidden):
+        for f in range(width):
+            duel_context[k] += context[f] * G[f, k]
+            self_context[k] += context[f] * G_s[f, k]
+    for i in range(n_arms):
+        for k in range(hidden):
+            self_base[i, k] = projections[2, i, k] + s_b[k] + self_context[k]
         for j in range(n_arms):
-            base[i, j] = as_first[i] + as_second[j] + pair_input[i, j]
+            for k in range(hidden):
+                base[i, j, k] = projections[0, i, k] + projections[1, j, k] + pair_input[i, j, k] + duel_context[k]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -173,7 +227,8 @@ def _choose(base, self_base, tau, d, w, w0, s_t, s, s0, uniform):  # pragma: no 
 
 
 @numba.njit(cache=True, nogil=True)
-def _fill_unplayed(embedding, pair_input, base, self_base, W1, b1, W2, b2, A, B, C, c, S, s_b):  # pragma: no cover - compiled
+def _fill_unplayed(embedding, pair_input, summary, projections, base, self_base,
+                   W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s):  # pragma: no cover - compiled
     """Caches of a run with no duels yet: every pair has the features of zero counts."""
     n_arms, _, hidden = embedding.shape
     features = np.empty(W1.shape[0])
@@ -198,12 +253,14 @@ def _fill_unplayed(embedding, pair_input, base, self_base, W1, b1, W2, b2, A, B,
                     for f in range(hidden):
                         value += first_layer[f] * W2[f, k]
                     embedding[i, j, k] = value if value > 0.0 else 0.0
-    _refresh_summaries(embedding, pair_input, A, B, S, s_b, base, self_base)
+    for arm in range(n_arms):
+        _refresh_arm(embedding, arm, A, B, S, summary, projections)
+    _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_base)
 
 
 @numba.njit(cache=True, nogil=True)
-def _record(wins, first, second, first_won, embedding, pair_input, base, self_base,
-            W1, b1, W2, b2, A, B, C, c, S, s_b):  # pragma: no cover - compiled
+def _record(wins, first, second, first_won, embedding, pair_input, summary, projections, base, self_base,
+            W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s):  # pragma: no cover - compiled
     """Count a duel and refresh the caches of the pair it changed (a self-duel changes none)."""
     if first == second:
         wins[first, first] += 1
@@ -211,11 +268,14 @@ def _record(wins, first, second, first_won, embedding, pair_input, base, self_ba
     winner, loser = (first, second) if first_won else (second, first)
     wins[winner, loser] += 1
     _refresh_pair(wins, winner, loser, embedding, pair_input, W1, b1, W2, b2, C, c)
-    _refresh_summaries(embedding, pair_input, A, B, S, s_b, base, self_base)
+    # Only the two arms of the pair change their summaries; the context changes every score.
+    _refresh_arm(embedding, winner, A, B, S, summary, projections)
+    _refresh_arm(embedding, loser, A, B, S, summary, projections)
+    _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_base)
 
 
 @numba.njit(cache=True, nogil=True)
-def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0,
+def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0, G, G_s,
                    probabilities, regrets, action_uniforms, outcome_uniforms, deterministic):  # pragma: no cover - compiled
     """Cumulative regret of the policy on each problem: the agent's kernels in one loop, duels
     drawn as ``outcome_uniform < P[first, second]``."""
@@ -226,11 +286,14 @@ def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0,
     wins = np.empty((n_arms, n_arms), dtype=np.int64)
     embedding = np.empty((n_arms, n_arms, hidden))
     pair_input = np.empty((n_arms, n_arms, hidden))
+    summary = np.empty((n_arms, 2 * hidden))
+    projections = np.empty((3, n_arms, hidden))
     base = np.empty((n_arms, n_arms, hidden))
     self_base = np.empty((n_arms, hidden))
     for problem in range(n_problems):
         wins[:] = 0
-        _fill_unplayed(embedding, pair_input, base, self_base, W1, b1, W2, b2, A, B, C, c, S, s_b)
+        _fill_unplayed(embedding, pair_input, summary, projections, base, self_base,
+                       W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s)
         total = 0.0
         for t in range(horizon):
             uniform = -1.0 if deterministic else action_uniforms[problem, t]
@@ -238,8 +301,8 @@ def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0,
             first, second = choice // n_arms, choice % n_arms
             total += regrets[problem, first, second]
             first_won = outcome_uniforms[problem, t] < probabilities[problem, first, second]
-            _record(wins, first, second, first_won, embedding, pair_input, base, self_base,
-                    W1, b1, W2, b2, A, B, C, c, S, s_b)
+            _record(wins, first, second, first_won, embedding, pair_input, summary, projections, base, self_base,
+                    W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s)
         totals[problem] = total
     return totals
 
@@ -296,9 +359,11 @@ class LearnedState(AgentState, fields=[
     "wins",           # W[i, j]: wins of i over j; self-duels counted on the diagonal
     "embedding",      # g_ij: pair embeddings (K, K, H), zero on the diagonal
     "pair_input",     # C e_ij + c: the pair's direct input to its score (K, K, H)
+    "summary",        # arm summaries [mean_j g_ij, max_j g_ij] (K, 2H)
+    "projections",    # summary @ A, @ B, @ S (3, K, H)
     "base",           # the score layer's input before the time term (K, K, H)
     "self_base",      # the self-duel scorer's input before the time term (K, H)
-    "W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0",
+    "W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0", "G", "G_s",
     "deterministic",  # play the highest score instead of drawing from the softmax
     "t",
 ]):
@@ -317,8 +382,9 @@ def learned_act(state):
 @numba.njit(cache=True, nogil=True)
 def learned_observe(state, first, second, first_won):
     state.t += 1
-    _record(state.wins, first, second, first_won, state.embedding, state.pair_input, state.base, state.self_base,
-            state.W1, state.b1, state.W2, state.b2, state.A, state.B, state.C, state.c, state.S, state.s_b)
+    _record(state.wins, first, second, first_won, state.embedding, state.pair_input, state.summary, state.projections,
+            state.base, state.self_base, state.W1, state.b1, state.W2, state.b2, state.A, state.B, state.C, state.c,
+            state.S, state.s_b, state.G, state.G_s)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -397,9 +463,11 @@ class LearnedAgent(KernelDuelingAgent):
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
         caches = {name: np.empty(shape) for name, shape in (
             ("embedding", (n_arms, n_arms, hidden)), ("pair_input", (n_arms, n_arms, hidden)),
+            ("summary", (n_arms, 2 * hidden)), ("projections", (3, n_arms, hidden)),
             ("base", (n_arms, n_arms, hidden)), ("self_base", (n_arms, hidden)))}
-        _fill_unplayed(caches["embedding"], caches["pair_input"], caches["base"], caches["self_base"],
-                       *(weights[name] for name in ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "S", "s_b")))
+        _fill_unplayed(caches["embedding"], caches["pair_input"], caches["summary"], caches["projections"],
+                       caches["base"], caches["self_base"],
+                       *(weights[name] for name in ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "S", "s_b", "G", "G_s")))
         arrays = {name: weights[name] for name in _WEIGHT_NAMES if name not in ("w0", "s0")}
         self.state = LearnedState(rng=self.rng, wins=self.wins, **caches, **arrays, w0=float(weights["w0"][0]),
                                   s0=float(weights["s0"][0]), deterministic=self.deterministic, t=0)

@@ -60,28 +60,36 @@ def test_encode_and_decode_agree():
     np.testing.assert_allclose(tau, np.log1p(wins.sum(axis=(1, 2))) / 10, rtol=1e-6)
 
 
-def test_numpy_scores_equal_the_torch_network_on_a_run():
+def test_numpy_scores_equal_the_torch_network_on_a_run(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("stable_baselines3")
     torch.set_num_threads(1)
     from dueling_gym.experiments.pair_policy import PairNetwork
 
     weights, metadata = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
-    network = PairNetwork(5, metadata["hidden"])
+    hidden = metadata["hidden"]
+    # Exercise every part of the network, the max-pooling rows and the global context included.
+    noise = np.random.default_rng(3)
+    for name in ("A", "B", "S", "G", "G_s"):
+        weights[name] = weights[name] + noise.normal(0.0, 0.3, size=weights[name].shape)
+    path = tmp_path / "policy.npz"
+    np.savez(path, **weights, n_arms=np.array(5), hidden=np.array(hidden))
+    network = PairNetwork(5, hidden)
     with torch.no_grad():
         for layer, w, b in ((network.embed1, "W1", "b1"), (network.embed2, "W2", "b2"), (network.pair, "C", "c"),
                             (network.self_hidden, "S", "s_b")):
             layer.weight.copy_(torch.tensor(weights[w].T))
             layer.bias.copy_(torch.tensor(weights[b]))
-        network.first.weight.copy_(torch.tensor(weights["A"].T))
-        network.second.weight.copy_(torch.tensor(weights["B"].T))
+        for layer, w in ((network.first, "A"), (network.second, "B"), (network.context, "G"),
+                         (network.self_context, "G_s")):
+            layer.weight.copy_(torch.tensor(weights[w].T))
         network.pair_time.copy_(torch.tensor(weights["d"]))
         network.self_time.copy_(torch.tensor(weights["s_t"]))
         network.score.weight.copy_(torch.tensor(weights["w"][None]))
         network.score.bias.copy_(torch.tensor(weights["w0"]))
         network.self_score.weight.copy_(torch.tensor(weights["s"][None]))
         network.self_score.bias.copy_(torch.tensor(weights["s0"]))
-    agent = LearnedAgent(5, seed=1)
+    agent = LearnedAgent(5, policy=str(path), seed=1)
     outcomes = np.random.default_rng(2)
     for _ in range(400):
         observation = torch.as_tensor(encode_wins(agent.wins)[None])
@@ -90,6 +98,18 @@ def test_numpy_scores_equal_the_torch_network_on_a_run():
         np.testing.assert_allclose(agent.logits(), expected, atol=2e-4)
         duel = agent.act()
         agent.observe(duel, bool(outcomes.random() < 0.5))
+
+
+def test_first_version_files_load_as_the_same_network_without_max_pooling_or_context(tmp_path):
+    weights, _ = load_policy_weights(DATA_DIRECTORY / "ppo_k5.npz", 5)
+    hidden = weights["W1"].shape[1]
+    assert weights["A"].shape == weights["G"].shape == (2 * hidden, hidden)
+    assert not weights["A"][hidden:].any() and not weights["G"].any() and not weights["G_s"].any()
+    # A file with the context arrays but the wrong shapes is refused, naming the array.
+    broken = dict(weights, G=np.zeros((hidden, hidden)))
+    np.savez(tmp_path / "broken.npz", **broken, n_arms=np.array(5), hidden=np.array(hidden))
+    with pytest.raises(ValueError, match="array G has shape"):
+        load_policy_weights(tmp_path / "broken.npz", 5)
 
 
 def test_seeded_runs_are_reproducible_and_recommend_a_played_winner():

@@ -59,15 +59,18 @@ OBJECTIVES = ("mean", "worst")
 
 def _shapes(hidden: int) -> dict[str, tuple[int, ...]]:
     square = (hidden, hidden)
-    return {"W1": (N_PAIR_CHANNELS, hidden), "b1": (hidden,), "W2": square, "b2": (hidden,), "A": square,
-            "B": square, "C": (N_PAIR_CHANNELS, hidden), "c": (hidden,), "d": (hidden,), "w": (hidden,), "w0": (1,),
-            "S": square, "s_b": (hidden,), "s_t": (hidden,), "s": (hidden,), "s0": (1,)}
+    summary = (2 * hidden, hidden)  # arm summaries and the global context: mean and max parts
+    return {"W1": (N_PAIR_CHANNELS, hidden), "b1": (hidden,), "W2": square, "b2": (hidden,), "A": summary,
+            "B": summary, "C": (N_PAIR_CHANNELS, hidden), "c": (hidden,), "d": (hidden,), "w": (hidden,), "w0": (1,),
+            "S": summary, "s_b": (hidden,), "s_t": (hidden,), "s": (hidden,), "s0": (1,), "G": summary,
+            "G_s": summary}
 
 
 def random_weights(hidden: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Weights of a fresh pair network: uniform in ``+-1/sqrt(fan_in)`` (the usual linear-layer
     initialisation), drawn in :data:`WEIGHT_NAMES` order from ``rng``."""
-    fan_in = {"W1": N_PAIR_CHANNELS, "b1": N_PAIR_CHANNELS, "C": N_PAIR_CHANNELS, "c": N_PAIR_CHANNELS}
+    fan_in = {"W1": N_PAIR_CHANNELS, "b1": N_PAIR_CHANNELS, "C": N_PAIR_CHANNELS, "c": N_PAIR_CHANNELS,
+              **{name: 2 * hidden for name in ("A", "B", "S", "G", "G_s")}}
     weights = {}
     for name, shape in _shapes(hidden).items():
         bound = 1.0 / np.sqrt(fan_in.get(name, hidden))

@@ -6,10 +6,15 @@ scores and one policy serves every problem of a family:
 
 * pair embedding ``g_ij = relu(W2 relu(W1 e_ij + b1) + b2)`` of the features ``e_ij`` of each
   ordered pair ``i != j``;
-* arm summary ``h_i = mean_{j != i} g_ij`` (how ``i`` fares against the others);
-* duel score for ``i != j``: ``w . relu(A h_i + B h_j + C e_ij + c + tau * d) + w0``, with
+* arm summary ``h_i = [mean_{j != i} g_ij, max_{j != i} g_ij]`` (how ``i`` fares against the
+  others on average and at best: the maximum lets a unit say "some opponent beats ``i``" or "``i``
+  beats every opponent", which an average blurs);
+* global context ``m = mean_i h_i`` (what the whole problem looks like, e.g. whether some arm
+  already beats all the others, which no pair and no single arm can tell);
+* duel score for ``i != j``: ``w . relu(A h_i + B h_j + C e_ij + c + G m + tau * d) + w0``, with
   ``tau`` the time value;
-* self-duel score ``(i, i)``: ``s . relu(S h_i + s_b + tau * s_t) + s0`` (pure exploitation);
+* self-duel score ``(i, i)``: ``s . relu(S h_i + s_b + G_s m + tau * s_t) + s0`` (pure
+  exploitation);
 * the ``K^2`` scores are the logits of a categorical distribution over ``Discrete(K^2)``
   (``first * K + second``); the critic reads ``[mean_i h_i, max_i h_i, tau]``.
 
@@ -31,7 +36,7 @@ from dueling_gym.observations import N_PAIR_CHANNELS
 __all__ = ["PairNetwork", "PairPolicy", "export_policy_weights", "WEIGHT_NAMES"]
 
 #: Arrays of an exported policy (all float32), in the notation of the module docstring.
-WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0")
+WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0", "G", "G_s")
 
 
 class PairNetwork(nn.Module):
@@ -43,15 +48,17 @@ class PairNetwork(nn.Module):
         self.hidden = hidden
         self.embed1 = nn.Linear(N_PAIR_CHANNELS, hidden)
         self.embed2 = nn.Linear(hidden, hidden)
-        self.first = nn.Linear(hidden, hidden, bias=False)
-        self.second = nn.Linear(hidden, hidden, bias=False)
+        self.first = nn.Linear(2 * hidden, hidden, bias=False)
+        self.second = nn.Linear(2 * hidden, hidden, bias=False)
+        self.context = nn.Linear(2 * hidden, hidden, bias=False)
+        self.self_context = nn.Linear(2 * hidden, hidden, bias=False)
         self.pair = nn.Linear(N_PAIR_CHANNELS, hidden)
         self.pair_time = nn.Parameter(torch.zeros(hidden))
         self.score = nn.Linear(hidden, 1)
-        self.self_hidden = nn.Linear(hidden, hidden)
+        self.self_hidden = nn.Linear(2 * hidden, hidden)
         self.self_time = nn.Parameter(torch.zeros(hidden))
         self.self_score = nn.Linear(hidden, 1)
-        self.value_hidden = nn.Linear(2 * hidden + 1, hidden)
+        self.value_hidden = nn.Linear(4 * hidden + 1, hidden)
         # Near-uniform initial policy: small output weights keep the first rollouts exploratory.
         for layer in (self.score, self.self_score):
             nn.init.normal_(layer.weight, std=0.01)
@@ -66,7 +73,8 @@ class PairNetwork(nn.Module):
         pairs = observation[:, :-1].reshape(-1, N_PAIR_CHANNELS, n_arms, n_arms).permute(0, 2, 3, 1)
         tau = observation[:, -1:]
         g = torch.relu(self.embed2(torch.relu(self.embed1(pairs)))) * self.off_diagonal[None, :, :, None]
-        h = g.sum(dim=2) / (n_arms - 1)
+        # g >= 0 and zero on the diagonal, so the maximum over all j is the maximum over j != i.
+        h = torch.cat([g.sum(dim=2) / (n_arms - 1), g.max(dim=2).values], dim=-1)
         return pairs, tau, g, h
 
     def forward_actor(self, observation: torch.Tensor) -> torch.Tensor:
@@ -75,10 +83,12 @@ class PairNetwork(nn.Module):
 
     def _logits(self, pairs: torch.Tensor, tau: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         tau3 = tau[:, :, None, None]
+        context = h.mean(dim=1)
         hidden = torch.relu(self.first(h)[:, :, None, :] + self.second(h)[:, None, :, :]
-                            + self.pair(pairs) + tau3 * self.pair_time)
+                            + self.pair(pairs) + self.context(context)[:, None, None, :] + tau3 * self.pair_time)
         duel = self.score(hidden).squeeze(-1)
-        own = self.self_score(torch.relu(self.self_hidden(h) + tau[:, :, None] * self.self_time)).squeeze(-1)
+        own = self.self_score(torch.relu(self.self_hidden(h) + self.self_context(context)[:, None, :]
+                                         + tau[:, :, None] * self.self_time)).squeeze(-1)
         eye = 1.0 - self.off_diagonal
         logits = duel * self.off_diagonal + torch.diag_embed(own) * eye
         return logits.reshape(logits.shape[0], -1)
@@ -140,6 +150,7 @@ def export_policy_weights(policy: PairPolicy) -> dict[str, np.ndarray]:
         "w": array(network.score.weight[0]), "w0": array(network.score.bias),
         "S": array(network.self_hidden.weight.T), "s_b": array(network.self_hidden.bias),
         "s_t": array(network.self_time), "s": array(network.self_score.weight[0]), "s0": array(network.self_score.bias),
+        "G": array(network.context.weight.T), "G_s": array(network.self_context.weight.T),
     }
     weights["n_arms"] = np.array(network.n_arms, dtype=np.int64)
     weights["hidden"] = np.array(network.hidden, dtype=np.int64)
