@@ -35,7 +35,7 @@ __all__ = ["LearnedAgent", "shipped_policies", "load_policy_weights", "policy_ep
 #: Where the shipped weights live (``learned_k{K}.npz``).
 DATA_DIRECTORY = Path(__file__).resolve().parent / "data"
 WEIGHT_NAMES = _WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0",
-                                "G", "G_s")
+                                "G", "G_s", "s_n")
 #: Arrays of the first version of the network (mean-pooled arm summaries, no global context).
 _MEAN_ONLY_NAMES = _WEIGHT_NAMES[:16]
 
@@ -58,7 +58,7 @@ def load_policy_weights(path: str | Path, n_arms: int) -> tuple[dict[str, np.nda
     ``A``, ``B``, ``S`` and the context weights ``G``, ``G_s`` set to zero.
     """
     with np.load(Path(path), allow_pickle=False) as archive:
-        names = _WEIGHT_NAMES if "G" in archive.files else _MEAN_ONLY_NAMES
+        names = _MEAN_ONLY_NAMES + tuple(name for name in ("G", "G_s", "s_n") if name in archive.files)
         missing = [name for name in names + ("n_arms", "hidden") if name not in archive.files]
         if missing:
             raise ValueError(f"{path} is not an exported pair policy (missing arrays {missing})")
@@ -74,10 +74,12 @@ def load_policy_weights(path: str | Path, n_arms: int) -> tuple[dict[str, np.nda
                 weights[name] = np.vstack([weights[name], np.zeros((hidden, hidden))])
         weights["G"] = np.zeros((2 * hidden, hidden))
         weights["G_s"] = np.zeros((2 * hidden, hidden))
+    if "s_n" not in weights:
+        weights["s_n"] = np.zeros(hidden)
     summary = (2 * hidden, hidden)
     expected = {"W1": (N_PAIR_CHANNELS, hidden), "W2": (hidden, hidden), "A": summary, "B": summary,
                 "C": (N_PAIR_CHANNELS, hidden), "S": summary, "w": (hidden,), "s": (hidden,), "G": summary,
-                "G_s": summary}
+                "G_s": summary, "s_n": (hidden,)}
     for name, shape in expected.items():
         if weights[name].shape != shape:
             raise ValueError(f"{path}: array {name} has shape {weights[name].shape}, expected {shape}")
@@ -183,14 +185,16 @@ def _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_bas
 
 
 @numba.njit(cache=True, nogil=True)
-def _scores(base, self_base, tau, d, w, w0, s_t, s, s0, out):  # pragma: no cover - compiled
+def _scores(base, self_base, wins, tau, d, w, w0, s_t, s_n, s, s0, out):  # pragma: no cover - compiled
     n_arms, _, hidden = base.shape
     for i in range(n_arms):
         for j in range(n_arms):
             if i == j:
+                # How often the arm has been played against itself: exploitation so far.
+                plays = np.float64(np.float32(np.log1p(np.float64(wins[i, i])) / 8.0))
                 value = s0
                 for k in range(hidden):
-                    pre = self_base[i, k] + tau * s_t[k]
+                    pre = self_base[i, k] + tau * s_t[k] + plays * s_n[k]
                     if pre > 0.0:
                         value += pre * s[k]
             else:
@@ -203,11 +207,11 @@ def _scores(base, self_base, tau, d, w, w0, s_t, s, s0, out):  # pragma: no cove
 
 
 @numba.njit(cache=True, nogil=True)
-def _choose(base, self_base, tau, d, w, w0, s_t, s, s0, uniform):  # pragma: no cover - compiled
+def _choose(base, self_base, wins, tau, d, w, w0, s_t, s_n, s, s0, uniform):  # pragma: no cover - compiled
     """Flat index of the duel: argmax of the scores (``uniform < 0``) or a softmax draw."""
     n_arms = base.shape[0]
     scores = np.empty((n_arms, n_arms))
-    _scores(base, self_base, tau, d, w, w0, s_t, s, s0, scores)
+    _scores(base, self_base, wins, tau, d, w, w0, s_t, s_n, s, s0, scores)
     flat = scores.ravel()
     best = np.argmax(flat)
     if uniform < 0.0:
@@ -275,7 +279,7 @@ def _record(wins, first, second, first_won, embedding, pair_input, summary, proj
 
 
 @numba.njit(cache=True, nogil=True)
-def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0, G, G_s,
+def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0, G, G_s, s_n,
                    probabilities, regrets, action_uniforms, outcome_uniforms, deterministic):  # pragma: no cover - compiled
     """Cumulative regret of the policy on each problem: the agent's kernels in one loop, duels
     drawn as ``outcome_uniform < P[first, second]``."""
@@ -297,7 +301,7 @@ def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0, G, 
         total = 0.0
         for t in range(horizon):
             uniform = -1.0 if deterministic else action_uniforms[problem, t]
-            choice = _choose(base, self_base, time_value(t), d, w, w0, s_t, s, s0, uniform)
+            choice = _choose(base, self_base, wins, time_value(t), d, w, w0, s_t, s_n, s, s0, uniform)
             first, second = choice // n_arms, choice % n_arms
             total += regrets[problem, first, second]
             first_won = outcome_uniforms[problem, t] < probabilities[problem, first, second]
@@ -363,7 +367,7 @@ class LearnedState(AgentState, fields=[
     "projections",    # summary @ A, @ B, @ S (3, K, H)
     "base",           # the score layer's input before the time term (K, K, H)
     "self_base",      # the self-duel scorer's input before the time term (K, H)
-    "W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0", "G", "G_s",
+    "W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0", "G", "G_s", "s_n",
     "deterministic",  # play the highest score instead of drawing from the softmax
     "t",
 ]):
@@ -373,8 +377,8 @@ class LearnedState(AgentState, fields=[
 @numba.njit(cache=True, nogil=True)
 def learned_act(state):
     uniform = -1.0 if state.deterministic else state.rng.random()
-    choice = _choose(state.base, state.self_base, time_value(state.t), state.d, state.w, state.w0, state.s_t,
-                     state.s, state.s0, uniform)
+    choice = _choose(state.base, state.self_base, state.wins, time_value(state.t), state.d, state.w, state.w0,
+                     state.s_t, state.s_n, state.s, state.s0, uniform)
     n_arms = state.wins.shape[0]
     return choice // n_arms, choice % n_arms
 
@@ -394,8 +398,8 @@ def learned_recommend(state):
 
 @numba.njit(cache=True, nogil=True)
 def _learned_logits(state, out):
-    _scores(state.base, state.self_base, time_value(state.t), state.d, state.w, state.w0, state.s_t, state.s,
-            state.s0, out)
+    _scores(state.base, state.self_base, state.wins, time_value(state.t), state.d, state.w, state.w0, state.s_t,
+            state.s_n, state.s, state.s0, out)
 
 
 @register_agent("learned")

@@ -24,9 +24,10 @@ Learned policies see a fixed-size, horizon-free encoding of it: for every ordere
  3    ``log(1 + N[i,j]) / 8``                how often the pair was played
 ====  =====================================  ==========================================
 
-with ``N[i, j] = W[i, j] + W[j, i]``; the diagonal is zero in every channel (self-duels carry
-no information about the preferences).  One global value follows: ``log(1 + t) / 10``, ``t``
-the number of duels played so far.  The flat observation is ``float32`` of length
+with ``N[i, j] = W[i, j] + W[j, i]``.  Self-duels carry no information about the preferences,
+so the diagonal is zero in channels 0-2; channel 3 holds ``log(1 + W[i,i]) / 8`` there, how
+often arm ``i`` was played against itself (how long it has been exploited).  One global value
+follows: ``log(1 + t) / 10``, ``t`` the number of duels played so far.  The flat observation is ``float32`` of length
 ``4 K^2 + 1``: the four ``K x K`` channel matrices, row-major, then the time value.
 
 Every feature of pair ``(i, j)`` depends only on that pair's two counts, so an agent that
@@ -125,7 +126,8 @@ def encode_wins(wins: NDArray[np.integer]) -> NDArray[np.float32]:
     Returns
     -------
     ndarray of float32, shape ``(..., 4 K^2 + 1)``
-        The channels ``c = 0..3`` as ``K x K`` matrices (zero diagonal), then the time value.
+        The channels ``c = 0..3`` as ``K x K`` matrices (diagonal: zero, but the self-duel
+        count in channel 3), then the time value.
     """
     wins = np.asarray(wins)
     if wins.ndim < 2 or wins.shape[-1] != wins.shape[-2] or wins.shape[-1] < 2:
@@ -136,6 +138,8 @@ def encode_wins(wins: NDArray[np.integer]) -> NDArray[np.float32]:
     features = pair_features(wins, np.swapaxes(wins, -1, -2))  # (..., K, K, 4)
     diagonal = np.arange(n_arms)
     features[..., diagonal, diagonal, :] = 0.0
+    self_duels = wins[..., diagonal, diagonal].astype(np.float64)
+    features[..., diagonal, diagonal, 3] = (np.log1p(self_duels) / 8.0).astype(np.float32)
     batch = wins.shape[:-2]
     out = np.empty(batch + (N_PAIR_CHANNELS * n_arms * n_arms + 1,), dtype=np.float32)
     out[..., :-1] = np.moveaxis(features, -1, -3).reshape(batch + (-1,))

@@ -56,7 +56,9 @@ def test_encode_and_decode_agree():
     wins = np.random.default_rng(0).integers(0, 20, size=(2, 5, 5))
     pairs, tau = decode_observation(encode_wins(wins), 5)
     np.testing.assert_array_equal(pairs[0, 1, 2], pair_features(wins[0, 1, 2], wins[0, 2, 1]))
-    assert np.all(pairs[:, np.arange(5), np.arange(5)] == 0)
+    diagonal = pairs[:, np.arange(5), np.arange(5)]
+    assert np.all(diagonal[..., :3] == 0)
+    np.testing.assert_array_equal(diagonal[..., 3], (np.log1p(wins[:, np.arange(5), np.arange(5)]) / 8).astype(np.float32))
     np.testing.assert_allclose(tau, np.log1p(wins.sum(axis=(1, 2))) / 10, rtol=1e-6)
 
 
@@ -70,7 +72,7 @@ def test_numpy_scores_equal_the_torch_network_on_a_run(tmp_path):
     hidden = metadata["hidden"]
     # Exercise every part of the network, the max-pooling rows and the global context included.
     noise = np.random.default_rng(3)
-    for name in ("A", "B", "S", "G", "G_s"):
+    for name in ("A", "B", "S", "G", "G_s", "s_n"):
         weights[name] = weights[name] + noise.normal(0.0, 0.3, size=weights[name].shape)
     path = tmp_path / "policy.npz"
     np.savez(path, **weights, n_arms=np.array(5), hidden=np.array(hidden))
@@ -85,6 +87,7 @@ def test_numpy_scores_equal_the_torch_network_on_a_run(tmp_path):
             layer.weight.copy_(torch.tensor(weights[w].T))
         network.pair_time.copy_(torch.tensor(weights["d"]))
         network.self_time.copy_(torch.tensor(weights["s_t"]))
+        network.self_plays.copy_(torch.tensor(weights["s_n"]))
         network.score.weight.copy_(torch.tensor(weights["w"][None]))
         network.score.bias.copy_(torch.tensor(weights["w0"]))
         network.self_score.weight.copy_(torch.tensor(weights["s"][None]))
@@ -105,6 +108,7 @@ def test_first_version_files_load_as_the_same_network_without_max_pooling_or_con
     hidden = weights["W1"].shape[1]
     assert weights["A"].shape == weights["G"].shape == (2 * hidden, hidden)
     assert not weights["A"][hidden:].any() and not weights["G"].any() and not weights["G_s"].any()
+    assert not weights["s_n"].any()
     # A file with the context arrays but the wrong shapes is refused, naming the array.
     broken = dict(weights, G=np.zeros((hidden, hidden)))
     np.savez(tmp_path / "broken.npz", **broken, n_arms=np.array(5), hidden=np.array(hidden))

@@ -63,7 +63,7 @@ def _shapes(hidden: int) -> dict[str, tuple[int, ...]]:
     return {"W1": (N_PAIR_CHANNELS, hidden), "b1": (hidden,), "W2": square, "b2": (hidden,), "A": summary,
             "B": summary, "C": (N_PAIR_CHANNELS, hidden), "c": (hidden,), "d": (hidden,), "w": (hidden,), "w0": (1,),
             "S": summary, "s_b": (hidden,), "s_t": (hidden,), "s": (hidden,), "s0": (1,), "G": summary,
-            "G_s": summary}
+            "G_s": summary, "s_n": (hidden,)}
 
 
 def random_weights(hidden: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

@@ -13,8 +13,9 @@ scores and one policy serves every problem of a family:
   already beats all the others, which no pair and no single arm can tell);
 * duel score for ``i != j``: ``w . relu(A h_i + B h_j + C e_ij + c + G m + tau * d) + w0``, with
   ``tau`` the time value;
-* self-duel score ``(i, i)``: ``s . relu(S h_i + s_b + G_s m + tau * s_t) + s0`` (pure
-  exploitation);
+* self-duel score ``(i, i)``: ``s . relu(S h_i + s_b + G_s m + tau * s_t + n_i * s_n) + s0``
+  (pure exploitation), ``n_i`` the self-duel count channel of arm ``i``, so that the policy can
+  tell how long it has been exploiting an arm;
 * the ``K^2`` scores are the logits of a categorical distribution over ``Discrete(K^2)``
   (``first * K + second``); the critic reads ``[mean_i h_i, max_i h_i, tau]``.
 
@@ -36,7 +37,8 @@ from dueling_gym.observations import N_PAIR_CHANNELS
 __all__ = ["PairNetwork", "PairPolicy", "export_policy_weights", "WEIGHT_NAMES"]
 
 #: Arrays of an exported policy (all float32), in the notation of the module docstring.
-WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0", "G", "G_s")
+WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0", "G", "G_s",
+                "s_n")
 
 
 class PairNetwork(nn.Module):
@@ -57,6 +59,7 @@ class PairNetwork(nn.Module):
         self.score = nn.Linear(hidden, 1)
         self.self_hidden = nn.Linear(2 * hidden, hidden)
         self.self_time = nn.Parameter(torch.zeros(hidden))
+        self.self_plays = nn.Parameter(torch.zeros(hidden))
         self.self_score = nn.Linear(hidden, 1)
         self.value_hidden = nn.Linear(4 * hidden + 1, hidden)
         # Near-uniform initial policy: small output weights keep the first rollouts exploratory.
@@ -87,8 +90,10 @@ class PairNetwork(nn.Module):
         hidden = torch.relu(self.first(h)[:, :, None, :] + self.second(h)[:, None, :, :]
                             + self.pair(pairs) + self.context(context)[:, None, None, :] + tau3 * self.pair_time)
         duel = self.score(hidden).squeeze(-1)
+        plays = torch.diagonal(pairs[..., 3], dim1=1, dim2=2)
         own = self.self_score(torch.relu(self.self_hidden(h) + self.self_context(context)[:, None, :]
-                                         + tau[:, :, None] * self.self_time)).squeeze(-1)
+                                         + tau[:, :, None] * self.self_time
+                                         + plays[:, :, None] * self.self_plays)).squeeze(-1)
         eye = 1.0 - self.off_diagonal
         logits = duel * self.off_diagonal + torch.diag_embed(own) * eye
         return logits.reshape(logits.shape[0], -1)
@@ -151,6 +156,7 @@ def export_policy_weights(policy: PairPolicy) -> dict[str, np.ndarray]:
         "S": array(network.self_hidden.weight.T), "s_b": array(network.self_hidden.bias),
         "s_t": array(network.self_time), "s": array(network.self_score.weight[0]), "s0": array(network.self_score.bias),
         "G": array(network.context.weight.T), "G_s": array(network.self_context.weight.T),
+        "s_n": array(network.self_plays),
     }
     weights["n_arms"] = np.array(network.n_arms, dtype=np.int64)
     weights["hidden"] = np.array(network.hidden, dtype=np.int64)
