@@ -20,12 +20,16 @@ from dueling_gym.experiments import simulate
 from dueling_gym.observations import decode_observation, encode_wins, pair_features
 
 
-def test_a_policy_is_shipped_for_five_arms_with_its_command():
+def test_a_policy_is_shipped_for_five_arms_with_the_commands_of_every_stage():
     assert 5 in shipped_policies()
-    _, metadata = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
-    assert metadata["command"].startswith("dueling-gym train es") and "--init agents/data/ppo_k5.npz" in metadata["command"]
-    assert metadata["config"]["n_arms"] == 5 and metadata["config"]["seed"] == 0
-    # The starting point of that run, trained with PPO, is kept with its own command.
+    # learned_k5 <- es_pooled_k5 <- es_mean_k5 <- ppo_k5: every starting point is shipped with its command.
+    chain = [("learned_k5.npz", "es_pooled_k5.npz", 3), ("es_pooled_k5.npz", "es_mean_k5.npz", 1),
+             ("es_mean_k5.npz", "ppo_k5.npz", 0)]
+    for name, init, seed in chain:
+        _, metadata = load_policy_weights(DATA_DIRECTORY / name, 5)
+        assert metadata["command"].startswith("dueling-gym train es"), name
+        assert f"--init agents/data/{init}" in metadata["command"], name
+        assert metadata["config"]["n_arms"] == 5 and metadata["config"]["seed"] == seed, name
     _, ppo = load_policy_weights(DATA_DIRECTORY / "ppo_k5.npz", 5)
     assert "dueling_gym.experiments.training" in ppo["command"]
 

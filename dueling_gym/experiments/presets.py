@@ -139,7 +139,7 @@ PRESETS: dict[str, Preset] = {
             name="learned-vs-classic",
             title="The shipped learned policies against every classic agent on held-out problems",
             reference="dueling-gym (learned agent); generator families of Komiyama et al. 2016 and Zoghi et al. 2015",
-            full=dict(n_arms=(5, 8), horizons=(100, 1000, 10_000), n_problems=100, published=True),
+            full=dict(n_arms=(5, 8), horizons=(100, 1000, 10_000), n_problems=300, published=True),
             quick=dict(n_arms=(5,), horizons=(100, 1000), n_problems=10, published=False),
             kind="learned",
             notes="Held-out problems of no_condorcet_winner, unique_copeland_winner and utility_based (fresh draws "
