@@ -132,6 +132,32 @@ def test_legend_of_thirty_agents_sits_outside_every_panel(tmp_path, monkeypatch)
     assert height * 72 / 130 > box.y1 - box.y0  # the saved image holds the legend
 
 
+def test_the_figure_title_is_in_the_saved_image(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    checkpoints = np.array([1, 10, 100])
+    curves = [RegretCurve("agent", "sushi", "copeland_komiyama", checkpoints, np.array([[0.0, 1.0, 2.0]] * 2),
+                          np.array([True, True]))]
+    [plain] = plot_regret(curves, tmp_path / "plain", formats=("png",))
+    saved = {}
+    original = Figure.savefig
+
+    def keep(self, *args, **kwargs):
+        renderer = self.canvas.get_renderer()
+        saved["box"] = self.get_tightbbox(renderer, bbox_extra_artists=kwargs.get("bbox_extra_artists"))
+        saved["title"] = self._suptitle.get_window_extent(renderer).transformed(self.dpi_scale_trans.inverted())
+        saved["text"] = self._suptitle.get_text()
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    [titled] = plot_regret(curves, tmp_path / "titled", formats=("png",), title="A title")
+    # The saved (tight) box holds the title: it used to be cut off.
+    assert saved["text"] == "A title" and saved["box"].y1 >= saved["title"].y1
+    assert Image.open(titled).size[1] > Image.open(plain).size[1]
+
+
 def test_output_folder_errors_are_one_line(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     base = ["run", "--agents", "rucb", "--problems", "sushi", "--seeds", "1", "--horizon", "10", "--no-progress"]

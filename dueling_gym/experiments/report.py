@@ -372,8 +372,7 @@ def plot_regret(
             if label not in labels:
                 handles.append(handle)
                 labels.append(label)
-    if title:
-        figure.suptitle(title)
+    heading = figure.suptitle(title) if title else None
     figure.tight_layout()
     # One legend for the figure, below the panels (outside every axis, so it never covers a curve
     # or an x-label); as many columns as fit the figure's width, and the saved image is grown to
@@ -388,7 +387,10 @@ def plot_regret(
     written = []
     for extension in formats:
         target = base.with_suffix(f".{extension}")
-        figure.savefig(target, dpi=130, bbox_inches="tight", bbox_extra_artists=[legend])
+        # The tight box is computed from the axes and the artists listed here: the title must be
+        # one of them, or it is cut off.
+        extra = [legend] if heading is None else [legend, heading]
+        figure.savefig(target, dpi=130, bbox_inches="tight", bbox_extra_artists=extra)
         written.append(target)
     plt.close(figure)
     return written
