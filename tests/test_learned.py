@@ -22,9 +22,10 @@ from dueling_gym.observations import decode_observation, encode_wins, pair_featu
 
 def test_a_policy_is_shipped_for_five_arms_with_the_commands_of_every_stage():
     assert 5 in shipped_policies()
-    # learned_k5 <- es_pooled_k5 <- es_mean_k5 <- ppo_k5: every starting point is shipped with its command.
-    chain = [("learned_k5.npz", "es_pooled_k5.npz", 3), ("es_pooled_k5.npz", "es_mean_k5.npz", 1),
-             ("es_mean_k5.npz", "ppo_k5.npz", 0)]
+    # learned_k5 <- es_selfduel_k5 <- es_pooled_k5 <- es_mean_k5 <- ppo_k5: every starting point is
+    # shipped with its command.
+    chain = [("learned_k5.npz", "es_selfduel_k5.npz", 4), ("es_selfduel_k5.npz", "es_pooled_k5.npz", 3),
+             ("es_pooled_k5.npz", "es_mean_k5.npz", 1), ("es_mean_k5.npz", "ppo_k5.npz", 0)]
     for name, init, seed in chain:
         _, metadata = load_policy_weights(DATA_DIRECTORY / name, 5)
         assert metadata["command"].startswith("dueling-gym train es"), name
