@@ -57,12 +57,15 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -157,8 +160,8 @@ int main(int argc, char *argv[]){
 
 
 def fail(message: str) -> None:
-    """Stop with a one-line error."""
-    raise SystemExit(f"cpp_reference: error: {message}")
+    """Stop with a one-line error, named after the script that runs."""
+    raise SystemExit(f"{Path(sys.argv[0]).stem or 'cpp_reference'}: error: {message}")
 
 
 def build_driver(reference_dir: Path, build_dir: Path, cxx: str, cxxflags: str) -> Path:
@@ -205,23 +208,52 @@ def time_cpp(binary: Path, policy: str, matrix_file: Path, horizon: int, runs: i
     return seconds, regret
 
 
-def time_ours(agent_name: str, problem, horizon: int, runs: int, seed: int) -> tuple[float, float]:
+@dataclass(frozen=True)
+class Reference:
+    """What differs between the C++ references this harness measures against our fused loops.
+
+    Attributes
+    ----------
+    script : str
+        The benchmark script (for the command line recorded in the csv).
+    agents : dict
+        Our registry name -> (the algorithm's name in the generated driver, ``make_agent``
+        arguments given the horizon).
+    notion : str
+        The regret notion the driver reports (its final regret is compared with ours).
+    runs_as : str
+        What the C++ side runs, for the csv header.
+    write_matrix : callable
+        ``(matrix, path)``: the preference matrix in the reference's file format.
+    check_matrix : callable, optional
+        ``(problem name, matrix)``: refuses (with :func:`fail`) a matrix the reference cannot take.
+    """
+
+    script: str
+    agents: dict[str, tuple[str, Callable[[int], dict]]]
+    notion: str
+    runs_as: str
+    write_matrix: Callable[[np.ndarray, Path], None]
+    check_matrix: Callable[[str, np.ndarray], None] | None = None
+
+
+def time_ours(reference: Reference, agent_name: str, problem, horizon: int, runs: int, seed: int) -> tuple[float, float]:
     """Seconds (agent construction + fused ``simulate`` per run) and mean final regret."""
     from dueling_gym.agents import make_agent
     from dueling_gym.experiments import simulate
 
-    extra = AGENTS[agent_name][1](horizon)
+    extra = reference.agents[agent_name][1](horizon)
     total, regrets = 0.0, []
     for run in range(runs):
         start = time.perf_counter()
         agent = make_agent(agent_name, n_arms=problem.n_arms, seed=seed + run, **extra)
         result = simulate(agent, problem, horizon, seed=seed + run, fused=True)
         total += time.perf_counter() - start
-        regrets.append(result.final_regret("condorcet_strong"))
+        regrets.append(result.final_regret(reference.notion))
     return total, float(np.mean(regrets))
 
 
-def measure(args: argparse.Namespace, binary: Path, work_dir: Path) -> list[dict]:
+def measure(reference: Reference, args: argparse.Namespace, binary: Path, work_dir: Path) -> list[dict]:
     """Every (agent, problem) cell, C++ and ours alternately, best of ``--repeats``."""
     from dueling_gym.agents import make_agent
     from dueling_gym.experiments import simulate
@@ -230,21 +262,25 @@ def measure(args: argparse.Namespace, binary: Path, work_dir: Path) -> list[dict
     rows = []
     for problem_name in args.problems:
         problem = load_problem(problem_name)
+        matrix = np.asarray(problem.matrix, dtype=float)
+        if reference.check_matrix is not None:
+            reference.check_matrix(problem_name, matrix)
         matrix_file = work_dir / f"pref_{problem_name}.txt"
-        write_matrix(np.asarray(problem.matrix), matrix_file)
+        reference.write_matrix(matrix, matrix_file)
         duels = args.horizon * args.runs
         for agent_name in args.agents:
-            policy = AGENTS[agent_name][0]
-            warm = make_agent(agent_name, n_arms=problem.n_arms, seed=0, **AGENTS[agent_name][1](1000))
+            cpp_name, arguments = reference.agents[agent_name]
+            warm = make_agent(agent_name, n_arms=problem.n_arms, seed=0, **arguments(1000))
             simulate(warm, problem, 1000, seed=0, fused=True)  # compilation / cache load
             cpp, ours = [], []
             for repeat in range(args.repeats):
-                cpp.append(time_cpp(binary, policy, matrix_file, args.horizon, args.runs, args.seed + repeat))
-                ours.append(time_ours(agent_name, problem, args.horizon, args.runs, args.seed + 1000 * repeat))
+                cpp.append(time_cpp(binary, cpp_name, matrix_file, args.horizon, args.runs, args.seed + repeat))
+                ours.append(time_ours(reference, agent_name, problem, args.horizon, args.runs,
+                                      args.seed + 1000 * repeat))
             cpp_rate = duels / min(seconds for seconds, _ in cpp)
             ours_rate = duels / min(seconds for seconds, _ in ours)
             row = {
-                "agent": agent_name, "cpp_policy": policy, "problem": problem_name, "n_arms": problem.n_arms,
+                "agent": agent_name, "cpp_name": cpp_name, "problem": problem_name, "n_arms": problem.n_arms,
                 "horizon": args.horizon, "runs": args.runs,
                 "cpp_duels_per_s": cpp_rate, "ours_duels_per_s": ours_rate, "ratio": ours_rate / cpp_rate,
                 "cpp_regret": float(np.mean([regret for _, regret in cpp])),
@@ -257,12 +293,12 @@ def measure(args: argparse.Namespace, binary: Path, work_dir: Path) -> list[dict
     return rows
 
 
-def print_table(rows: list[dict], args: argparse.Namespace) -> None:
+def print_table(reference: Reference, rows: list[dict], args: argparse.Namespace) -> None:
     header = (f"{'agent':<22} {'problem':<8} {'C++ duels/s':>13} {'ours duels/s':>13} {'ratio':>7} "
               f"{'>=10x':>6} {'C++ regret':>11} {'our regret':>11}")
     print(f"T = {args.horizon}, {args.runs} runs per side, best of {args.repeats}; C++ timed from main() "
           "entry to its last duel (process start-up excluded, nothing else); ours: make_agent + fused "
-          "simulate, compilation excluded; regret: mean final condorcet_strong regret")
+          f"simulate, compilation excluded; regret: mean final {reference.notion} regret")
     print(header)
     print("-" * len(header))
     for row in rows:
@@ -273,9 +309,9 @@ def print_table(rows: list[dict], args: argparse.Namespace) -> None:
     print(f"target >= {TARGET_RATIO:g}x: " + ("met everywhere" if not failing else "missed by " + ", ".join(failing)))
 
 
-def write_csv(rows: list[dict], path: Path, args: argparse.Namespace) -> None:
-    """The docs/data format: comment header (command, date, machine), then one line per cell."""
-    command = "python benchmarks/cpp_reference.py " + " ".join(sys.argv[1:])
+def write_csv(reference: Reference, rows: list[dict], path: Path, args: argparse.Namespace) -> None:
+    """The docs/data format: comment header (command, date, machine, load), then one line per cell."""
+    command = f"python benchmarks/{reference.script} " + shlex.join(sys.argv[1:])
     cpu = platform.processor() or platform.machine()
     with contextlib.suppress(OSError, StopIteration):  # no /proc/cpuinfo: keep the platform's name
         with open("/proc/cpuinfo") as handle:
@@ -283,12 +319,12 @@ def write_csv(rows: list[dict], path: Path, args: argparse.Namespace) -> None:
     lines = [
         f"# command: {command}",
         f"# date: {datetime.date.today().isoformat()}; machine: {cpu}, {os.cpu_count()} cores, load average "
-        f"{args.load_average:.1f} at start (other jobs running); one measurement at a time, C++ and ours alternately "
-        "(both sides see the same load, so the ratios are fair while the absolute rates are lower than on an "
-        f"idle machine); C++: {args.cxx} {args.cxxflags}",
-        "# C++ = jkomiyama/duelingbanditlib headers run one policy as its main.cpp does; timed from main() to the "
-        "last duel (process start-up excluded); ours = make_agent + fused simulate (compilation excluded); "
-        f"{args.runs} runs per side, fastest of {args.repeats} repeats",
+        f"{args.load_average:.1f} at start ({args.load_note}); one measurement at a time, C++ and ours alternately "
+        "(both sides see the same load, so the ratios stay fair when other jobs run); "
+        f"C++: {args.cxx} {args.cxxflags}",
+        f"# C++ = {reference.runs_as}; timed from main() to the last duel (process start-up excluded); "
+        f"ours = make_agent + fused simulate (compilation excluded); {args.runs} runs per side, "
+        f"fastest of {args.repeats} repeats",
         "agent,problem,horizon,cpp_duels_per_s,ours_duels_per_s,ratio",
     ]
     lines += [f"{row['agent']},{row['problem']},{row['horizon']},{row['cpp_duels_per_s']:.0f},"
@@ -296,52 +332,75 @@ def write_csv(rows: list[dict], path: Path, args: argparse.Namespace) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reference-dir", type=Path, required=True,
-                        help="checkout of https://github.com/jkomiyama/duelingbanditlib")
-    parser.add_argument("--build-dir", type=Path, default=Path(tempfile.gettempdir()) / "dueling-gym-cpp-reference",
+def common_parser(reference: Reference, description: str, reference_help: str, build_dir: str,
+                  default_agents: tuple[str, ...]) -> argparse.ArgumentParser:
+    """The options every reference comparison takes (the caller may add its own)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--reference-dir", type=Path, required=True, help=reference_help)
+    parser.add_argument("--build-dir", type=Path, default=Path(tempfile.gettempdir()) / build_dir,
                         help="where the driver is built (default: a folder in the temporary directory)")
     parser.add_argument("--horizon", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=3, help="measure each side this often, keep the fastest")
     parser.add_argument("--problems", nargs="+", default=list(DEFAULT_PROBLEMS))
-    parser.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), choices=sorted(AGENTS))
+    parser.add_argument("--agents", nargs="+", default=list(default_agents), choices=sorted(reference.agents))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cxx", default="g++")
     parser.add_argument("--cxxflags", default="-O2 -std=c++11")
+    parser.add_argument("--load-note", default="other jobs running", help="what else ran, for the csv header")
     parser.add_argument("--json", type=Path, help="also write the rows (and settings) as JSON")
     parser.add_argument("--csv", type=Path, help="also write the rows as CSV with a comment header")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace, clone_hint: str) -> Path:
+    """Validate the common options; return the resolved reference folder."""
     for name in ("horizon", "runs", "repeats"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be a positive integer")
-    if args.horizon > 2**31:
-        parser.error("--horizon must fit the reference's 32-bit counters")
-    return args
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    if args.horizon > 2**31 - 1:
+        parser.error("--horizon must fit the references' 32-bit counters")
     reference_dir = args.reference_dir.expanduser().resolve()
     if not reference_dir.is_dir():
-        fail(f"--reference-dir {args.reference_dir} does not exist; "
-             "get it with: git clone https://github.com/jkomiyama/duelingbanditlib")
+        fail(f"--reference-dir {args.reference_dir} does not exist; get it with: {clone_hint}")
     from dueling_gym.problems import list_problems
 
     unknown = [name for name in args.problems if name not in list_problems()]
     if unknown:
         fail(f"unknown problem {unknown[0]!r}; choose from {', '.join(list_problems())}")
-    binary = build_driver(reference_dir, args.build_dir, args.cxx, args.cxxflags)
+    return reference_dir
+
+
+def run_comparison(reference: Reference, args: argparse.Namespace, binary: Path) -> list[dict]:
+    """Measure every cell, print the table and write the requested JSON / csv files."""
     args.load_average = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     with tempfile.TemporaryDirectory(prefix="cpp-reference-") as work:
-        rows = measure(args, binary, Path(work))
-    print_table(rows, args)
+        rows = measure(reference, args, binary, Path(work))
+    print_table(reference, rows, args)
     if args.json:
         settings = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
         args.json.write_text(json.dumps({"settings": settings, "rows": rows}, indent=2))
     if args.csv:
-        write_csv(rows, args.csv, args)
+        write_csv(reference, rows, args.csv, args)
+    return rows
+
+
+KOMIYAMA = Reference(
+    script="cpp_reference.py",
+    agents=AGENTS,
+    notion="condorcet_strong",
+    runs_as="jkomiyama/duelingbanditlib headers run one policy as its main.cpp does",
+    write_matrix=write_matrix,
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = common_parser(KOMIYAMA, __doc__.split("\n\n")[0], "checkout of https://github.com/jkomiyama/duelingbanditlib",
+                           "dueling-gym-cpp-reference", DEFAULT_AGENTS)
+    args = parser.parse_args(argv)
+    reference_dir = check_arguments(parser, args, "git clone https://github.com/jkomiyama/duelingbanditlib")
+    binary = build_driver(reference_dir, args.build_dir, args.cxx, args.cxxflags)
+    run_comparison(KOMIYAMA, args, binary)
     return 0
 
 

@@ -60,34 +60,27 @@ Run: ``python benchmarks/cpp_reference_wu.py --reference-dir /path/to/DuelingBan
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import datetime
 import hashlib
-import json
-import os
-import platform
-import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cpp_reference import time_cpp  # noqa: E402  (same driver protocol: "RESULT seconds regret")
+# The measuring harness (the driver protocol "RESULT seconds regret", alternation, table, csv) is
+# shared with the other C++ reference's script.
+from cpp_reference import Reference, check_arguments, common_parser, fail, run_comparison  # noqa: E402
 
-#: Our registry name -> (algorithm name in the driver, reference .cpp file, make_agent arguments).
-AGENTS: dict[str, tuple[str, str, object]] = {
-    "rcs": ("RCS", "Alg_RCS.cpp", lambda horizon: {"alpha": 0.51}),
-    "btm": ("BTM", "Alg_BTM.cpp", lambda horizon: {"horizon": horizon, "gamma": 1.3}),
-    "multisbm": ("MultiSBM", "Alg_MultiSBM.cpp", lambda horizon: {"a": 3.0}),
+#: Our registry name -> (algorithm name in the driver, make_agent arguments given T).
+AGENTS: dict[str, tuple[str, object]] = {
+    "rcs": ("RCS", lambda horizon: {"alpha": 0.51}),
+    "btm": ("BTM", lambda horizon: {"horizon": horizon, "gamma": 1.3}),
+    "multisbm": ("MultiSBM", lambda horizon: {"a": 3.0}),
 }
-DEFAULT_PROBLEMS = ("sushi", "arxiv", "cyclic4")
-TARGET_RATIO = 10.0
+#: The reference's file of each algorithm.
+ALGORITHM_SOURCES = {"rcs": "Alg_RCS.cpp", "btm": "Alg_BTM.cpp", "multisbm": "Alg_MultiSBM.cpp"}
 #: Reference files compiled for every algorithm (the base class, the SBM learner, the simulator).
 COMMON_SOURCES = ("Alg.cpp", "SBM.cpp", "MAB_singleAlg.cpp")
 
@@ -191,11 +184,6 @@ SHIMS = {
 }
 
 
-def fail(message: str) -> None:
-    """Stop with a one-line error."""
-    raise SystemExit(f"cpp_reference_wu: error: {message}")
-
-
 def find_sources(reference_dir: Path) -> Path:
     """The folder holding ``MAB_singleAlg.cpp``: the checkout's ``DuelingBandit`` or the folder itself."""
     for folder in (reference_dir / "DuelingBandit", reference_dir):
@@ -209,7 +197,7 @@ def build_driver(sources: Path, build_dir: Path, shim_dir: Path, cxx: str, cxxfl
     """Compile the driver, the reference's files and the stubs (once per inputs)."""
     if shutil.which(cxx) is None:
         fail(f"C++ compiler {cxx!r} not found")
-    compiled = list(COMMON_SOURCES) + sorted({AGENTS[name][1] for name in AGENTS})
+    compiled = list(COMMON_SOURCES) + sorted(ALGORITHM_SOURCES.values())
     missing = [name for name in compiled if not (sources / name).is_file()]
     if missing:
         fail(f"{sources} has no {missing[0]}")
@@ -244,148 +232,32 @@ def write_matrix(matrix: np.ndarray, path: Path) -> None:
     path.write_text(f"{len(matrix)}\n{rows}")
 
 
-def time_ours(agent_name: str, problem, horizon: int, runs: int, seed: int) -> tuple[float, float]:
-    """Seconds (agent construction + fused ``simulate`` per run) and mean final Copeland regret."""
-    from dueling_gym.agents import make_agent
-    from dueling_gym.experiments import simulate
-
-    extra = AGENTS[agent_name][2](horizon)
-    total, regrets = 0.0, []
-    for run in range(runs):
-        start = time.perf_counter()
-        agent = make_agent(agent_name, n_arms=problem.n_arms, seed=seed + run, **extra)
-        result = simulate(agent, problem, horizon, seed=seed + run, fused=True)
-        total += time.perf_counter() - start
-        regrets.append(result.final_regret("copeland_zoghi"))
-    return total, float(np.mean(regrets))
+def check_matrix(problem_name: str, matrix: np.ndarray) -> None:
+    """``singleRun`` stops on a matrix with ``P[i, j] + P[j, i] != 1`` in floating point."""
+    if not np.array_equal(matrix + matrix.T, np.ones_like(matrix)):
+        fail(f"{problem_name}: P + P^T is not exactly 1 in floating point; the reference rejects such matrices")
 
 
-def measure(args: argparse.Namespace, binary: Path, work_dir: Path) -> list[dict]:
-    """Every (agent, problem) cell, C++ and ours alternately, best of ``--repeats``."""
-    from dueling_gym.agents import make_agent
-    from dueling_gym.experiments import simulate
-    from dueling_gym.problems import load_problem
-
-    rows = []
-    for problem_name in args.problems:
-        problem = load_problem(problem_name)
-        matrix = np.asarray(problem.matrix, dtype=float)
-        if not np.array_equal(matrix + matrix.T, np.ones_like(matrix)):
-            fail(f"{problem_name}: P + P^T is not exactly 1 in floating point; the reference rejects such matrices")
-        matrix_file = work_dir / f"pref_{problem_name}.txt"
-        write_matrix(matrix, matrix_file)
-        duels = args.horizon * args.runs
-        for agent_name in args.agents:
-            algorithm = AGENTS[agent_name][0]
-            warm = make_agent(agent_name, n_arms=problem.n_arms, seed=0, **AGENTS[agent_name][2](1000))
-            simulate(warm, problem, 1000, seed=0, fused=True)  # compilation / cache load
-            cpp, ours = [], []
-            for repeat in range(args.repeats):
-                cpp.append(time_cpp(binary, algorithm, matrix_file, args.horizon, args.runs, args.seed + repeat))
-                ours.append(time_ours(agent_name, problem, args.horizon, args.runs, args.seed + 1000 * repeat))
-            cpp_rate = duels / min(seconds for seconds, _ in cpp)
-            ours_rate = duels / min(seconds for seconds, _ in ours)
-            row = {
-                "agent": agent_name, "cpp_algorithm": algorithm, "problem": problem_name, "n_arms": problem.n_arms,
-                "horizon": args.horizon, "runs": args.runs,
-                "cpp_duels_per_s": cpp_rate, "ours_duels_per_s": ours_rate, "ratio": ours_rate / cpp_rate,
-                "cpp_regret": float(np.mean([regret for _, regret in cpp])),
-                "ours_regret": float(np.mean([regret for _, regret in ours])),
-            }
-            row["pass"] = row["ratio"] >= TARGET_RATIO
-            rows.append(row)
-            print(f"  {agent_name:<9} {problem_name:<8} C++ {cpp_rate:>12,.0f}/s  ours {ours_rate:>12,.0f}/s"
-                  f"  x{row['ratio']:.1f}", file=sys.stderr, flush=True)
-    return rows
-
-
-def print_table(rows: list[dict], args: argparse.Namespace) -> None:
-    header = (f"{'agent':<9} {'problem':<8} {'C++ duels/s':>13} {'ours duels/s':>13} {'ratio':>7} "
-              f"{'>=10x':>6} {'C++ regret':>11} {'our regret':>11}")
-    print(f"T = {args.horizon}, {args.runs} runs per side, best of {args.repeats}; C++ timed from main() "
-          "entry to its last duel (process start-up excluded, nothing else); ours: make_agent + fused "
-          "simulate, compilation excluded; regret: mean final copeland_zoghi regret")
-    print(header)
-    print("-" * len(header))
-    for row in rows:
-        print(f"{row['agent']:<9} {row['problem']:<8} {row['cpp_duels_per_s']:>13,.0f} "
-              f"{row['ours_duels_per_s']:>13,.0f} {row['ratio']:>6.1f}x {'pass' if row['pass'] else 'FAIL':>6} "
-              f"{row['cpp_regret']:>11.1f} {row['ours_regret']:>11.1f}")
-
-
-def write_csv(rows: list[dict], path: Path, args: argparse.Namespace) -> None:
-    """The docs/data format: comment header (command, date, machine, load), then one line per cell."""
-    command = "python benchmarks/cpp_reference_wu.py " + shlex.join(sys.argv[1:])
-    cpu = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError, StopIteration):  # no /proc/cpuinfo: keep the platform's name
-        with open("/proc/cpuinfo") as handle:
-            cpu = next(line.split(":", 1)[1].strip() for line in handle if line.startswith("model name"))
-    lines = [
-        f"# command: {command}",
-        f"# date: {datetime.date.today().isoformat()}; machine: {cpu}, {os.cpu_count()} cores, load average "
-        f"{args.load_average:.1f} at start ({args.load_note}); one measurement at a time, C++ and ours alternately "
-        "(both sides see the same load, so the ratios stay fair when other jobs run); "
-        f"C++: {args.cxx} {args.cxxflags}",
-        "# C++ = HuasenWu/DuelingBandits CMAB_singleAlg::singleRun driven as its DuelingBandit_singleAlg.cpp main() "
-        "does; timed from main() to the last duel (process start-up excluded); ours = make_agent + fused simulate "
-        f"(compilation excluded); {args.runs} runs per side, fastest of {args.repeats} repeats",
-        "agent,problem,horizon,cpp_duels_per_s,ours_duels_per_s,ratio",
-    ]
-    lines += [f"{row['agent']},{row['problem']},{row['horizon']},{row['cpp_duels_per_s']:.0f},"
-              f"{row['ours_duels_per_s']:.0f},{row['ratio']:.2f}" for row in rows]
-    path.write_text("\n".join(lines) + "\n")
-
-
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reference-dir", type=Path, required=True,
-                        help="checkout of https://github.com/HuasenWu/DuelingBandits (or its DuelingBandit folder)")
-    parser.add_argument("--build-dir", type=Path, default=Path(tempfile.gettempdir()) / "dueling-gym-cpp-reference-wu",
-                        help="where the driver is built (default: a folder in the temporary directory)")
-    parser.add_argument("--shim-dir", type=Path, help="where the stand-in headers go (default: BUILD_DIR/shim)")
-    parser.add_argument("--horizon", type=int, default=100_000)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=3, help="measure each side this often, keep the fastest")
-    parser.add_argument("--problems", nargs="+", default=list(DEFAULT_PROBLEMS))
-    parser.add_argument("--agents", nargs="+", default=list(AGENTS), choices=sorted(AGENTS))
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--cxx", default="g++")
-    parser.add_argument("--cxxflags", default="-O2 -std=c++11")
-    parser.add_argument("--load-note", default="other jobs running", help="what else ran, for the csv header")
-    parser.add_argument("--json", type=Path, help="also write the rows (and settings) as JSON")
-    parser.add_argument("--csv", type=Path, help="also write the rows as CSV with a comment header")
-    args = parser.parse_args(argv)
-    for name in ("horizon", "runs", "repeats"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be a positive integer")
-    if args.horizon > 2**31 - 1:
-        parser.error("--horizon must fit the reference's int slot counter")
-    return args
+WU = Reference(
+    script="cpp_reference_wu.py",
+    agents=AGENTS,
+    notion="copeland_zoghi",
+    runs_as="HuasenWu/DuelingBandits CMAB_singleAlg::singleRun driven as its DuelingBandit_singleAlg.cpp main() does",
+    write_matrix=write_matrix,
+    check_matrix=check_matrix,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    reference_dir = args.reference_dir.expanduser().resolve()
-    if not reference_dir.is_dir():
-        fail(f"--reference-dir {args.reference_dir} does not exist; "
-             "get it with: git clone https://github.com/HuasenWu/DuelingBandits")
-    from dueling_gym.problems import list_problems
-
-    unknown = [name for name in args.problems if name not in list_problems()]
-    if unknown:
-        fail(f"unknown problem {unknown[0]!r}; choose from {', '.join(list_problems())}")
+    parser = common_parser(WU, __doc__.split("\n\n")[0],
+                           "checkout of https://github.com/HuasenWu/DuelingBandits (or its DuelingBandit folder)",
+                           "dueling-gym-cpp-reference-wu", tuple(AGENTS))
+    parser.add_argument("--shim-dir", type=Path, help="where the stand-in headers go (default: BUILD_DIR/shim)")
+    args = parser.parse_args(argv)
+    reference_dir = check_arguments(parser, args, "git clone https://github.com/HuasenWu/DuelingBandits")
     sources = find_sources(reference_dir)
-    shim_dir = args.shim_dir or args.build_dir / "shim"
-    binary = build_driver(sources, args.build_dir, shim_dir, args.cxx, args.cxxflags)
-    args.load_average = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    with tempfile.TemporaryDirectory(prefix="cpp-reference-wu-") as work:
-        rows = measure(args, binary, Path(work))
-    print_table(rows, args)
-    if args.json:
-        settings = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
-        args.json.write_text(json.dumps({"settings": settings, "rows": rows}, indent=2))
-    if args.csv:
-        write_csv(rows, args.csv, args)
+    binary = build_driver(sources, args.build_dir, args.shim_dir or args.build_dir / "shim", args.cxx, args.cxxflags)
+    run_comparison(WU, args, binary)
     return 0
 
 
