@@ -99,14 +99,20 @@ def record_win(wins, divergence, info, winner, loser):
     info[loser] = _row_sum(divergence, loser)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def initial_duel(state, t):
+    """Initial phase, duel ``t < n_initial``: every pair ``i < j``, ``L0`` rounds in lexicographic
+    order (``K(K-1)/2`` steps each).  Shared by the RMED agents."""
+    initial_first = state.initial_first
+    step = t % initial_first.shape[0]
+    return initial_first[step], state.initial_second[step]
+
+
 @numba.njit(cache=True, nogil=True)
 def rmed_act(state):
-    # Initial phase: every pair i < j, L0 rounds in lexicographic order (K(K-1)/2 steps each).
     t = state.t
     if t < state.n_initial:
-        initial_first = state.initial_first
-        step = t % initial_first.shape[0]
-        return initial_first[step], state.initial_second[step]
+        return initial_duel(state, t)
     wins = state.wins
     opponents = state.opponents
     scratch = state.scratch

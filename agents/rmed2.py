@@ -59,7 +59,7 @@ import numpy as np
 from dueling_gym.agents._dueling_kernels import random_argmin_bits
 from dueling_gym.agents._pair_statistics import empirical_preference
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.agents.rmed import record_win, rmed_advance_loop
+from dueling_gym.agents.rmed import initial_duel, record_win, rmed_advance_loop
 from dueling_gym.stats import kl_bernoulli_scalar
 from dueling_gym.validation import check_integer
 
@@ -155,12 +155,9 @@ def _partner(wins, arm, best):
 @numba.njit(cache=True, nogil=True)
 def rmed2_act(state):
     state.loop_duel = False
-    # Initial round: every pair i < j, L0 times in lexicographic order.
     t = state.t
     if t < state.n_initial:
-        initial_first = state.initial_first
-        step = t % initial_first.shape[0]
-        return initial_first[step], state.initial_second[step]
+        return initial_duel(state, t)
     wins = state.wins
     n_arms = wins.shape[0]
     horizon = state.horizon
