@@ -184,11 +184,16 @@ def build_driver(reference_dir: Path, build_dir: Path, cxx: str, cxxflags: str) 
     source = build_dir / "driver.cpp"
     source.write_text(DRIVER)
     command = [cxx, *cxxflags.split(), "-I", str(reference_dir), "-o", str(binary), str(source)]
+    compile_driver(command)
+    return binary
+
+
+def compile_driver(command: list[str]) -> None:
+    """Run the compiler; on failure stop with its first error line."""
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         lines = [line for line in done.stderr.splitlines() if "error" in line] or done.stderr.splitlines() or ["?"]
         fail(f"building the reference driver failed ({' '.join(command)}): {lines[0]}")
-    return binary
 
 
 def write_matrix(matrix: np.ndarray, path: Path) -> None:

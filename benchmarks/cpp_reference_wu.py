@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -71,7 +70,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # The measuring harness (the driver protocol "RESULT seconds regret", alternation, table, csv) is
 # shared with the other C++ reference's script.
-from cpp_reference import Reference, check_arguments, common_parser, fail, run_comparison  # noqa: E402
+from cpp_reference import Reference, check_arguments, common_parser, compile_driver, fail, run_comparison  # noqa: E402,E501
 
 #: Our registry name -> (algorithm name in the driver, make_agent arguments given T).
 AGENTS: dict[str, tuple[str, object]] = {
@@ -215,10 +214,7 @@ def build_driver(sources: Path, build_dir: Path, shim_dir: Path, cxx: str, cxxfl
     (build_dir / "stubs_wu.cpp").write_text(stubs_source())
     units = [sources / name for name in compiled] + [build_dir / "driver_wu.cpp", build_dir / "stubs_wu.cpp"]
     command = [cxx, *cxxflags.split(), "-I", str(sources), "-I", str(shim_dir), "-o", str(binary), *map(str, units)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        lines = [line for line in done.stderr.splitlines() if "error" in line] or done.stderr.splitlines() or ["?"]
-        fail(f"building the reference driver failed ({' '.join(command)}): {lines[0]}")
+    compile_driver(command)
     return binary
 
 
