@@ -336,6 +336,14 @@ def _command_train(args: argparse.Namespace) -> int:
         from dueling_gym.experiments import evolution
 
         policy = evolution.run_from_arguments(args, command)
+    elif args.algorithm == "distill":
+        from dueling_gym.experiments import distillation
+
+        try:
+            import torch  # noqa: F401
+        except ImportError:  # pragma: no cover - depends on the installed extras
+            raise ImportError("distillation needs torch: pip install 'dueling-gym[rl]'") from None
+        policy = distillation.run_from_arguments(args, command)
     else:
         from dueling_gym.experiments import training
 
@@ -422,15 +430,17 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.set_defaults(handler=_command_reproduce)
 
     train = subcommands.add_parser(
-        "train", help="train a learned dueling policy (es, ppo or a2c)",
+        "train", help="train a learned dueling policy (es, distill, ppo or a2c)",
         description="Train the pair policy of the `learned` agent on a mixture of problem families, then compare it "
                     "with every classic agent on held-out problems. Re-running the same command resumes.")
     algorithms = train.add_subparsers(dest="algorithm", metavar="ALGORITHM")
     algorithms.required = True
-    from dueling_gym.experiments import evolution, training
+    from dueling_gym.experiments import distillation, evolution, training
 
     evolution.build_parser(algorithms.add_parser(
         "es", help="evolution strategies on the held-out regret itself (NumPy only)"))
+    distillation.build_parser(algorithms.add_parser(
+        "distill", help="supervised learning of teachers' duels, per family (torch; the rl extra)"))
     for name, text in (("ppo", "PPO (Stable-Baselines3; the rl extra)"), ("a2c", "A2C (Stable-Baselines3; the rl extra)")):
         training.build_parser(algorithms.add_parser(name, help=text), algorithm=name)
     for parser_of_algorithm in algorithms.choices.values():

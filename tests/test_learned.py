@@ -22,13 +22,15 @@ from dueling_gym.observations import decode_observation, encode_wins, pair_featu
 
 def test_a_policy_is_shipped_for_five_arms_with_the_commands_of_every_stage():
     assert 5 in shipped_policies()
-    # learned_k5 <- es_selfduel_k5 <- es_pooled_k5 <- es_mean_k5 <- ppo_k5: every starting point is
-    # shipped with its command.
-    chain = [("learned_k5.npz", "es_selfduel_k5.npz", 4), ("es_selfduel_k5.npz", "es_pooled_k5.npz", 3),
-             ("es_pooled_k5.npz", "es_mean_k5.npz", 1), ("es_mean_k5.npz", "ppo_k5.npz", 0)]
-    for name, init, seed in chain:
+    # learned_k5 <- distilled2_k5 <- es_distilled_k5 <- distilled_k5 <- es_sigma05_k5 <- es_selfduel_k5
+    # <- es_pooled_k5 <- es_mean_k5 <- ppo_k5: every starting point is shipped with its command.
+    chain = [("learned_k5.npz", "distilled2_k5.npz", 10, "es"), ("distilled2_k5.npz", "es_distilled_k5.npz", 1, "distill"),
+             ("es_distilled_k5.npz", "distilled_k5.npz", 6, "es"), ("distilled_k5.npz", "es_sigma05_k5.npz", 0, "distill"),
+             ("es_sigma05_k5.npz", "es_selfduel_k5.npz", 4, "es"), ("es_selfduel_k5.npz", "es_pooled_k5.npz", 3, "es"),
+             ("es_pooled_k5.npz", "es_mean_k5.npz", 1, "es"), ("es_mean_k5.npz", "ppo_k5.npz", 0, "es")]
+    for name, init, seed, algorithm in chain:
         _, metadata = load_policy_weights(DATA_DIRECTORY / name, 5)
-        assert metadata["command"].startswith("dueling-gym train es"), name
+        assert metadata["command"].startswith(f"dueling-gym train {algorithm} "), name
         assert f"--init agents/data/{init}" in metadata["command"], name
         assert metadata["config"]["n_arms"] == 5 and metadata["config"]["seed"] == seed, name
     _, ppo = load_policy_weights(DATA_DIRECTORY / "ppo_k5.npz", 5)
@@ -71,7 +73,7 @@ def test_numpy_scores_equal_the_torch_network_on_a_run(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("stable_baselines3")
     torch.set_num_threads(1)
-    from dueling_gym.experiments.pair_policy import PairNetwork
+    from dueling_gym.experiments.pair_policy import network_from_weights, network_weights
 
     weights, metadata = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
     hidden = metadata["hidden"]
@@ -81,22 +83,9 @@ def test_numpy_scores_equal_the_torch_network_on_a_run(tmp_path):
         weights[name] = weights[name] + noise.normal(0.0, 0.3, size=weights[name].shape)
     path = tmp_path / "policy.npz"
     np.savez(path, **weights, n_arms=np.array(5), hidden=np.array(hidden))
-    network = PairNetwork(5, hidden)
-    with torch.no_grad():
-        for layer, w, b in ((network.embed1, "W1", "b1"), (network.embed2, "W2", "b2"), (network.pair, "C", "c"),
-                            (network.self_hidden, "S", "s_b")):
-            layer.weight.copy_(torch.tensor(weights[w].T))
-            layer.bias.copy_(torch.tensor(weights[b]))
-        for layer, w in ((network.first, "A"), (network.second, "B"), (network.context, "G"),
-                         (network.self_context, "G_s")):
-            layer.weight.copy_(torch.tensor(weights[w].T))
-        network.pair_time.copy_(torch.tensor(weights["d"]))
-        network.self_time.copy_(torch.tensor(weights["s_t"]))
-        network.self_plays.copy_(torch.tensor(weights["s_n"]))
-        network.score.weight.copy_(torch.tensor(weights["w"][None]))
-        network.score.bias.copy_(torch.tensor(weights["w0"]))
-        network.self_score.weight.copy_(torch.tensor(weights["s"][None]))
-        network.self_score.bias.copy_(torch.tensor(weights["s0"]))
+    network = network_from_weights(weights, 5)
+    for name, array in network_weights(network).items():  # loading and exporting are inverse
+        np.testing.assert_array_equal(array, weights[name].astype(np.float32).reshape(array.shape), err_msg=name)
     agent = LearnedAgent(5, policy=str(path), seed=1)
     outcomes = np.random.default_rng(2)
     for _ in range(400):

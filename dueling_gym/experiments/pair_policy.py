@@ -34,7 +34,7 @@ from torch import nn
 
 from dueling_gym.observations import N_PAIR_CHANNELS
 
-__all__ = ["PairNetwork", "PairPolicy", "export_policy_weights", "WEIGHT_NAMES"]
+__all__ = ["PairNetwork", "PairPolicy", "export_policy_weights", "network_weights", "network_from_weights", "WEIGHT_NAMES"]
 
 #: Arrays of an exported policy (all float32), in the notation of the module docstring.
 WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0", "G", "G_s",
@@ -139,15 +139,14 @@ class PairPolicy(ActorCriticPolicy):
         return data
 
 
-def export_policy_weights(policy: PairPolicy) -> dict[str, np.ndarray]:
-    """The actor's weights as float32 arrays keyed by :data:`WEIGHT_NAMES` (row vector convention:
-    ``x @ W``), plus ``n_arms`` and ``hidden``."""
-    network: PairNetwork = policy.mlp_extractor
+def network_weights(network: PairNetwork) -> dict[str, np.ndarray]:
+    """The actor's weights of ``network`` as float32 arrays keyed by :data:`WEIGHT_NAMES` (row
+    vector convention: ``x @ W``)."""
 
     def array(tensor: torch.Tensor) -> np.ndarray:
         return tensor.detach().cpu().numpy().astype(np.float32).copy()
 
-    weights = {
+    return {
         "W1": array(network.embed1.weight.T), "b1": array(network.embed1.bias),
         "W2": array(network.embed2.weight.T), "b2": array(network.embed2.bias),
         "A": array(network.first.weight.T), "B": array(network.second.weight.T),
@@ -158,6 +157,41 @@ def export_policy_weights(policy: PairPolicy) -> dict[str, np.ndarray]:
         "G": array(network.context.weight.T), "G_s": array(network.self_context.weight.T),
         "s_n": array(network.self_plays),
     }
+
+
+def network_from_weights(weights: dict[str, np.ndarray], n_arms: int) -> PairNetwork:
+    """A float32 :class:`PairNetwork` for ``n_arms`` arms whose actor computes the scores of
+    ``weights`` (e.g. from ``dueling_gym.agents.learned.load_policy_weights``); the critic keeps
+    its fresh initialisation."""
+    hidden = int(np.shape(weights["W1"])[1])
+    network = PairNetwork(n_arms, hidden)
+
+    def tensor(name: str) -> torch.Tensor:
+        return torch.as_tensor(np.asarray(weights[name], dtype=np.float32))
+
+    with torch.no_grad():
+        for layer, weight, bias in ((network.embed1, "W1", "b1"), (network.embed2, "W2", "b2"),
+                                    (network.pair, "C", "c"), (network.self_hidden, "S", "s_b")):
+            layer.weight.copy_(tensor(weight).T)
+            layer.bias.copy_(tensor(bias))
+        for layer, weight in ((network.first, "A"), (network.second, "B"), (network.context, "G"),
+                              (network.self_context, "G_s")):
+            layer.weight.copy_(tensor(weight).T)
+        network.pair_time.copy_(tensor("d"))
+        network.self_time.copy_(tensor("s_t"))
+        network.self_plays.copy_(tensor("s_n"))
+        network.score.weight.copy_(tensor("w")[None])
+        network.score.bias.copy_(tensor("w0").reshape(1))
+        network.self_score.weight.copy_(tensor("s")[None])
+        network.self_score.bias.copy_(tensor("s0").reshape(1))
+    return network
+
+
+def export_policy_weights(policy: PairPolicy) -> dict[str, np.ndarray]:
+    """The actor's weights as float32 arrays keyed by :data:`WEIGHT_NAMES` (row vector convention:
+    ``x @ W``), plus ``n_arms`` and ``hidden``."""
+    network: PairNetwork = policy.mlp_extractor
+    weights = network_weights(network)
     weights["n_arms"] = np.array(network.n_arms, dtype=np.int64)
     weights["hidden"] = np.array(network.hidden, dtype=np.int64)
     return weights
