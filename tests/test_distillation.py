@@ -91,3 +91,19 @@ def test_distillation_is_deterministic_and_learns_the_teacher(tmp_path):
         assert not np.array_equal(a["w"], np.load(INIT)["w"])
     losses = [float(row["loss"]) for row in csv.DictReader((tmp_path / "a" / "evaluations.csv").open())][1:]
     assert losses[-1] < losses[0]
+
+
+def test_cli_train_distill_writes_a_policy_and_names_a_malformed_teacher(tmp_path, capsys):
+    from dueling_gym.cli import main as cli_main
+
+    out = tmp_path / "cli"
+    code = cli_main(["train", "distill", "--out", str(out), "--init", str(INIT), "--teachers",
+                     "utility_based=winner_stays_strong", "--horizon", "40", "--runs-per-family", "2", "--epochs", "1",
+                     "--eval-problems", "2", "--no-progress", "--report-problems", "0"])
+    assert code == 0
+    _, metadata = load_policy_weights(out / "policy.npz", 5)
+    assert metadata["command"].startswith("dueling-gym train distill --out")
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["train", "distill", "--out", str(tmp_path / "bad"), "--init", str(INIT), "--teachers", "utility_based"])
+    assert exit_info.value.code == 2
+    assert "family=agent" in capsys.readouterr().err

@@ -34,7 +34,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -45,7 +45,7 @@ from dueling_gym.observations import encode_wins
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
 from dueling_gym.validation import check_integer, check_number
 
-__all__ = ["INIT_TEACHER", "distill_policy", "parse_teachers", "teacher_states", "main"]
+__all__ = ["INIT_TEACHER", "distill_policy", "parse_teachers", "teacher_states", "build_parser", "run_from_arguments"]
 
 #: Teacher name meaning "the starting policy itself".
 INIT_TEACHER = "init"
@@ -253,12 +253,20 @@ def distill_policy(
     return target
 
 
+def _teachers_argument(text: str) -> dict[str, str]:
+    # argparse shows an ArgumentTypeError's own message (a ValueError becomes "invalid value").
+    try:
+        return parse_teachers(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """The options of :func:`distill_policy` (``dueling-gym train distill``)."""
+    """The options of :func:`distill_policy` (``dueling-gym train distill``, its only entry point)."""
     parser = parser or argparse.ArgumentParser(description="Distil teachers into a pair policy.")
     parser.add_argument("--out", required=True, help="output folder")
     parser.add_argument("--init", required=True, help="exported policy to start from (also the teacher 'init')")
-    parser.add_argument("--teachers", required=True, type=parse_teachers,
+    parser.add_argument("--teachers", required=True, type=_teachers_argument,
                         help="family=agent pairs, comma-separated; agent 'init' keeps the starting policy's behaviour")
     parser.add_argument("--n-arms", type=int, default=5)
     parser.add_argument("--horizon", type=int, default=1000)
@@ -282,15 +290,3 @@ def run_from_arguments(arguments: argparse.Namespace, command: str) -> Path:
         command=command,
     )
 
-
-def main(argv: Sequence[str] | None = None) -> Path:
-    """Command-line entry point (``python -m dueling_gym.experiments.distillation --help``)."""
-    arguments = build_parser().parse_args(argv)
-    command = shlex.join(["python", "-m", "dueling_gym.experiments.distillation", *(sys.argv[1:] if argv is None else argv)])
-    path = run_from_arguments(arguments, command)
-    print(f"wrote {path}")
-    return path
-
-
-if __name__ == "__main__":
-    main()
