@@ -50,8 +50,10 @@ def shipped_policies() -> list[int]:
     return sorted(found)
 
 
-def load_policy_weights(path: str | Path, n_arms: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Read exported pair-network weights (float64 copies) and their metadata; check ``n_arms``.
+def load_policy_weights(path: str | Path, n_arms: int | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Read exported pair-network weights (float64 copies) and their metadata; check ``n_arms``
+    (``None``: accept the file's own, e.g. for a starting point of training, since the weights do
+    not depend on K).
 
     A file of the first version of the network (arm summaries by mean only, no global context:
     no ``G``, ``A`` of ``hidden`` rows) is read as the same network with the max-pooling rows of
@@ -66,7 +68,7 @@ def load_policy_weights(path: str | Path, n_arms: int) -> tuple[dict[str, np.nda
         trained_arms = int(archive["n_arms"])
         hidden = int(archive["hidden"])
         metadata = json.loads(str(archive["metadata"])) if "metadata" in archive.files else {}
-    if trained_arms != n_arms:
+    if n_arms is not None and trained_arms != n_arms:
         raise ValueError(f"{path} holds a policy for {trained_arms} arms, not {n_arms}")
     if "G" not in weights:
         for name in ("A", "B", "S"):

@@ -152,9 +152,7 @@ def distill_policy(
     }
     if not Path(init).is_file():
         raise ValueError(f"init file {str(init)!r} does not exist")
-    with np.load(Path(init), allow_pickle=False) as archive:
-        init_arms = int(archive["n_arms"]) if "n_arms" in archive.files else n_arms
-    initial, _ = load_policy_weights(init, init_arms)
+    initial, _ = load_policy_weights(init)  # any K: the weights do not depend on it
     config["hidden"] = int(initial["W1"].shape[1])
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)

@@ -240,9 +240,7 @@ def train_evolution(
         # policy trained for another number of arms is a valid starting point.
         if not Path(init).is_file():
             raise ValueError(f"init file {str(init)!r} does not exist")
-        with np.load(Path(init), allow_pickle=False) as archive:
-            init_arms = int(archive["n_arms"]) if "n_arms" in archive.files else n_arms
-        initial, _ = load_policy_weights(init, init_arms)
+        initial, _ = load_policy_weights(init)
         hidden = initial["W1"].shape[1]
     else:
         hidden = check_integer("hidden", hidden, minimum=1)
