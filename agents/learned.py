@@ -10,7 +10,7 @@ counts (:mod:`dueling_gym.observations`), scores every duel ``(i, j)`` with the 
 draws the duel from the softmax of the scores with its own generator ``self.rng``
 (``deterministic=True``: the highest score, lowest flat index on ties).  Only the pair just
 played changes its features, so ``observe`` refreshes that pair's embedding and the arm
-summaries incrementally; ``act`` adds the time term and evaluates the output layer.  The
+summaries incrementally (and the arm records, which are cheap: each arm's wins minus losses); ``act`` adds the time term and evaluates the output layer.  The
 per-step arithmetic runs in small Numba-compiled loops over NumPy arrays (the network is a
 few hundred multiply-adds; NumPy's per-call overhead would dominate it).
 :meth:`recommend` is the empirical Copeland winner of the duels played.
@@ -27,7 +27,7 @@ import numpy as np
 
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
-from dueling_gym.observations import N_PAIR_CHANNELS
+from dueling_gym.observations import N_PAIR_CHANNELS, N_RECORD_FEATURES
 from dueling_gym.validation import check_bool, check_n_arms
 
 __all__ = ["LearnedAgent", "shipped_policies", "load_policy_weights", "policy_episode_regret", "WEIGHT_NAMES", "DATA_DIRECTORY"]
@@ -35,7 +35,7 @@ __all__ = ["LearnedAgent", "shipped_policies", "load_policy_weights", "policy_ep
 #: Where the shipped weights live (``learned_k{K}.npz``).
 DATA_DIRECTORY = Path(__file__).resolve().parent / "data"
 WEIGHT_NAMES = _WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0",
-                                "G", "G_s", "s_n")
+                                "G", "G_s", "s_n", "R_a", "R_b", "R_s")
 #: Arrays of the first version of the network (mean-pooled arm summaries, no global context).
 _MEAN_ONLY_NAMES = _WEIGHT_NAMES[:16]
 
@@ -57,10 +57,12 @@ def load_policy_weights(path: str | Path, n_arms: int | None = None) -> tuple[di
 
     A file of the first version of the network (arm summaries by mean only, no global context:
     no ``G``, ``A`` of ``hidden`` rows) is read as the same network with the max-pooling rows of
-    ``A``, ``B``, ``S`` and the context weights ``G``, ``G_s`` set to zero.
+    ``A``, ``B``, ``S`` and the context weights ``G``, ``G_s`` set to zero; likewise a file
+    without the self-duel weights ``s_n`` or the arm-record weights ``R_a``, ``R_b``, ``R_s``
+    (written before they existed) gets them at zero, which leaves its scores unchanged.
     """
     with np.load(Path(path), allow_pickle=False) as archive:
-        names = _MEAN_ONLY_NAMES + tuple(name for name in ("G", "G_s", "s_n") if name in archive.files)
+        names = _MEAN_ONLY_NAMES + tuple(name for name in _WEIGHT_NAMES[16:] if name in archive.files)
         missing = [name for name in names + ("n_arms", "hidden") if name not in archive.files]
         if missing:
             raise ValueError(f"{path} is not an exported pair policy (missing arrays {missing})")
@@ -78,10 +80,14 @@ def load_policy_weights(path: str | Path, n_arms: int | None = None) -> tuple[di
         weights["G_s"] = np.zeros((2 * hidden, hidden))
     if "s_n" not in weights:
         weights["s_n"] = np.zeros(hidden)
+    for name in ("R_a", "R_b", "R_s"):
+        if name not in weights:
+            weights[name] = np.zeros((N_RECORD_FEATURES, hidden))
     summary = (2 * hidden, hidden)
     expected = {"W1": (N_PAIR_CHANNELS, hidden), "W2": (hidden, hidden), "A": summary, "B": summary,
                 "C": (N_PAIR_CHANNELS, hidden), "S": summary, "w": (hidden,), "s": (hidden,), "G": summary,
-                "G_s": summary, "s_n": (hidden,)}
+                "G_s": summary, "s_n": (hidden,), "R_a": (N_RECORD_FEATURES, hidden), "R_b": (N_RECORD_FEATURES, hidden),
+                "R_s": (N_RECORD_FEATURES, hidden)}
     for name, shape in expected.items():
         if weights[name].shape != shape:
             raise ValueError(f"{path}: array {name} has shape {weights[name].shape}, expected {shape}")
@@ -162,9 +168,31 @@ def _refresh_arm(embedding, arm, A, B, S, summary, projections):  # pragma: no c
 
 
 @numba.njit(cache=True, nogil=True)
-def _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_base):  # pragma: no cover - compiled
-    """The score layers' inputs (before the time term) from the arm projections, the pair inputs
-    and the global context ``mean_i summary_i`` (through ``G`` for duels, ``G_s`` for self-duels)."""
+def arm_record_values(wins, out):  # pragma: no cover - compiled
+    """Every arm's record, exactly :func:`~dueling_gym.observations.arm_records` (float64
+    arithmetic in the same order, rounded to float32)."""
+    n_arms = wins.shape[0]
+    net = np.zeros(n_arms)
+    duels = np.zeros(n_arms)
+    for i in range(n_arms):
+        for j in range(n_arms):
+            if i != j:
+                net[i] += wins[i, j] - wins[j, i]
+                duels[i] += wins[i, j] + wins[j, i]
+    leader = net.max()
+    for i in range(n_arms):
+        root = np.sqrt(duels[i] + 1.0)
+        out[i, 0] = np.float32(min(max(net[i] / root / 4.0, -2.5), 2.5))
+        out[i, 1] = np.float32(max((net[i] - leader) / root / 4.0, -2.5))
+        out[i, 2] = np.float32(net[i] / (duels[i] + 1.0))
+
+
+@numba.njit(cache=True, nogil=True)
+def _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_base, wins, R_a, R_b, R_s):  # pragma: no cover - compiled
+    """The score layers' inputs (before the time term) from the arm projections, the pair inputs,
+    the global context ``mean_i summary_i`` (through ``G`` for duels, ``G_s`` for self-duels) and
+    the arm records of ``wins`` (through ``R_a``, ``R_b`` for the two arms of a duel, ``R_s`` for
+    a self-duel)."""
     n_arms, width = summary.shape
     hidden = base.shape[2]
     context = np.zeros(width)
@@ -178,12 +206,22 @@ def _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_bas
         for f in range(width):
             duel_context[k] += context[f] * G[f, k]
             self_context[k] += context[f] * G_s[f, k]
+    record = np.empty((n_arms, R_a.shape[0]))
+    arm_record_values(wins, record)
+    record_terms = np.zeros((3, n_arms, hidden))
     for i in range(n_arms):
         for k in range(hidden):
-            self_base[i, k] = projections[2, i, k] + s_b[k] + self_context[k]
+            for f in range(R_a.shape[0]):
+                record_terms[0, i, k] += record[i, f] * R_a[f, k]
+                record_terms[1, i, k] += record[i, f] * R_b[f, k]
+                record_terms[2, i, k] += record[i, f] * R_s[f, k]
+    for i in range(n_arms):
+        for k in range(hidden):
+            self_base[i, k] = projections[2, i, k] + s_b[k] + self_context[k] + record_terms[2, i, k]
         for j in range(n_arms):
             for k in range(hidden):
-                base[i, j, k] = projections[0, i, k] + projections[1, j, k] + pair_input[i, j, k] + duel_context[k]
+                base[i, j, k] = (projections[0, i, k] + projections[1, j, k] + pair_input[i, j, k] + duel_context[k]
+                                 + record_terms[0, i, k] + record_terms[1, j, k])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -234,7 +272,7 @@ def _choose(base, self_base, wins, tau, d, w, w0, s_t, s_n, s, s0, uniform):  # 
 
 @numba.njit(cache=True, nogil=True)
 def _fill_unplayed(embedding, pair_input, summary, projections, base, self_base,
-                   W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s):  # pragma: no cover - compiled
+                   W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s, wins, R_a, R_b, R_s):  # pragma: no cover - compiled
     """Caches of a run with no duels yet: every pair has the features of zero counts."""
     n_arms, _, hidden = embedding.shape
     features = np.empty(W1.shape[0])
@@ -261,12 +299,12 @@ def _fill_unplayed(embedding, pair_input, summary, projections, base, self_base,
                     embedding[i, j, k] = value if value > 0.0 else 0.0
     for arm in range(n_arms):
         _refresh_arm(embedding, arm, A, B, S, summary, projections)
-    _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_base)
+    _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_base, wins, R_a, R_b, R_s)
 
 
 @numba.njit(cache=True, nogil=True)
 def _record(wins, first, second, first_won, embedding, pair_input, summary, projections, base, self_base,
-            W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s):  # pragma: no cover - compiled
+            W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s, R_a, R_b, R_s):  # pragma: no cover - compiled
     """Count a duel and refresh the caches of the pair it changed (a self-duel changes none)."""
     if first == second:
         wins[first, first] += 1
@@ -277,11 +315,11 @@ def _record(wins, first, second, first_won, embedding, pair_input, summary, proj
     # Only the two arms of the pair change their summaries; the context changes every score.
     _refresh_arm(embedding, winner, A, B, S, summary, projections)
     _refresh_arm(embedding, loser, A, B, S, summary, projections)
-    _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_base)
+    _refresh_bases(summary, projections, pair_input, G, G_s, s_b, base, self_base, wins, R_a, R_b, R_s)
 
 
 @numba.njit(cache=True, nogil=True)
-def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0, G, G_s, s_n,
+def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0, G, G_s, s_n, R_a, R_b, R_s,
                    probabilities, regrets, action_uniforms, outcome_uniforms, deterministic):  # pragma: no cover - compiled
     """Cumulative regret of the policy on each problem: the agent's kernels in one loop, duels
     drawn as ``outcome_uniform < P[first, second]``."""
@@ -299,7 +337,7 @@ def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0, G, 
     for problem in range(n_problems):
         wins[:] = 0
         _fill_unplayed(embedding, pair_input, summary, projections, base, self_base,
-                       W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s)
+                       W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s, wins, R_a, R_b, R_s)
         total = 0.0
         for t in range(horizon):
             uniform = -1.0 if deterministic else action_uniforms[problem, t]
@@ -308,7 +346,7 @@ def _play_episodes(W1, b1, W2, b2, A, B, C, c, d, w, w0, S, s_b, s_t, s, s0, G, 
             total += regrets[problem, first, second]
             first_won = outcome_uniforms[problem, t] < probabilities[problem, first, second]
             _record(wins, first, second, first_won, embedding, pair_input, summary, projections, base, self_base,
-                    W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s)
+                    W1, b1, W2, b2, A, B, C, c, S, s_b, G, G_s, R_a, R_b, R_s)
         totals[problem] = total
     return totals
 
@@ -370,6 +408,7 @@ class LearnedState(AgentState, fields=[
     "base",           # the score layer's input before the time term (K, K, H)
     "self_base",      # the self-duel scorer's input before the time term (K, H)
     "W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0", "G", "G_s", "s_n",
+    "R_a", "R_b", "R_s",
     "deterministic",  # play the highest score instead of drawing from the softmax
     "t",
 ]):
@@ -390,7 +429,7 @@ def learned_observe(state, first, second, first_won):
     state.t += 1
     _record(state.wins, first, second, first_won, state.embedding, state.pair_input, state.summary, state.projections,
             state.base, state.self_base, state.W1, state.b1, state.W2, state.b2, state.A, state.B, state.C, state.c,
-            state.S, state.s_b, state.G, state.G_s)
+            state.S, state.s_b, state.G, state.G_s, state.R_a, state.R_b, state.R_s)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -473,7 +512,8 @@ class LearnedAgent(KernelDuelingAgent):
             ("base", (n_arms, n_arms, hidden)), ("self_base", (n_arms, hidden)))}
         _fill_unplayed(caches["embedding"], caches["pair_input"], caches["summary"], caches["projections"],
                        caches["base"], caches["self_base"],
-                       *(weights[name] for name in ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "S", "s_b", "G", "G_s")))
+                       *(weights[name] for name in ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "S", "s_b", "G", "G_s")),
+                       self.wins, weights["R_a"], weights["R_b"], weights["R_s"])
         arrays = {name: weights[name] for name in _WEIGHT_NAMES if name not in ("w0", "s0")}
         self.state = LearnedState(rng=self.rng, wins=self.wins, **caches, **arrays, w0=float(weights["w0"][0]),
                                   s0=float(weights["s0"][0]), deterministic=self.deterministic, t=0)

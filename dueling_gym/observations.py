@@ -62,6 +62,8 @@ from dueling_gym.validation import check_n_arms
 
 __all__ = [
     "N_PAIR_CHANNELS",
+    "N_RECORD_FEATURES",
+    "arm_records",
     "observation_size",
     "pair_feature_space",
     "pair_features",
@@ -75,6 +77,50 @@ __all__ = [
 
 #: Number of per-pair channels of the observation.
 N_PAIR_CHANNELS = 4
+
+
+#: Number of per-arm record features (:func:`arm_records`).
+N_RECORD_FEATURES = 3
+
+
+def arm_records(wins: NDArray[np.integer]) -> NDArray[np.float32]:
+    """Each arm's record against the other arms, derived from the win counts (not part of the
+    observation: a network computes it from the pair channels, which determine the counts).
+
+    With ``net_i = sum_{j != i} (W[i, j] - W[j, i])`` (wins minus losses, the statistic Winner
+    Stays plays by) and ``N_i = sum_{j != i} (W[i, j] + W[j, i])``, the three features of arm ``i`` are
+
+    ====  =================================================  ======================================
+     f    value                                               meaning
+    ====  =================================================  ======================================
+     0    ``clip(net_i / sqrt(N_i + 1) / 4, -2.5, 2.5)``      evidence that ``i`` beats the others
+     1    ``max((net_i - max_k net_k) / sqrt(N_i + 1) / 4, -2.5)``  how far ``i`` trails the best record
+     2    ``net_i / (N_i + 1)``                               its average margin
+    ====  =================================================  ======================================
+
+    computed in float64 and rounded to float32.
+
+    Parameters
+    ----------
+    wins : ndarray of int, shape (..., K, K)
+
+    Returns
+    -------
+    ndarray of float32, shape (..., K, 3)
+    """
+    wins = np.asarray(wins)
+    if wins.ndim < 2 or wins.shape[-1] != wins.shape[-2]:
+        raise ValueError(f"wins must have shape (..., K, K), got {wins.shape}")
+    if not np.issubdtype(wins.dtype, np.integer):
+        raise TypeError(f"wins must hold integer counts, got dtype {wins.dtype}")
+    off_diagonal = 1 - np.eye(wins.shape[-1], dtype=np.int64)
+    played = wins.astype(np.int64) * off_diagonal
+    net = (played - np.swapaxes(played, -1, -2)).sum(axis=-1).astype(np.float64)
+    duels = (played + np.swapaxes(played, -1, -2)).sum(axis=-1).astype(np.float64)
+    root = np.sqrt(duels + 1.0)
+    leader = net.max(axis=-1, keepdims=True)
+    return np.stack([np.clip(net / root / 4.0, -2.5, 2.5), np.maximum((net - leader) / root / 4.0, -2.5),
+                     net / (duels + 1.0)], axis=-1).astype(np.float32)
 
 
 def observation_size(n_arms: int) -> int:

@@ -12,19 +12,22 @@ from dueling_gym.agents import make_agent
 from dueling_gym.agents.learned import (
     DATA_DIRECTORY,
     LearnedAgent,
+    arm_record_values,
     load_policy_weights,
     pair_feature_values,
     shipped_policies,
 )
 from dueling_gym.experiments import simulate
-from dueling_gym.observations import decode_observation, encode_wins, pair_features
+from dueling_gym.observations import N_RECORD_FEATURES, arm_records, decode_observation, encode_wins, pair_features
 
 
 def test_a_policy_is_shipped_for_five_arms_with_the_commands_of_every_stage():
     assert 5 in shipped_policies()
-    # learned_k5 <- distilled2_k5 <- es_distilled_k5 <- distilled_k5 <- es_sigma05_k5 <- es_selfduel_k5
-    # <- es_pooled_k5 <- es_mean_k5 <- ppo_k5: every starting point is shipped with its command.
-    chain = [("learned_k5.npz", "distilled2_k5.npz", 10, "es"), ("distilled2_k5.npz", "es_distilled_k5.npz", 1, "distill"),
+    # learned_k5 <- distilled3_k5 <- es_distilled2_k5 <- distilled2_k5 <- es_distilled_k5 <- distilled_k5
+    # <- es_sigma05_k5 <- es_selfduel_k5 <- es_pooled_k5 <- es_mean_k5 <- ppo_k5: every starting
+    # point is shipped with its command.
+    chain = [("learned_k5.npz", "distilled3_k5.npz", 15, "es"), ("distilled3_k5.npz", "es_distilled2_k5.npz", 3, "distill"),
+             ("es_distilled2_k5.npz", "distilled2_k5.npz", 10, "es"), ("distilled2_k5.npz", "es_distilled_k5.npz", 1, "distill"),
              ("es_distilled_k5.npz", "distilled_k5.npz", 6, "es"), ("distilled_k5.npz", "es_sigma05_k5.npz", 0, "distill"),
              ("es_sigma05_k5.npz", "es_selfduel_k5.npz", 4, "es"), ("es_selfduel_k5.npz", "es_pooled_k5.npz", 3, "es"),
              ("es_pooled_k5.npz", "es_mean_k5.npz", 1, "es"), ("es_mean_k5.npz", "ppo_k5.npz", 0, "es")]
@@ -59,6 +62,30 @@ def test_compiled_pair_features_equal_the_observation_encoding():
         np.testing.assert_array_equal(out.astype(np.float32), reference[k])
 
 
+def test_arm_records_are_the_same_in_numpy_the_compiled_agent_and_torch():
+    wins = np.random.default_rng(4).integers(0, 400, size=(30, 5, 5))
+    wins[0] = 0  # no duels yet: every record is zero
+    wins[1] = np.diag([7, 0, 3, 0, 1])  # self-duels only: no record either
+    wins[2, 0, 1:] = 5000  # a clipped evidence value
+    expected = arm_records(wins)
+    assert expected.shape == (30, 5, N_RECORD_FEATURES) and not expected[:2].any()
+    assert expected[2, 0, 0] == np.float32(2.5) and np.all(expected[..., 1] <= 0)
+    out = np.empty((5, N_RECORD_FEATURES))
+    for run in range(len(wins)):
+        arm_record_values(wins[run], out)
+        np.testing.assert_array_equal(out.astype(np.float32), expected[run])
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    torch.set_num_threads(1)
+    from dueling_gym.experiments.pair_policy import PairNetwork
+
+    network = PairNetwork(5, 4)
+    pairs, _ = decode_observation(encode_wins(wins), 5)
+    np.testing.assert_array_equal(network._records(torch.as_tensor(pairs)).numpy(), expected)
+    with pytest.raises(TypeError, match="integer counts"):
+        arm_records(wins.astype(float))
+
+
 def test_encode_and_decode_agree():
     wins = np.random.default_rng(0).integers(0, 20, size=(2, 5, 5))
     pairs, tau = decode_observation(encode_wins(wins), 5)
@@ -79,7 +106,7 @@ def test_numpy_scores_equal_the_torch_network_on_a_run(tmp_path):
     hidden = metadata["hidden"]
     # Exercise every part of the network, the max-pooling rows and the global context included.
     noise = np.random.default_rng(3)
-    for name in ("A", "B", "S", "G", "G_s", "s_n"):
+    for name in ("A", "B", "S", "G", "G_s", "s_n", "R_a", "R_b", "R_s"):
         weights[name] = weights[name] + noise.normal(0.0, 0.3, size=weights[name].shape)
     path = tmp_path / "policy.npz"
     np.savez(path, **weights, n_arms=np.array(5), hidden=np.array(hidden))

@@ -40,7 +40,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from dueling_gym.agents.learned import WEIGHT_NAMES, load_policy_weights, policy_episode_regret
-from dueling_gym.observations import N_PAIR_CHANNELS
+from dueling_gym.observations import N_PAIR_CHANNELS, N_RECORD_FEATURES
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
 from dueling_gym.validation import check_integer, check_number
 
@@ -63,13 +63,15 @@ def _shapes(hidden: int) -> dict[str, tuple[int, ...]]:
     return {"W1": (N_PAIR_CHANNELS, hidden), "b1": (hidden,), "W2": square, "b2": (hidden,), "A": summary,
             "B": summary, "C": (N_PAIR_CHANNELS, hidden), "c": (hidden,), "d": (hidden,), "w": (hidden,), "w0": (1,),
             "S": summary, "s_b": (hidden,), "s_t": (hidden,), "s": (hidden,), "s0": (1,), "G": summary,
-            "G_s": summary, "s_n": (hidden,)}
+            "G_s": summary, "s_n": (hidden,), "R_a": (N_RECORD_FEATURES, hidden), "R_b": (N_RECORD_FEATURES, hidden),
+            "R_s": (N_RECORD_FEATURES, hidden)}
 
 
 def random_weights(hidden: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Weights of a fresh pair network: uniform in ``+-1/sqrt(fan_in)`` (the usual linear-layer
     initialisation), drawn in :data:`WEIGHT_NAMES` order from ``rng``."""
     fan_in = {"W1": N_PAIR_CHANNELS, "b1": N_PAIR_CHANNELS, "C": N_PAIR_CHANNELS, "c": N_PAIR_CHANNELS,
+              "R_a": N_RECORD_FEATURES, "R_b": N_RECORD_FEATURES, "R_s": N_RECORD_FEATURES,
               **{name: 2 * hidden for name in ("A", "B", "S", "G", "G_s")}}
     weights = {}
     for name, shape in _shapes(hidden).items():

@@ -11,11 +11,15 @@ scores and one policy serves every problem of a family:
   beats every opponent", which an average blurs);
 * global context ``m = mean_i h_i`` (what the whole problem looks like, e.g. whether some arm
   already beats all the others, which no pair and no single arm can tell);
-* duel score for ``i != j``: ``w . relu(A h_i + B h_j + C e_ij + c + G m + tau * d) + w0``, with
-  ``tau`` the time value;
-* self-duel score ``(i, i)``: ``s . relu(S h_i + s_b + G_s m + tau * s_t + n_i * s_n) + s0``
-  (pure exploitation), ``n_i`` the self-duel count channel of arm ``i``, so that the policy can
-  tell how long it has been exploiting an arm;
+* arm record ``r_i`` (:func:`dueling_gym.observations.arm_records`): the arm's wins minus losses
+  over all its duels, as evidence, as the gap to the best record and as an average margin --
+  the statistic Winner Stays plays by, which pooling the per-pair features cannot sum exactly
+  (they are normalised per pair);
+* duel score for ``i != j``: ``w . relu(A h_i + B h_j + R_a r_i + R_b r_j + C e_ij + c + G m
+  + tau * d) + w0``, with ``tau`` the time value;
+* self-duel score ``(i, i)``: ``s . relu(S h_i + R_s r_i + s_b + G_s m + tau * s_t + n_i * s_n)
+  + s0`` (pure exploitation), ``n_i`` the self-duel count channel of arm ``i``, so that the
+  policy can tell how long it has been exploiting an arm;
 * the ``K^2`` scores are the logits of a categorical distribution over ``Discrete(K^2)``
   (``first * K + second``); the critic reads ``[mean_i h_i, max_i h_i, tau]``.
 
@@ -32,13 +36,13 @@ import torch
 from stable_baselines3.common.policies import ActorCriticPolicy
 from torch import nn
 
-from dueling_gym.observations import N_PAIR_CHANNELS
+from dueling_gym.observations import N_PAIR_CHANNELS, N_RECORD_FEATURES
 
 __all__ = ["PairNetwork", "PairPolicy", "export_policy_weights", "network_weights", "network_from_weights", "WEIGHT_NAMES"]
 
 #: Arrays of an exported policy (all float32), in the notation of the module docstring.
 WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0", "G", "G_s",
-                "s_n")
+                "s_n", "R_a", "R_b", "R_s")
 
 
 class PairNetwork(nn.Module):
@@ -61,7 +65,13 @@ class PairNetwork(nn.Module):
         self.self_time = nn.Parameter(torch.zeros(hidden))
         self.self_plays = nn.Parameter(torch.zeros(hidden))
         self.self_score = nn.Linear(hidden, 1)
+        self.record_first = nn.Linear(N_RECORD_FEATURES, hidden, bias=False)
+        self.record_second = nn.Linear(N_RECORD_FEATURES, hidden, bias=False)
+        self.record_self = nn.Linear(N_RECORD_FEATURES, hidden, bias=False)
         self.value_hidden = nn.Linear(4 * hidden + 1, hidden)
+        # The arm records enter at zero: a network read from a file without them keeps its scores.
+        for layer in (self.record_first, self.record_second, self.record_self):
+            nn.init.zeros_(layer.weight)
         # Near-uniform initial policy: small output weights keep the first rollouts exploratory.
         for layer in (self.score, self.self_score):
             nn.init.normal_(layer.weight, std=0.01)
@@ -80,6 +90,19 @@ class PairNetwork(nn.Module):
         h = torch.cat([g.sum(dim=2) / (n_arms - 1), g.max(dim=2).values], dim=-1)
         return pairs, tau, g, h
 
+    def _records(self, pairs: torch.Tensor) -> torch.Tensor:
+        """The arm records of :func:`dueling_gym.observations.arm_records` from the pair channels:
+        the counts are recovered exactly (rounded) from channels 3 and 0, then the features are
+        computed in float64 and rounded to float32, as the NumPy agent computes them."""
+        margins = pairs[..., 0].double()
+        counts = torch.round(torch.expm1(8.0 * pairs[..., 3].double())) * self.off_diagonal.double()
+        net = torch.round(2.0 * margins * counts).sum(dim=2)
+        duels = counts.sum(dim=2)
+        root = torch.sqrt(duels + 1.0)
+        leader = net.max(dim=1, keepdim=True).values
+        return torch.stack([torch.clamp(net / root / 4.0, -2.5, 2.5), torch.clamp((net - leader) / root / 4.0, min=-2.5),
+                            net / (duels + 1.0)], dim=-1).float()
+
     def forward_actor(self, observation: torch.Tensor) -> torch.Tensor:
         pairs, tau, _, h = self._embed(observation)
         return self._logits(pairs, tau, h)
@@ -87,11 +110,14 @@ class PairNetwork(nn.Module):
     def _logits(self, pairs: torch.Tensor, tau: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         tau3 = tau[:, :, None, None]
         context = h.mean(dim=1)
+        records = self._records(pairs)
         hidden = torch.relu(self.first(h)[:, :, None, :] + self.second(h)[:, None, :, :]
+                            + self.record_first(records)[:, :, None, :] + self.record_second(records)[:, None, :, :]
                             + self.pair(pairs) + self.context(context)[:, None, None, :] + tau3 * self.pair_time)
         duel = self.score(hidden).squeeze(-1)
         plays = torch.diagonal(pairs[..., 3], dim1=1, dim2=2)
         own = self.self_score(torch.relu(self.self_hidden(h) + self.self_context(context)[:, None, :]
+                                         + self.record_self(records)
                                          + tau[:, :, None] * self.self_time
                                          + plays[:, :, None] * self.self_plays)).squeeze(-1)
         eye = 1.0 - self.off_diagonal
@@ -155,7 +181,8 @@ def network_weights(network: PairNetwork) -> dict[str, np.ndarray]:
         "S": array(network.self_hidden.weight.T), "s_b": array(network.self_hidden.bias),
         "s_t": array(network.self_time), "s": array(network.self_score.weight[0]), "s0": array(network.self_score.bias),
         "G": array(network.context.weight.T), "G_s": array(network.self_context.weight.T),
-        "s_n": array(network.self_plays),
+        "s_n": array(network.self_plays), "R_a": array(network.record_first.weight.T),
+        "R_b": array(network.record_second.weight.T), "R_s": array(network.record_self.weight.T),
     }
 
 
@@ -175,7 +202,8 @@ def network_from_weights(weights: dict[str, np.ndarray], n_arms: int) -> PairNet
             layer.weight.copy_(tensor(weight).T)
             layer.bias.copy_(tensor(bias))
         for layer, weight in ((network.first, "A"), (network.second, "B"), (network.context, "G"),
-                              (network.self_context, "G_s")):
+                              (network.self_context, "G_s"), (network.record_first, "R_a"),
+                              (network.record_second, "R_b"), (network.record_self, "R_s")):
             layer.weight.copy_(tensor(weight).T)
         network.pair_time.copy_(tensor("d"))
         network.self_time.copy_(tensor("s_t"))
