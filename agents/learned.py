@@ -10,9 +10,10 @@ counts (:mod:`dueling_gym.observations`), scores every duel ``(i, j)`` with the 
 draws the duel from the softmax of the scores with its own generator ``self.rng``
 (``deterministic=True``: the highest score, lowest flat index on ties).  Only the pair just
 played changes its features, so ``observe`` refreshes that pair's embedding and the arm
-summaries incrementally (and the arm records, which are cheap: each arm's wins minus losses); ``act`` adds the time term and evaluates the output layer.  The
-per-step arithmetic runs in small Numba-compiled loops over NumPy arrays (the network is a
-few hundred multiply-adds; NumPy's per-call overhead would dominate it).
+summaries incrementally (and the arm records, which are cheap: each arm's wins minus losses);
+``act`` adds the time term and evaluates the output layer.  The per-step arithmetic runs in
+small Numba-compiled loops over NumPy arrays (the network is a few hundred multiply-adds;
+NumPy's per-call overhead would dominate it).
 :meth:`recommend` is the empirical Copeland winner of the duels played.
 """
 
