@@ -174,7 +174,7 @@ def test_policies_are_shipped_for_five_and_eight_arms_with_their_commands():
     from dueling_gym.agents.learned import shipped_policies
 
     assert shipped_policies() == [5, 8]
-    for n_arms, init in ((5, "agents/data/distilled3_k5.npz"), (8, "agents/data/es_distilled_k5.npz")):
+    for n_arms, init in ((5, "agents/data/distilled3_k5.npz"), (8, "agents/data/learned_k5.npz")):
         agent = make_agent("learned", n_arms=n_arms, seed=0)
         assert agent.metadata["command"].startswith("dueling-gym train es") and f"--init {init}" in agent.metadata["command"]
         result = simulate(agent, _problem(n_arms), 300, seed=0)
