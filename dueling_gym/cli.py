@@ -302,7 +302,7 @@ def _reproduce_learned(preset: Any, out_dir: Path, args: argparse.Namespace) -> 
     evaluate(out_dir, n_arms=options["n_arms"], horizons=options["horizons"], n_problems=options["n_problems"],
              published=PUBLISHED_SMALL if options["published"] else (), progress=not args.no_progress)
     print((out_dir / "summary.md").read_text())
-    print(f"results: {out_dir}/ (regret.csv, summary.md, regret.png)")
+    print(f"results: {out_dir}/ (regret.csv, paired.csv, summary.md, regret.png)")
     return 0
 
 
@@ -359,10 +359,12 @@ def _command_train(args: argparse.Namespace) -> int:
         report_dir = out_dir / "report"
         print(f"comparing the policy with every classic agent on {args.report_problems} held-out problems per family "
               f"at T = {args.horizon} ...")
-        evaluate(report_dir, families=[name for name in args.families.split(",") if name], n_arms=args.n_arms,
+        # Distillation names its families through its teachers; the other trainers take --families.
+        families = list(args.teachers) if args.algorithm == "distill" else [name for name in args.families.split(",") if name]
+        evaluate(report_dir, families=families, n_arms=args.n_arms,
                  horizons=[args.horizon], n_problems=args.report_problems, policy=policy, progress=not args.no_progress)
         print((report_dir / "summary.md").read_text())
-        print(f"report: {report_dir}/ (regret.csv, summary.md, regret.png)")
+        print(f"report: {report_dir}/ (regret.csv, paired.csv, summary.md, regret.png)")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -93,14 +94,40 @@ def test_distillation_is_deterministic_and_learns_the_teacher(tmp_path):
     assert losses[-1] < losses[0]
 
 
-def test_cli_train_distill_writes_a_policy_and_names_a_malformed_teacher(tmp_path, capsys):
-    from dueling_gym.cli import main as cli_main
+def test_a_wider_student_starts_as_the_starting_policy_and_narrower_is_refused(tmp_path):
+    path = _tiny(tmp_path, "wide", teachers={"utility_based": "winner_stays_strong"}, hidden=20)
+    weights, metadata = load_policy_weights(path, 5)
+    assert weights["W2"].shape == (20, 20) and metadata["config"]["hidden"] == 20
+    rows = list(csv.DictReader((tmp_path / "wide" / "evaluations.csv").open()))
+    reference = _tiny(tmp_path, "narrow", teachers={"utility_based": "winner_stays_strong"})
+    narrow = list(csv.DictReader((tmp_path / "narrow" / "evaluations.csv").open()))
+    # Epoch 0 validates the student before any step: the widened network plays exactly as the narrow one.
+    assert rows[0]["utility_based"] == narrow[0]["utility_based"]
+    assert load_policy_weights(reference, 5)[0]["W2"].shape == (16, 16)
+    with pytest.raises(ValueError, match="narrower"):
+        _tiny(tmp_path, "thin", teachers={"utility_based": "init"}, hidden=8)
 
+
+def test_cli_train_distill_writes_a_policy_and_names_a_malformed_teacher(tmp_path, capsys, monkeypatch):
+    from dueling_gym.cli import main as cli_main
+    from dueling_gym.experiments import learned_evaluation
+
+    reports = []
+
+    def record_report(output_dir, **options):  # the full comparison with 27 agents is tested elsewhere
+        reports.append(options)
+        Path(output_dir).mkdir(parents=True)
+        (Path(output_dir) / "summary.md").write_text("table")
+
+    monkeypatch.setattr(learned_evaluation, "evaluate", record_report)
     out = tmp_path / "cli"
     code = cli_main(["train", "distill", "--out", str(out), "--init", str(INIT), "--teachers",
                      "utility_based=winner_stays_strong", "--horizon", "40", "--runs-per-family", "2", "--epochs", "1",
-                     "--eval-problems", "2", "--no-progress", "--report-problems", "0"])
+                     "--eval-problems", "2", "--no-progress", "--report-problems", "2"])
     assert code == 0
+    # The report compares the policy on the teachers' families, at the training horizon.
+    assert [(report["families"], report["horizons"], report["n_problems"]) for report in reports] == [
+        (["utility_based"], [40], 2)]
     _, metadata = load_policy_weights(out / "policy.npz", 5)
     assert metadata["command"].startswith("dueling-gym train distill --out")
     with pytest.raises(SystemExit) as exit_info:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
@@ -19,7 +20,7 @@ from dueling_gym.agents.learned import (
 )
 from dueling_gym.cli import main as cli_main
 from dueling_gym.experiments import simulate
-from dueling_gym.experiments.evolution import random_weights, train_evolution
+from dueling_gym.experiments.evolution import random_weights, train_evolution, widen_weights
 from dueling_gym.observations import time_feature
 from dueling_gym.problems import load_problem
 
@@ -71,6 +72,29 @@ def test_random_weights_have_every_array_and_are_seeded():
     assert list(first) == list(WEIGHT_NAMES) and first["W2"].shape == (6, 6) and first["w0"].shape == (1,)
     again = random_weights(6, np.random.default_rng(1))
     assert all(np.array_equal(first[name], again[name]) for name in WEIGHT_NAMES)
+
+
+def test_a_widened_policy_plays_exactly_the_narrow_one_and_its_new_units_are_live():
+    weights, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
+    wide = widen_weights(weights, 24, np.random.default_rng(3))
+    assert list(wide) == list(WEIGHT_NAMES) and wide["W2"].shape == (24, 24) and wide["A"].shape == (48, 24)
+    problem = load_problem("mslr5-noncondorcet")
+    matrices, regrets = problem.matrix[None].repeat(4, 0), problem.regret_matrix("copeland_komiyama")[None].repeat(4, 0)
+    narrow_regret = policy_episode_regret(weights, matrices, regrets, 300, np.random.default_rng(8))
+    np.testing.assert_array_equal(policy_episode_regret(wide, matrices, regrets, 300, np.random.default_rng(8)),
+                                  narrow_regret)
+    # The new scorer units read the pairs (fresh weights) but are read out with zero; changing the
+    # read-out changes the play, so training can use them.
+    assert np.all(wide["w"][16:] == 0) and np.any(wide["C"][:, 16:] != 0)
+    changed = dict(wide, w=wide["w"] + np.r_[np.zeros(16), np.full(8, 0.5)])
+    assert not np.array_equal(policy_episode_regret(changed, matrices, regrets, 300, np.random.default_rng(8)),
+                              narrow_regret)
+    again = widen_weights(weights, 24, np.random.default_rng(3))
+    assert all(np.array_equal(wide[name], again[name]) for name in WEIGHT_NAMES)
+    same = widen_weights(weights, 16, np.random.default_rng(3))
+    assert all(np.array_equal(same[name], weights[name]) for name in WEIGHT_NAMES)
+    with pytest.raises(ValueError, match="hidden"):
+        widen_weights(weights, 8, np.random.default_rng(3))
 
 
 def test_evolution_is_reproducible_resumes_bit_identically_and_exports_a_usable_policy(tmp_path):
@@ -160,7 +184,28 @@ def test_evaluation_over_several_arm_counts_plays_learned_where_it_has_a_policy(
     played = {(row["problems"], row["agent"]) for row in rows}
     assert played == {("utility_based K=5", "learned"), ("utility_based K=5", "random"), ("utility_based K=4", "random")}
     assert all(row["runs"] == 3 for row in rows)
-    assert (tmp_path / "summary.md").read_text().count("###") == 2
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.count("###") == 3 and "| utility_based K=5 | 20 | random |" in summary  # the paired table first
+    paired = list(csv.DictReader((tmp_path / "paired.csv").open()))
+    assert [(row["problems"], row["horizon"], row["best_classic"]) for row in paired] == [
+        ("utility_based K=5", "20", "random"), ("utility_based K=5", "50", "random")]
+
+
+def test_the_paired_comparison_takes_the_best_other_agent_and_says_below_above_or_tied():
+    from dueling_gym.experiments.learned_evaluation import paired_comparison
+
+    runs = {("set", "learned"): np.array([[1.0, 10.0], [3.0, 14.0], [2.0, 12.0]]),
+            ("set", "weak"): np.array([[9.0, 9.0], [9.0, 9.0], [9.0, 9.0]]),
+            ("set", "strong"): np.array([[5.0, 2.0], [6.0, 3.0], [7.0, 1.0]]),
+            ("other", "strong"): np.ones((3, 2))}
+    first, second = paired_comparison(runs, (100, 1000))
+    # T = 100: the best other agent is "strong" (mean 6); differences -4, -3, -5.
+    assert first["best_classic"] == "strong" and first["difference"] == pytest.approx(-4.0)
+    assert first["ci95"] == pytest.approx(1.96 * 1.0 / np.sqrt(3)) and first["verdict"] == "below"
+    # T = 1000: "strong" again (mean 2); differences 8, 11, 11.
+    assert second["difference"] == pytest.approx(10.0) and second["verdict"] == "above"
+    tied = paired_comparison({("s", "learned"): np.array([[1.0], [3.0]]), ("s", "x"): np.array([[2.0], [2.0]])}, (10,))
+    assert tied[0]["difference"] == 0.0 and tied[0]["verdict"] == "tied"
 
 
 def test_the_learned_vs_classic_preset_is_listed():

@@ -40,6 +40,7 @@ import numpy as np
 
 from dueling_gym.agents import AGENT_REGISTRY, make_agent
 from dueling_gym.agents.learned import load_policy_weights, policy_episode_regret
+from dueling_gym.experiments.evolution import widen_weights
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.observations import encode_wins
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
@@ -51,6 +52,7 @@ __all__ = ["INIT_TEACHER", "distill_policy", "parse_teachers", "teacher_states",
 INIT_TEACHER = "init"
 _NOTION = "copeland_komiyama"
 _VALIDATION_SALT = 0xD157
+_WIDEN_SALT = 0x1D3
 
 
 def parse_teachers(text: str) -> dict[str, str]:
@@ -108,6 +110,7 @@ def distill_policy(
     batch_size: int = 4096,
     eval_problems: int = 150,
     seed: int = 0,
+    hidden: int | None = None,
     progress: bool = True,
     command: str | None = None,
 ) -> Path:
@@ -133,6 +136,11 @@ def distill_policy(
         Validation problems per family (an independent stream), one run each after every epoch.
     seed : int
         Seeds the problems, the teachers' runs, the shuffling and torch.
+    hidden : int, optional
+        Width of the student (default: the starting policy's).  A wider student starts as
+        exactly the starting policy, with new units whose output weights are zero
+        (:func:`~dueling_gym.experiments.evolution.widen_weights`, drawn from ``seed``); the
+        supervised steps then train them with the rest.
     """
     import torch
     from tqdm.auto import tqdm
@@ -153,7 +161,11 @@ def distill_policy(
     if not Path(init).is_file():
         raise ValueError(f"init file {str(init)!r} does not exist")
     initial, _ = load_policy_weights(init)  # any K: the weights do not depend on it
-    config["hidden"] = int(initial["W1"].shape[1])
+    init_hidden = int(initial["W1"].shape[1])
+    if hidden is not None and check_integer("hidden", hidden, minimum=1) < init_hidden:
+        raise ValueError(f"hidden={hidden} is narrower than the starting policy ({init_hidden} units); "
+                         "a student can only be as wide or wider")
+    config["hidden"] = init_hidden if hidden is None else int(hidden)
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     (output / "config.json").write_text(json.dumps(config, indent=1) + "\n")
@@ -185,7 +197,8 @@ def distill_policy(
     action_tensor = torch.as_tensor(np.concatenate(actions))
     init_mask = torch.as_tensor(np.concatenate(from_init))
 
-    network = network_from_weights(initial, n_arms)
+    student = widen_weights(initial, config["hidden"], np.random.default_rng(np.random.SeedSequence([seed, _WIDEN_SALT])))
+    network = network_from_weights(student, n_arms)
     reference = network_from_weights(initial, n_arms)  # the frozen starting policy: the "init" teacher
     parameters = [parameter for name, parameter in network.named_parameters() if not name.startswith("value")]
     optimiser = torch.optim.Adam(parameters, lr=learning_rate)
@@ -274,6 +287,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--batch-size", type=int, default=4096)
     parser.add_argument("--eval-problems", type=int, default=150)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hidden", type=int, default=None,
+                        help="width of the student (default: the starting policy's; wider starts as the same policy)")
     parser.add_argument("--no-progress", action="store_true")
     return parser
 
@@ -284,7 +299,8 @@ def run_from_arguments(arguments: argparse.Namespace, command: str) -> Path:
         arguments.out, init=arguments.init, teachers=arguments.teachers, n_arms=arguments.n_arms,
         horizon=arguments.horizon, runs_per_family=arguments.runs_per_family, epochs=arguments.epochs,
         learning_rate=arguments.learning_rate, batch_size=arguments.batch_size,
-        eval_problems=arguments.eval_problems, seed=arguments.seed, progress=not arguments.no_progress,
+        eval_problems=arguments.eval_problems, seed=arguments.seed, hidden=arguments.hidden,
+        progress=not arguments.no_progress,
         command=command,
     )
 

@@ -44,7 +44,7 @@ from dueling_gym.observations import N_PAIR_CHANNELS, N_RECORD_FEATURES
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
 from dueling_gym.validation import check_integer, check_number
 
-__all__ = ["FAMILIES", "REFERENCE_AGENTS", "random_weights", "reference_regret", "train_evolution", "main"]
+__all__ = ["FAMILIES", "REFERENCE_AGENTS", "random_weights", "widen_weights", "reference_regret", "train_evolution", "main"]
 
 #: The generator families a policy is trained and evaluated on by default.
 FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
@@ -78,6 +78,51 @@ def random_weights(hidden: int, rng: np.random.Generator) -> dict[str, np.ndarra
         bound = 1.0 / np.sqrt(fan_in.get(name, hidden))
         weights[name] = rng.uniform(-bound, bound, size=shape)
     return weights
+
+
+#: Weights whose rows read the arm summaries ``[mean part, max part]`` of the pair embedding.
+_SUMMARY_ROWS = ("A", "B", "S", "G", "G_s")
+
+
+def widen_weights(weights: dict[str, np.ndarray], hidden: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """The pair network ``weights`` grown to ``hidden`` units per layer, computing the same scores.
+
+    The new units of every layer get fresh incoming weights (drawn as :func:`random_weights`
+    draws them, in :data:`WEIGHT_NAMES` order from ``rng``), and everything they feed into the
+    existing units, or into the scores, is zero: the embedding's new units enter the old
+    embedding units and the old scorer units with zero weight, and the new scorer units have zero
+    output weights (``w``, ``s``).  So the wider network starts as exactly the narrower policy,
+    and training (gradient or evolution strategies) can put the new units to use.
+    """
+    old = int(np.shape(weights["W1"])[1])
+    hidden = check_integer("hidden", hidden, minimum=old)
+    if hidden == old:
+        return {name: np.array(value, dtype=np.float64) for name, value in weights.items()}
+    fresh = random_weights(hidden, rng)
+    wide: dict[str, np.ndarray] = {}
+    for name, shape in _shapes(hidden).items():
+        value = np.asarray(weights[name], dtype=np.float64)
+        if name in ("w", "s"):
+            grown = np.zeros(shape)
+            grown[:old] = value
+        elif name in ("w0", "s0"):
+            grown = value.copy()
+        elif name == "W2":
+            grown = fresh[name].copy()
+            grown[old:, :old] = 0.0  # new first-layer units do not reach the old second-layer units
+            grown[:old, :old] = value
+        elif name in _SUMMARY_ROWS:
+            grown = fresh[name].copy()
+            for part in range(2):  # the mean rows, then the max rows
+                rows = slice(part * hidden, part * hidden + hidden)
+                old_rows = slice(part * old, part * old + old)
+                grown[rows, :old] = 0.0  # new embedding units do not reach the old scorer units
+                grown[part * hidden:part * hidden + old, :old] = value[old_rows]
+        else:  # only the new units' incoming weights are new
+            grown = fresh[name].copy()
+            grown[..., :old] = value
+        wide[name] = grown
+    return wide
 
 
 def _flatten(weights: dict[str, np.ndarray]) -> np.ndarray:

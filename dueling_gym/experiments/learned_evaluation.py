@@ -3,8 +3,14 @@
 :func:`evaluate` runs every agent on the same held-out problems (fresh draws of each
 generator family, from a stream independent of training, and optionally the published
 matrices) at several horizons and writes ``regret.csv``, ``summary.md`` (mean cumulative
-Copeland regret, Komiyama scale, with 95% confidence half-widths) and ``regret.png`` (regret
-against the horizon, one panel per problem set; needs matplotlib).
+Copeland regret, Komiyama scale, with 95% confidence half-widths, and the learned policy's paired
+difference to the best classic agent of each problem set) and ``regret.png`` (regret against the
+horizon, one panel per problem set; needs matplotlib).
+
+Every agent plays the same runs (problem and run seed), so the learned policy is compared with the
+best classic agent run by run: the mean of the differences and its 95% half-width say whether it
+is below, above, or tied with that agent (the interval contains zero), which two separate means
+with their own intervals cannot tell.
 
     python -m dueling_gym.experiments.learned_evaluation --out results/learned-eval --n-arms 5
 """
@@ -26,7 +32,7 @@ from dueling_gym.problems import load_problem
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.validation import check_integer
 
-__all__ = ["classic_agents", "evaluate", "PUBLISHED_SMALL"]
+__all__ = ["classic_agents", "evaluate", "paired_comparison", "PUBLISHED_SMALL"]
 
 #: Published matrices with 4 to 6 arms.
 PUBLISHED_SMALL = ("cyclic4", "gap", "multisol", "mslr5-condorcet", "mslr5-noncondorcet", "arxiv")
@@ -87,6 +93,7 @@ def evaluate(
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     rows = []
+    per_run: dict[tuple[str, str], np.ndarray] = {}
     if policy is None:
         policy_arms = shipped_policies()
     else:
@@ -117,6 +124,7 @@ def evaluate(
                     result = simulate(agent, problem, horizons[-1], seed=run_seed, checkpoints=horizons)
                     curve = result.cumulative_regret["copeland_komiyama"]
                     regrets[run] = [curve[list(result.checkpoints).index(h)] for h in horizons]
+            per_run[set_name, name] = regrets
             for column, horizon in enumerate(horizons):
                 values = regrets[:, column]
                 half_width = 1.96 * values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
@@ -127,9 +135,53 @@ def evaluate(
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    (output / "summary.md").write_text(_summary(rows, horizons))
+    comparisons = paired_comparison(per_run, horizons)
+    if comparisons:
+        with (output / "paired.csv").open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(comparisons[0]))
+            writer.writeheader()
+            writer.writerows(comparisons)
+    (output / "summary.md").write_text(_paired_summary(comparisons) + _summary(rows, horizons))
     _plot(rows, horizons, output / "regret.png")
     return rows
+
+
+def paired_comparison(per_run: dict[tuple[str, str], np.ndarray], horizons: Sequence[int],
+                      subject: str = "learned") -> list[dict]:
+    """``subject`` against the best other agent of each problem set, run by run.
+
+    ``per_run[(problem_set, agent)]`` holds each run's regret (rows: runs, the same runs for every
+    agent; columns: ``horizons``).  For every problem set where ``subject`` played and every
+    horizon: the other agent with the lowest mean, the mean of the differences ``subject − best``
+    with its 95% half-width (normal approximation), and the verdict: ``"below"`` or ``"above"``
+    when the interval excludes zero, ``"tied"`` when it contains it.
+    """
+    comparisons = []
+    for set_name in dict.fromkeys(key[0] for key in per_run):
+        if (set_name, subject) not in per_run:
+            continue
+        mine = per_run[set_name, subject]
+        others = {agent: values for (name, agent), values in per_run.items() if name == set_name and agent != subject}
+        for column, horizon in enumerate(horizons):
+            best = min(others, key=lambda agent: others[agent][:, column].mean())
+            differences = mine[:, column] - others[best][:, column]
+            half_width = 1.96 * differences.std(ddof=1) / np.sqrt(differences.size) if differences.size > 1 else 0.0
+            mean = float(differences.mean())
+            verdict = "below" if mean + half_width < 0 else "above" if mean - half_width > 0 else "tied"
+            comparisons.append({"problems": set_name, "horizon": horizon, "best_classic": best,
+                                "difference": mean, "ci95": float(half_width), "verdict": verdict})
+    return comparisons
+
+
+def _paired_summary(comparisons: list[dict]) -> str:
+    if not comparisons:
+        return ""
+    lines = ["### learned − best classic agent (paired over the same runs)", "",
+             "| problems | horizon | best classic agent | difference | verdict |", "|---|---:|---|---:|---|"]
+    for row in comparisons:
+        lines.append(f"| {row['problems']} | {row['horizon']} | {row['best_classic']} | "
+                     f"{row['difference']:+.1f} ± {row['ci95']:.1f} | {row['verdict']} |")
+    return "\n".join(lines) + "\n\n"
 
 
 def _summary(rows: list[dict], horizons: list[int]) -> str:
