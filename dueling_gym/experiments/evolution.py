@@ -107,17 +107,12 @@ def widen_weights(weights: dict[str, np.ndarray], hidden: int, rng: np.random.Ge
             grown[:old] = value
         elif name in ("w0", "s0"):
             grown = value.copy()
-        elif name == "W2":
+        elif name == "W2" or name in _SUMMARY_ROWS:
+            # The old units read the old units as before and the new ones with zero weight.
             grown = fresh[name].copy()
-            grown[old:, :old] = 0.0  # new first-layer units do not reach the old second-layer units
-            grown[:old, :old] = value
-        elif name in _SUMMARY_ROWS:
-            grown = fresh[name].copy()
-            for part in range(2):  # the mean rows, then the max rows
-                rows = slice(part * hidden, part * hidden + hidden)
-                old_rows = slice(part * old, part * old + old)
-                grown[rows, :old] = 0.0  # new embedding units do not reach the old scorer units
-                grown[part * hidden:part * hidden + old, :old] = value[old_rows]
+            grown[:, :old] = 0.0
+            for part in range(value.shape[0] // old):  # W2: one block; the summaries: mean rows, then max rows
+                grown[part * hidden:part * hidden + old, :old] = value[part * old:(part + 1) * old]
         else:  # only the new units' incoming weights are new
             grown = fresh[name].copy()
             grown[..., :old] = value

@@ -127,9 +127,8 @@ def evaluate(
             per_run[set_name, name] = regrets
             for column, horizon in enumerate(horizons):
                 values = regrets[:, column]
-                half_width = 1.96 * values.std(ddof=1) / np.sqrt(values.size) if values.size > 1 else 0.0
                 rows.append({"problems": set_name, "agent": name, "horizon": horizon, "mean": float(values.mean()),
-                             "ci95": float(half_width), "runs": int(values.size)})
+                             "ci95": _half_width(values), "runs": int(values.size)})
     bar.close()
     with (output / "regret.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
@@ -144,6 +143,11 @@ def evaluate(
     (output / "summary.md").write_text(_paired_summary(comparisons) + _summary(rows, horizons))
     _plot(rows, horizons, output / "regret.png")
     return rows
+
+
+def _half_width(values: np.ndarray) -> float:
+    """95% half-width of the mean of ``values`` (normal approximation; 0 for a single value)."""
+    return float(1.96 * values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else 0.0
 
 
 def paired_comparison(per_run: dict[tuple[str, str], np.ndarray], horizons: Sequence[int],
@@ -165,11 +169,11 @@ def paired_comparison(per_run: dict[tuple[str, str], np.ndarray], horizons: Sequ
         for column, horizon in enumerate(horizons):
             best = min(others, key=lambda agent: others[agent][:, column].mean())
             differences = mine[:, column] - others[best][:, column]
-            half_width = 1.96 * differences.std(ddof=1) / np.sqrt(differences.size) if differences.size > 1 else 0.0
+            half_width = _half_width(differences)
             mean = float(differences.mean())
             verdict = "below" if mean + half_width < 0 else "above" if mean - half_width > 0 else "tied"
             comparisons.append({"problems": set_name, "horizon": horizon, "best_classic": best,
-                                "difference": mean, "ci95": float(half_width), "verdict": verdict})
+                                "difference": mean, "ci95": half_width, "verdict": verdict})
     return comparisons
 
 
