@@ -19,6 +19,7 @@ NumPy's per-call overhead would dominate it).
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,20 @@ def load_policy_weights(path: str | Path, n_arms: int | None = None) -> tuple[di
             raise ValueError(f"{path}: array {name} has shape {weights[name].shape}, expected {shape}")
     metadata["hidden"] = hidden
     return weights, metadata
+
+
+def _read_weights(path: Path, n_arms: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """:func:`load_policy_weights` through a cache keyed by the file's identity (path, size and
+    modification time): an evaluation creates one agent per run, and reading the archive costs
+    more than a thousand duels.  Callers copy what they keep."""
+    resolved = path.resolve()
+    status = resolved.stat()
+    return _read_weights_cached(str(resolved), status.st_size, status.st_mtime_ns, n_arms)
+
+
+@functools.lru_cache(maxsize=16)
+def _read_weights_cached(path: str, size: int, modified_ns: int, n_arms: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    return load_policy_weights(path, n_arms)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -500,7 +515,9 @@ class LearnedAgent(KernelDuelingAgent):
     def _load(self) -> dict[str, np.ndarray]:
         if self._weights is None:
             path = DATA_DIRECTORY / f"learned_k{self.n_arms}.npz" if self.policy is None else Path(self.policy)
-            self._weights, self._metadata = load_policy_weights(path, self.n_arms)
+            weights, metadata = _read_weights(path, self.n_arms)
+            self._weights = {name: array.copy() for name, array in weights.items()}
+            self._metadata = json.loads(json.dumps(metadata))
         return self._weights
 
     def _reset_state(self) -> None:

@@ -300,9 +300,11 @@ def _reproduce_learned(preset: Any, out_dir: Path, args: argparse.Namespace) -> 
     print(f"{preset.title} [{'quick' if args.quick else 'full'}]: K = {', '.join(map(str, options['n_arms']))}, "
           f"{options['n_problems']} problems per family, T = {', '.join(map(str, options['horizons']))}")
     evaluate(out_dir, n_arms=options["n_arms"], horizons=options["horizons"], n_problems=options["n_problems"],
-             published=PUBLISHED_SMALL if options["published"] else (), progress=not args.no_progress)
+             published=PUBLISHED_SMALL if options["published"] else (), follow_up_problems=options["follow_up_problems"],
+             follow_up_horizon=options["follow_up_horizon"], jobs=args.jobs, progress=not args.no_progress)
     print((out_dir / "summary.md").read_text())
-    print(f"results: {out_dir}/ (regret.csv, paired.csv, summary.md, regret.png)")
+    follow_up = ", follow_up.csv" if (out_dir / "follow_up.csv").exists() else ""
+    print(f"results: {out_dir}/ (regret.csv, paired.csv{follow_up}, summary.md, regret.png)")
     return 0
 
 

@@ -12,6 +12,16 @@ best classic agent run by run: the mean of the differences and its 95% half-widt
 is below, above, or tied with that agent (the interval contains zero), which two separate means
 with their own intervals cannot tell.
 
+A few hundred problems cannot tell a difference of a few percent: on ``utility_based`` one run's
+regret varies by about 100 Copeland units from problem to problem, so the 95% half-width of a
+paired mean over 300 problems is about 11.  ``follow_up_problems`` adds a second stage that
+settles what the first left open: at ``follow_up_horizon``, every classic agent that the learned
+policy is not yet below (paired, with 95% confidence) on a generated problem set plays again
+against it on that many fresh problems of the family (a stream of its own, independent of the
+first stage's problems); the result goes to ``follow_up.csv`` and to ``summary.md``.  Agents the
+first stage already put above the policy are re-run too, so the second stage reports every
+comparison that matters with the same rule.
+
     python -m dueling_gym.experiments.learned_evaluation --out results/learned-eval --n-arms 5
 """
 
@@ -20,8 +30,10 @@ from __future__ import annotations
 import argparse
 import csv
 import inspect
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -37,6 +49,11 @@ __all__ = ["classic_agents", "evaluate", "paired_comparison", "PUBLISHED_SMALL"]
 #: Published matrices with 4 to 6 arms.
 PUBLISHED_SMALL = ("cyclic4", "gap", "multisol", "mslr5-condorcet", "mslr5-noncondorcet", "arxiv")
 _HELD_OUT_SALT = 0x4E1D
+#: The follow-up stage's problems come from a stream of their own.
+_FOLLOW_UP_SALT = 0xF011
+#: Runs per task of the worker pool in the follow-up stage (several tasks per agent keep both
+#: cores busy when a single comparison is left).
+_FOLLOW_UP_CHUNK = 2000
 
 
 def classic_agents() -> list[str]:
@@ -56,12 +73,51 @@ def _problem_sets(families: Sequence[str], arm_counts: Sequence[int], n_problems
         for index, family in enumerate(families):
             # K = 5 keeps the stream of the single-K evaluation; other K get their own.
             key = [seed, _HELD_OUT_SALT, index] if n_arms == 5 else [seed, _HELD_OUT_SALT, index, n_arms]
-            rng = np.random.default_rng(np.random.SeedSequence(key))
-            sampler = ProblemSampler(family, n_arms=n_arms)
-            sets[f"{family} K={n_arms}"] = [sampler(rng) for _ in range(n_problems)]
+            sets[f"{family} K={n_arms}"] = _draw(family, n_arms, n_problems, key)
     for name in published:
         sets[name] = [load_problem(name)]
     return sets
+
+
+def _draw(family: str, n_arms: int, n_problems: int, key: list[int]) -> list:
+    rng = np.random.default_rng(np.random.SeedSequence(key))
+    sampler = ProblemSampler(family, n_arms=n_arms)
+    return [sampler(rng) for _ in range(n_problems)]
+
+
+def _agent_regrets(task: tuple[str, list, list[int], dict[str, Any]]) -> np.ndarray:
+    """Cumulative Copeland regret (Komiyama units) of one agent on ``runs`` (problem, run seed), at
+    every horizon: one row per run.  Module-level so that worker processes can run it."""
+    name, runs, horizons, options = task
+    regrets = np.zeros((len(runs), len(horizons)))
+    for run, (problem, run_seed) in enumerate(runs):
+        if _needs_horizon(name):
+            for column, horizon in enumerate(horizons):
+                agent = make_agent(name, problem.n_arms, seed=0, horizon=horizon, **options)
+                regrets[run, column] = simulate(agent, problem, horizon, seed=run_seed).final_regret("copeland_komiyama")
+        else:
+            agent = make_agent(name, problem.n_arms, seed=0, **options)
+            result = simulate(agent, problem, horizons[-1], seed=run_seed, checkpoints=horizons)
+            curve = result.cumulative_regret["copeland_komiyama"]
+            regrets[run] = [curve[list(result.checkpoints).index(h)] for h in horizons]
+    return regrets
+
+
+def _run_tasks(tasks: list, jobs: int, bar: Any) -> list[np.ndarray]:
+    """:func:`_agent_regrets` of every task, in order (``jobs`` worker processes when above 1)."""
+    if jobs == 1:
+        results = []
+        for task in tasks:
+            results.append(_agent_regrets(task))
+            bar.update(1)
+        return results
+    # spawn: workers start clean (no inherited Numba or thread state), the same on every OS
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        results = []
+        for regrets in pool.map(_agent_regrets, tasks):
+            results.append(regrets)
+            bar.update(1)
+        return results
 
 
 def evaluate(
@@ -76,6 +132,9 @@ def evaluate(
     runs_per_published: int = 20,
     seed: int = 0,
     policy: str | Path | None = None,
+    follow_up_problems: int = 0,
+    follow_up_horizon: int | None = None,
+    jobs: int = 1,
     progress: bool = False,
 ) -> list[dict]:
     """Run ``agents`` (default: ``learned`` and :func:`classic_agents`) and write the comparison.
@@ -84,11 +143,17 @@ def evaluate(
     ``runs_per_published`` times; ``n_arms`` may list several K (one problem set per family and K;
     ``learned`` plays the K it has a policy for).  ``policy`` runs ``learned`` with an exported policy file
     instead of the shipped one; ``progress`` shows a progress bar over agents and problem sets.
+    ``follow_up_problems`` > 0 adds the second stage (module docstring) at ``follow_up_horizon``
+    (one of ``horizons``).  ``jobs`` worker processes share the runs; the results do not depend on it.
     Returns the rows of ``regret.csv`` (problem set, agent, horizon, mean, 95% half-width, runs).
     """
     arm_counts = [n_arms] if isinstance(n_arms, (int, np.integer)) else list(n_arms)
     arm_counts = [check_integer("n_arms", count, minimum=2) for count in arm_counts]
     horizons = sorted(check_integer("horizon", h, minimum=1) for h in horizons)
+    jobs = check_integer("jobs", jobs, minimum=1)
+    follow_up_problems = check_integer("follow_up_problems", follow_up_problems, minimum=0)
+    if follow_up_problems and follow_up_horizon not in horizons:
+        raise ValueError(f"follow_up_horizon must be one of the horizons {horizons}, got {follow_up_horizon!r}")
     agents = list(agents) if agents is not None else ["learned", *classic_agents()]
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
@@ -102,52 +167,120 @@ def evaluate(
     problem_sets = _problem_sets(families, arm_counts, n_problems, seed, published)
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=len(problem_sets) * len(agents), unit="agent", disable=not progress)
+    learned_options = {"policy": str(policy)} if policy is not None else {}
+    keys, tasks = [], []
     for set_name, problems in problem_sets.items():
         if len(problems) == 1:
             runs = [(problems[0], index) for index in range(runs_per_published)]
         else:
             runs = [(problem, index) for index, problem in enumerate(problems)]
         for name in agents:
-            bar.update(1)
             if name == "learned" and problems[0].n_arms not in policy_arms:
                 continue  # no policy trained for this number of arms
-            options = {"policy": str(policy)} if name == "learned" and policy is not None else {}
-            regrets = np.zeros((len(runs), len(horizons)))
-            for run, (problem, run_seed) in enumerate(runs):
-                if _needs_horizon(name):
-                    for column, horizon in enumerate(horizons):
-                        agent = make_agent(name, problem.n_arms, seed=0, horizon=horizon, **options)
-                        regrets[run, column] = simulate(agent, problem, horizon, seed=run_seed).final_regret("copeland_komiyama")
-                else:
-                    agent = make_agent(name, problem.n_arms, seed=0, **options)
-                    result = simulate(agent, problem, horizons[-1], seed=run_seed, checkpoints=horizons)
-                    curve = result.cumulative_regret["copeland_komiyama"]
-                    regrets[run] = [curve[list(result.checkpoints).index(h)] for h in horizons]
-            per_run[set_name, name] = regrets
-            for column, horizon in enumerate(horizons):
-                values = regrets[:, column]
-                rows.append({"problems": set_name, "agent": name, "horizon": horizon, "mean": float(values.mean()),
-                             "ci95": _half_width(values), "runs": int(values.size)})
+            keys.append((set_name, name))
+            tasks.append((name, runs, horizons, learned_options if name == "learned" else {}))
+    bar = tqdm(total=len(tasks), unit="agent", disable=not progress)
+    for key, regrets in zip(keys, _run_tasks(tasks, jobs, bar)):
+        per_run[key] = regrets
+        for column, horizon in enumerate(horizons):
+            values = regrets[:, column]
+            rows.append({"problems": key[0], "agent": key[1], "horizon": horizon, "mean": float(values.mean()),
+                         "ci95": _half_width(values), "runs": int(values.size)})
     bar.close()
     with (output / "regret.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+    for stale in ("paired.csv", "follow_up.csv"):  # from an earlier run into the same folder
+        (output / stale).unlink(missing_ok=True)
     comparisons = paired_comparison(per_run, horizons)
     if comparisons:
         with (output / "paired.csv").open("w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(comparisons[0]))
             writer.writeheader()
             writer.writerows(comparisons)
-    (output / "summary.md").write_text(_paired_summary(comparisons) + _summary(rows, horizons))
+    follow_ups = []
+    if follow_up_problems:
+        follow_ups = _follow_up(per_run, horizons.index(follow_up_horizon), horizons, follow_up_problems, seed,
+                                families, learned_options, jobs, progress)
+        if follow_ups:
+            with (output / "follow_up.csv").open("w", newline="") as handle:
+                writer = csv.DictWriter(handle, fieldnames=list(follow_ups[0]))
+                writer.writeheader()
+                writer.writerows(follow_ups)
+    (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_up_problems)
+                                       + _summary(rows, horizons))
     _plot(rows, horizons, output / "regret.png")
     return rows
+
+
+def _follow_up(per_run: dict[tuple[str, str], np.ndarray], column: int, horizons: list[int], n_problems: int,
+               seed: int, families: Sequence[str], learned_options: dict[str, Any], jobs: int,
+               progress: bool) -> list[dict]:
+    """The second stage: every comparison the first left short of *below*, on fresh problems."""
+    from tqdm.auto import tqdm
+
+    horizon = horizons[column]
+    plan = []
+    for set_name in dict.fromkeys(key[0] for key in per_run):
+        family, _, arms = set_name.partition(" K=")
+        if (set_name, "learned") not in per_run or family not in families or not arms.isdigit():
+            continue  # published matrices and sets the policy did not play
+        mine = per_run[set_name, "learned"][:, column]
+        undecided = [agent for (name, agent), values in per_run.items()
+                     if name == set_name and agent != "learned" and _paired(mine, values[:, column])[2] != "below"]
+        if undecided:
+            plan.append((set_name, family, int(arms), undecided))
+    chunks = []
+    for set_name, family, n_arms, undecided in plan:
+        key = [seed, _FOLLOW_UP_SALT, list(families).index(family), n_arms]
+        problems = _draw(family, n_arms, n_problems, key)
+        runs = [(problem, index) for index, problem in enumerate(problems)]
+        for agent in ["learned", *undecided]:
+            for start in range(0, len(runs), _FOLLOW_UP_CHUNK):
+                chunks.append(((set_name, agent), (agent, runs[start:start + _FOLLOW_UP_CHUNK], [horizon],
+                                                   learned_options if agent == "learned" else {})))
+    bar = tqdm(total=len(chunks), unit="chunk", desc="follow-up", disable=not progress)
+    collected: dict[tuple[str, str], list[np.ndarray]] = {}
+    for (key, _), regrets in zip(chunks, _run_tasks([task for _, task in chunks], jobs, bar)):
+        collected.setdefault(key, []).append(regrets[:, 0])
+    bar.close()
+    follow_ups = []
+    for set_name, _, _, undecided in plan:
+        mine = np.concatenate(collected[set_name, "learned"])
+        for agent in undecided:
+            theirs = np.concatenate(collected[set_name, agent])
+            mean, half_width, verdict = _paired(mine, theirs)
+            follow_ups.append({"problems": set_name, "horizon": horizon, "classic_agent": agent,
+                               "learned_mean": float(mine.mean()), "classic_mean": float(theirs.mean()),
+                               "difference": mean, "ci95": half_width, "verdict": verdict, "runs": int(mine.size)})
+    return follow_ups
+
+
+def _follow_up_summary(follow_ups: list[dict], n_problems: int) -> str:
+    if not follow_ups:
+        return ""
+    lines = [f"### Follow-up: the comparisons above short of *below*, on {n_problems} fresh problems", "",
+             "| problems | horizon | classic agent | learned | classic | difference | verdict |",
+             "|---|---:|---|---:|---:|---:|---|"]
+    for row in follow_ups:
+        lines.append(f"| {row['problems']} | {row['horizon']} | {row['classic_agent']} | {row['learned_mean']:.1f} | "
+                     f"{row['classic_mean']:.1f} | {row['difference']:+.1f} ± {row['ci95']:.1f} | {row['verdict']} |")
+    return "\n".join(lines) + "\n\n"
 
 
 def _half_width(values: np.ndarray) -> float:
     """95% half-width of the mean of ``values`` (normal approximation; 0 for a single value)."""
     return float(1.96 * values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else 0.0
+
+
+def _paired(mine: np.ndarray, theirs: np.ndarray) -> tuple[float, float, str]:
+    """Mean of ``mine − theirs`` over the same runs, its 95% half-width and the verdict."""
+    differences = mine - theirs
+    half_width = _half_width(differences)
+    mean = float(differences.mean())
+    verdict = "below" if mean + half_width < 0 else "above" if mean - half_width > 0 else "tied"
+    return mean, half_width, verdict
 
 
 def paired_comparison(per_run: dict[tuple[str, str], np.ndarray], horizons: Sequence[int],
@@ -168,10 +301,7 @@ def paired_comparison(per_run: dict[tuple[str, str], np.ndarray], horizons: Sequ
         others = {agent: values for (name, agent), values in per_run.items() if name == set_name and agent != subject}
         for column, horizon in enumerate(horizons):
             best = min(others, key=lambda agent: others[agent][:, column].mean())
-            differences = mine[:, column] - others[best][:, column]
-            half_width = _half_width(differences)
-            mean = float(differences.mean())
-            verdict = "below" if mean + half_width < 0 else "above" if mean - half_width > 0 else "tied"
+            mean, half_width, verdict = _paired(mine[:, column], others[best][:, column])
             comparisons.append({"problems": set_name, "horizon": horizon, "best_classic": best,
                                 "difference": mean, "ci95": half_width, "verdict": verdict})
     return comparisons
@@ -249,11 +379,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--published", action="store_true", help="also the published matrices with 4-6 arms")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--policy", default=None, help="exported policy file for `learned` (default: the shipped one)")
+    parser.add_argument("--follow-up-problems", type=int, default=0,
+                        help="fresh problems per family for the comparisons the first stage left short of 'below'")
+    parser.add_argument("--follow-up-horizon", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     arguments = parser.parse_args(argv)
     evaluate(arguments.out, agents=arguments.agents.split(",") if arguments.agents else None,
              n_arms=[int(k) for k in arguments.n_arms.split(",")], horizons=[int(h) for h in arguments.horizons.split(",")], n_problems=arguments.problems,
              published=PUBLISHED_SMALL if arguments.published else (), seed=arguments.seed,
-             policy=arguments.policy, progress=True)
+             policy=arguments.policy, follow_up_problems=arguments.follow_up_problems,
+             follow_up_horizon=arguments.follow_up_horizon, jobs=arguments.jobs, progress=True)
     print((Path(arguments.out) / "summary.md").read_text())
 
 

@@ -42,7 +42,6 @@ from dueling_gym.experiments.sweep_spec import (
     Unit,
     canonical_json,
     package_version,
-    resolve_checkpoints,
 )
 from dueling_gym.experiments.sweep_store import (
     FORMAT,

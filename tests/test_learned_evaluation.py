@@ -1,0 +1,114 @@
+"""The learned-vs-classic evaluation: its follow-up stage, its worker processes, and the cached
+policy weights the learned agent reads once per file."""
+
+from __future__ import annotations
+
+import csv
+import os
+
+import numpy as np
+import pytest
+
+from dueling_gym.agents import make_agent
+from dueling_gym.agents.learned import DATA_DIRECTORY, load_policy_weights
+from dueling_gym.experiments import learned_evaluation
+from dueling_gym.experiments.learned_evaluation import evaluate
+
+
+def _scripted_regrets(calls: list):
+    """A stand-in for the simulation: ``learned`` scores 10 on every run; ``close`` 10 ± 1 (tied
+    with it on any sample), ``better`` 2 (the policy is above it), ``beaten`` 30 (below it),
+    ``near`` 10.2 ± 0.5 on the first stage's problems (tied) and 12 ± 0.5 on the follow-up's (below)."""
+    def regrets(task):
+        name, runs, horizons, options = task
+        calls.append((name, [problem for problem, _ in runs], list(horizons)))
+        seeds = np.array([seed for _, seed in runs], dtype=float)
+        follow_up = len(horizons) == 1
+        value = {"learned": np.full(seeds.size, 10.0), "close": 10.0 + np.where(seeds % 2 == 0, 1.0, -1.0),
+                 "better": np.full(seeds.size, 2.0), "beaten": np.full(seeds.size, 30.0),
+                 "near": np.full(seeds.size, 12.0 if follow_up else 10.2) + np.where(seeds % 2 == 0, 0.5, -0.5)}[name]
+        return np.repeat(value[:, None], len(horizons), axis=1)
+    return regrets
+
+
+def test_the_follow_up_replays_only_what_the_first_stage_left_short_of_below_on_fresh_problems(tmp_path, monkeypatch):
+    calls: list = []
+    monkeypatch.setattr(learned_evaluation, "_agent_regrets", _scripted_regrets(calls))
+    evaluate(tmp_path, agents=["learned", "close", "better", "beaten", "near"], families=("utility_based",), n_arms=5,
+             horizons=(20, 50), n_problems=6, follow_up_problems=8, follow_up_horizon=50)
+    rows = list(csv.DictReader((tmp_path / "follow_up.csv").open()))
+    # Everything not below is replayed ("better" too), against the policy on the same 8 problems.
+    assert [(row["classic_agent"], row["verdict"], row["runs"]) for row in rows] == [
+        ("close", "tied", "8"), ("better", "above", "8"), ("near", "below", "8")]
+    assert float(rows[2]["difference"]) == pytest.approx(-2.0)
+    first_stage = [problems for name, problems, horizons in calls if len(horizons) == 2]
+    follow_up = [problems for name, problems, horizons in calls if horizons == [50]]
+    assert [name for name, _, horizons in calls if horizons == [50]] == ["learned", "close", "better", "near"]
+    assert all(len(problems) == 8 for problems in follow_up)
+    assert all(np.array_equal(a.matrix, b.matrix) for a, b in zip(follow_up[0], follow_up[1]))
+    fresh = {problem.matrix.tobytes() for problem in follow_up[0]}
+    assert fresh.isdisjoint(problem.matrix.tobytes() for problem in first_stage[0])
+    summary = (tmp_path / "summary.md").read_text()
+    assert "on 8 fresh problems" in summary and "| utility_based K=5 | 50 | better | 10.0 | 2.0 | +8.0 ± 0.0 | above |" in summary
+
+
+def test_no_follow_up_file_when_everything_is_below_and_stale_files_are_removed(tmp_path, monkeypatch):
+    (tmp_path / "follow_up.csv").write_text("from an earlier run")
+    monkeypatch.setattr(learned_evaluation, "_agent_regrets", _scripted_regrets([]))
+    evaluate(tmp_path, agents=["learned", "beaten"], families=("utility_based",), n_arms=5, horizons=(50,),
+             n_problems=4, follow_up_problems=8, follow_up_horizon=50)
+    assert not (tmp_path / "follow_up.csv").exists() and "Follow-up" not in (tmp_path / "summary.md").read_text()
+
+
+def test_follow_up_options_are_checked(tmp_path):
+    with pytest.raises(ValueError, match="follow_up_horizon must be one of the horizons"):
+        evaluate(tmp_path, agents=["random"], horizons=(20, 50), n_problems=2, follow_up_problems=5, follow_up_horizon=100)
+    with pytest.raises(ValueError, match="jobs"):
+        evaluate(tmp_path, agents=["random"], horizons=(20,), n_problems=2, jobs=0)
+
+
+def test_worker_processes_give_the_same_results_as_one_process(tmp_path):
+    settings = dict(agents=["learned", "winner_stays_strong", "rmed1"], families=("utility_based",), n_arms=5,
+                    horizons=(30, 60), n_problems=3, follow_up_problems=4, follow_up_horizon=60)
+    one = evaluate(tmp_path / "one", jobs=1, **settings)
+    two = evaluate(tmp_path / "two", jobs=2, **settings)
+    assert one == two
+    for name in ("summary.md", "paired.csv"):
+        assert (tmp_path / "one" / name).read_text() == (tmp_path / "two" / name).read_text()
+
+
+def test_agents_keep_their_own_copy_of_cached_weights_and_a_rewritten_file_is_read_again(tmp_path):
+    weights, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
+    path = tmp_path / "policy.npz"
+    np.savez(path, **weights, n_arms=np.array(5), hidden=np.array(weights["W1"].shape[1]))
+    first = make_agent("learned", 5, seed=0, policy=str(path))
+    first._load()["w"][:] = 0.0  # must not reach the next agent through the cache
+    second = make_agent("learned", 5, seed=0, policy=str(path))
+    assert np.array_equal(second._load()["w"], weights["w"])
+    np.savez(path, **{**weights, "w": weights["w"] * 2.0}, n_arms=np.array(5), hidden=np.array(weights["W1"].shape[1]))
+    status = path.stat()
+    os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns + 10**9))  # a new modification time, whatever the clock
+    third = make_agent("learned", 5, seed=0, policy=str(path))
+    assert np.array_equal(third._load()["w"], weights["w"] * 2.0)
+
+
+def test_the_preset_runs_the_follow_up_with_the_workers_asked_for(tmp_path, monkeypatch, capsys):
+    from dueling_gym.cli import main
+    from dueling_gym.experiments.presets import get_preset
+
+    full = get_preset("learned-vs-classic").sweep_arguments(quick=False)
+    assert (full["follow_up_problems"], full["follow_up_horizon"]) == (40_000, 1000)
+    received = {}
+
+    def record(output_dir, **options):
+        received.update(options)
+        (output_dir / "summary.md").write_text("the summary\n")
+        (output_dir / "follow_up.csv").write_text("problems\n")
+        return []
+
+    monkeypatch.setattr(learned_evaluation, "evaluate", record)
+    assert main(["reproduce", "learned-vs-classic", "--quick", "--out", str(tmp_path), "--jobs", "2", "--no-progress"]) == 0
+    assert (received["follow_up_problems"], received["follow_up_horizon"], received["jobs"]) == (20, 1000, 2)
+    assert received["n_arms"] == (5,) and received["progress"] is False
+    printed = capsys.readouterr().out
+    assert "the summary" in printed and "paired.csv, follow_up.csv, summary.md" in printed
