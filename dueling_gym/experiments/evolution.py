@@ -20,7 +20,9 @@ by the regret of the best of a few strong classic agents on the family's validat
 (measured once), otherwise by the regret of uniformly random duels (known in closed form).  The
 policy with the best normalised regret on a fixed set of validation problems (independent of
 training and of the held-out problems used for reporting) is exported.  Checkpoints hold the whole optimiser state
-and the generator, so a resumed run is bit-identical to an uninterrupted one.
+and the generator, so a resumed run is bit-identical to an uninterrupted one.  Across machines
+the gradient's matrix-vector product goes through NumPy's BLAS, whose kernel (chosen for the CPU)
+decides the last place; ``OPENBLAS_CORETYPE`` fixes it (``agents/data/README.md``).
 
     dueling-gym train es --out results/learned-k5-es --n-arms 5 --generations 400
 """
