@@ -19,6 +19,7 @@ NumPy's per-call overhead would dominate it).
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from pathlib import Path
@@ -517,7 +518,7 @@ class LearnedAgent(KernelDuelingAgent):
             path = DATA_DIRECTORY / f"learned_k{self.n_arms}.npz" if self.policy is None else Path(self.policy)
             weights, metadata = _read_weights(path, self.n_arms)
             self._weights = {name: array.copy() for name, array in weights.items()}
-            self._metadata = json.loads(json.dumps(metadata))
+            self._metadata = copy.deepcopy(metadata)
         return self._weights
 
     def _reset_state(self) -> None:
