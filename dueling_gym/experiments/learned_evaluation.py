@@ -28,6 +28,7 @@ comparison that matters with the same rule.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import inspect
 import multiprocessing
@@ -66,14 +67,19 @@ def _needs_horizon(name: str) -> bool:
     return "horizon" in inspect.signature(AGENT_REGISTRY[name].__init__).parameters
 
 
-def _problem_sets(families: Sequence[str], arm_counts: Sequence[int], n_problems: int, seed: int,
+def _generated_sets(families: Sequence[str], arm_counts: Sequence[int]) -> dict[str, tuple[int, str, int]]:
+    """Name of every generated problem set -> (family index, family, K)."""
+    return {f"{family} K={n_arms}": (index, family, n_arms) for n_arms in arm_counts
+            for index, family in enumerate(families)}
+
+
+def _problem_sets(generated: dict[str, tuple[int, str, int]], n_problems: int, seed: int,
                   published: Sequence[str]) -> dict[str, list]:
     sets = {}
-    for n_arms in arm_counts:
-        for index, family in enumerate(families):
-            # K = 5 keeps the stream of the single-K evaluation; other K get their own.
-            key = [seed, _HELD_OUT_SALT, index] if n_arms == 5 else [seed, _HELD_OUT_SALT, index, n_arms]
-            sets[f"{family} K={n_arms}"] = _draw(family, n_arms, n_problems, key)
+    for set_name, (index, family, n_arms) in generated.items():
+        # K = 5 keeps the stream of the single-K evaluation; other K get their own.
+        key = [seed, _HELD_OUT_SALT, index] if n_arms == 5 else [seed, _HELD_OUT_SALT, index, n_arms]
+        sets[set_name] = _draw(family, n_arms, n_problems, key)
     for name in published:
         sets[name] = [load_problem(name)]
     return sets
@@ -105,16 +111,11 @@ def _agent_regrets(task: tuple[str, list, list[int], dict[str, Any]]) -> np.ndar
 
 def _run_tasks(tasks: list, jobs: int, bar: Any) -> list[np.ndarray]:
     """:func:`_agent_regrets` of every task, in order (``jobs`` worker processes when above 1)."""
-    if jobs == 1:
-        results = []
-        for task in tasks:
-            results.append(_agent_regrets(task))
-            bar.update(1)
-        return results
     # spawn: workers start clean (no inherited Numba or thread state), the same on every OS
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) if jobs > 1 else None
+    with pool or contextlib.nullcontext():
         results = []
-        for regrets in pool.map(_agent_regrets, tasks):
+        for regrets in (pool.map if pool else map)(_agent_regrets, tasks):
             results.append(regrets)
             bar.update(1)
         return results
@@ -164,7 +165,8 @@ def evaluate(
     else:
         with np.load(Path(policy), allow_pickle=False) as archive:
             policy_arms = [int(archive["n_arms"])]
-    problem_sets = _problem_sets(families, arm_counts, n_problems, seed, published)
+    generated = _generated_sets(families, arm_counts)
+    problem_sets = _problem_sets(generated, n_problems, seed, published)
     from tqdm.auto import tqdm
 
     learned_options = {"policy": str(policy)} if policy is not None else {}
@@ -187,53 +189,50 @@ def evaluate(
             rows.append({"problems": key[0], "agent": key[1], "horizon": horizon, "mean": float(values.mean()),
                          "ci95": _half_width(values), "runs": int(values.size)})
     bar.close()
-    with (output / "regret.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    _write_csv(output / "regret.csv", rows)
     for stale in ("paired.csv", "follow_up.csv"):  # from an earlier run into the same folder
         (output / stale).unlink(missing_ok=True)
     comparisons = paired_comparison(per_run, horizons)
-    if comparisons:
-        with (output / "paired.csv").open("w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(comparisons[0]))
-            writer.writeheader()
-            writer.writerows(comparisons)
+    _write_csv(output / "paired.csv", comparisons)
     follow_ups = []
     if follow_up_problems:
         follow_ups = _follow_up(per_run, horizons.index(follow_up_horizon), horizons, follow_up_problems, seed,
-                                families, learned_options, jobs, progress)
-        if follow_ups:
-            with (output / "follow_up.csv").open("w", newline="") as handle:
-                writer = csv.DictWriter(handle, fieldnames=list(follow_ups[0]))
-                writer.writeheader()
-                writer.writerows(follow_ups)
+                                generated, learned_options, jobs, progress)
+        _write_csv(output / "follow_up.csv", follow_ups)
     (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_up_problems)
                                        + _summary(rows, horizons))
     _plot(rows, horizons, output / "regret.png")
     return rows
 
 
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    """``rows`` as a CSV file with a header (nothing written when there are none)."""
+    if rows:
+        with path.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+
+
 def _follow_up(per_run: dict[tuple[str, str], np.ndarray], column: int, horizons: list[int], n_problems: int,
-               seed: int, families: Sequence[str], learned_options: dict[str, Any], jobs: int,
+               seed: int, generated: dict[str, tuple[int, str, int]], learned_options: dict[str, Any], jobs: int,
                progress: bool) -> list[dict]:
     """The second stage: every comparison the first left short of *below*, on fresh problems."""
     from tqdm.auto import tqdm
 
     horizon = horizons[column]
     plan = []
-    for set_name in dict.fromkeys(key[0] for key in per_run):
-        family, _, arms = set_name.partition(" K=")
-        if (set_name, "learned") not in per_run or family not in families or not arms.isdigit():
-            continue  # published matrices and sets the policy did not play
+    for set_name, (index, family, n_arms) in generated.items():
+        if (set_name, "learned") not in per_run:
+            continue  # no policy for this K
         mine = per_run[set_name, "learned"][:, column]
         undecided = [agent for (name, agent), values in per_run.items()
                      if name == set_name and agent != "learned" and _paired(mine, values[:, column])[2] != "below"]
         if undecided:
-            plan.append((set_name, family, int(arms), undecided))
+            plan.append((set_name, index, family, n_arms, undecided))
     chunks = []
-    for set_name, family, n_arms, undecided in plan:
-        key = [seed, _FOLLOW_UP_SALT, list(families).index(family), n_arms]
+    for set_name, index, family, n_arms, undecided in plan:
+        key = [seed, _FOLLOW_UP_SALT, index, n_arms]
         problems = _draw(family, n_arms, n_problems, key)
         runs = [(problem, index) for index, problem in enumerate(problems)]
         for agent in ["learned", *undecided]:
@@ -246,7 +245,7 @@ def _follow_up(per_run: dict[tuple[str, str], np.ndarray], column: int, horizons
         collected.setdefault(key, []).append(regrets[:, 0])
     bar.close()
     follow_ups = []
-    for set_name, _, _, undecided in plan:
+    for set_name, _, _, _, undecided in plan:
         mine = np.concatenate(collected[set_name, "learned"])
         for agent in undecided:
             theirs = np.concatenate(collected[set_name, agent])
