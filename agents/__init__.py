@@ -21,48 +21,79 @@ from dueling_gym.agents.base import (
     make_agent,
     register_agent,
 )
-from dueling_gym.agents.beat_the_mean import BeatTheMean
-from dueling_gym.agents.beat_the_mean_pac import BeatTheMeanPAC
-from dueling_gym.agents.beat_the_winner import BeatTheWinner
-from dueling_gym.agents.ccb import CCB
-from dueling_gym.agents.cpe import CARCond, CARParallel, CARVerify, CLUCBBordaExact, CLUCBBordaPAC, CombinatorialAgent
-from dueling_gym.agents.cw_rmed import CWRMED
-from dueling_gym.agents.dts import DTS
-from dueling_gym.agents.dts_plus import DTSPlus
-from dueling_gym.agents.ecw_rmed import ECWRMED
-from dueling_gym.agents.interleaved_filter import InterleavedFilter2
-from dueling_gym.agents.kl_ucb import KLUCB
-from dueling_gym.agents.knockout import Knockout
-from dueling_gym.agents.learned import LearnedAgent
-from dueling_gym.agents.mallows_mpi import MallowsMPI
-from dueling_gym.agents.mallows_mpr import MallowsMPR
-from dueling_gym.agents.merge_rucb import MergeRUCB
-from dueling_gym.agents.multi_rucb import MultiRUCB
-from dueling_gym.agents.multisbm import MultiSBM
-from dueling_gym.agents.multisort import Multisort
-from dueling_gym.agents.opt_max import OptMax
-from dueling_gym.agents.pl_pac import PLPAC
-from dueling_gym.agents.policy import PolicyAgent
-from dueling_gym.agents.preference_estimator import PreferenceEstimator
-from dueling_gym.agents.random_agent import UniformRandom
-from dueling_gym.agents.rcs import RCS
-from dueling_gym.agents.rex3 import REX3
-from dueling_gym.agents.rmed import RMED1
-from dueling_gym.agents.rmed2 import RMED2, RMED2FH
-from dueling_gym.agents.rucb import RUCB
-from dueling_gym.agents.savage import SAVAGE, SAVAGEBorda, SAVAGECondorcet
-from dueling_gym.agents.scb import SCB, CopelandPAC
-from dueling_gym.agents.self_sparring import SelfSparring
-from dueling_gym.agents.sequential_elimination import SequentialElimination
-from dueling_gym.agents.single_elimination import SingleElimination
-from dueling_gym.agents.sup_klucb import SupKLUCB
-from dueling_gym.agents.sparring import Sparring, SparringThompson, SparringUCB1
-from dueling_gym.agents.successive_elimination_borda import SuccessiveEliminationBorda
-from dueling_gym.agents.thompson import BernoulliThompson
-from dueling_gym.agents.ucb1 import UCB1
-from dueling_gym.agents.ucb_sbm import UCBSBM
-from dueling_gym.agents.versatile_db import VersatileDB
-from dueling_gym.agents.winner_stays import WinnerStaysStrong, WinnerStaysWeak
+
+# Where each agent lives: module -> {class name: registry name (None for a base class)}.  The
+# modules are imported on first use -- ``make_agent("ccb", ...)`` imports ``ccb`` alone, and
+# ``from dueling_gym.agents import CCB`` likewise (module ``__getattr__``) -- because importing
+# all of them cost more than a short run.  tests/test_catalogue.py checks this table against
+# the classes' own ``@register_agent`` names.
+_AGENT_MODULES: dict[str, dict[str, str | None]] = {
+    "beat_the_mean": {"BeatTheMean": "btm"},
+    "beat_the_mean_pac": {"BeatTheMeanPAC": "btm_pac"},
+    "beat_the_winner": {"BeatTheWinner": "beat_the_winner"},
+    "ccb": {"CCB": "ccb"},
+    "cpe.base": {"CombinatorialAgent": None},
+    "cpe.car": {"CARCond": "car_cond", "CARVerify": "car_verify", "CARParallel": "car_parallel"},
+    "cpe.clucb_borda": {"CLUCBBordaPAC": "clucb_borda_pac", "CLUCBBordaExact": "clucb_borda_exact"},
+    "cw_rmed": {"CWRMED": "cw_rmed"},
+    "dts": {"DTS": "dts"},
+    "dts_plus": {"DTSPlus": "dts_plus"},
+    "ecw_rmed": {"ECWRMED": "ecw_rmed"},
+    "interleaved_filter": {"InterleavedFilter2": "interleaved_filtering"},
+    "kl_ucb": {"KLUCB": "kl_ucb"},
+    "knockout": {"Knockout": "knockout"},
+    "learned": {"LearnedAgent": "learned"},
+    "mallows_mpi": {"MallowsMPI": "mallows_mpi"},
+    "mallows_mpr": {"MallowsMPR": "mallows_mpr"},
+    "merge_rucb": {"MergeRUCB": "merge_rucb"},
+    "multi_rucb": {"MultiRUCB": "multi_rucb"},
+    "multisbm": {"MultiSBM": "multisbm"},
+    "multisort": {"Multisort": "multisort"},
+    "opt_max": {"OptMax": "opt_max"},
+    "pl_pac": {"PLPAC": "pl_pac"},
+    "policy": {"PolicyAgent": None},
+    "preference_estimator": {"PreferenceEstimator": "preference_estimator"},
+    "random_agent": {"UniformRandom": "random"},
+    "rcs": {"RCS": "rcs"},
+    "rex3": {"REX3": "rex3"},
+    "rmed": {"RMED1": "rmed1"},
+    "rmed2": {"RMED2": "rmed2", "RMED2FH": "rmed2fh"},
+    "rucb": {"RUCB": "rucb"},
+    "savage": {"SAVAGE": "savage", "SAVAGEBorda": "savage_borda", "SAVAGECondorcet": "savage_condorcet"},
+    "scb": {"SCB": "scb", "CopelandPAC": "copeland_pac"},
+    "self_sparring": {"SelfSparring": "self_sparring"},
+    "sequential_elimination": {"SequentialElimination": "sequential_elimination"},
+    "single_elimination": {"SingleElimination": "single_elimination"},
+    "sparring": {"Sparring": "sparring", "SparringThompson": "sparring_thompson", "SparringUCB1": "sparring_ucb1"},
+    "successive_elimination_borda": {"SuccessiveEliminationBorda": "successive_elimination_borda"},
+    "sup_klucb": {"SupKLUCB": "sup_klucb"},
+    "thompson": {"BernoulliThompson": "thompson"},
+    "ucb1": {"UCB1": "ucb1"},
+    "ucb_sbm": {"UCBSBM": "ucb_sbm"},
+    "versatile_db": {"VersatileDB": "versatile_db"},
+    "winner_stays": {"WinnerStaysWeak": "winner_stays_weak", "WinnerStaysStrong": "winner_stays_strong"},
+}
+_CLASS_MODULES = {
+    class_name: f"{__name__}.{module}" for module, classes in _AGENT_MODULES.items() for class_name in classes
+}
+for _module, _classes in _AGENT_MODULES.items():
+    AGENT_REGISTRY.declare(f"{__name__}.{_module}", [name for name in _classes.values() if name is not None])
+
+
+def __getattr__(name: str):
+    module = _CLASS_MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_CLASS_MODULES))
+
 
 __all__ = [
     "DuelingAgent",

@@ -29,8 +29,11 @@ from __future__ import annotations
 import inspect
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from importlib import import_module
 from typing import Any, Callable, ClassVar, Iterable
 
+import numba
 import numpy as np
 from numba.core import types
 from numba.experimental import structref
@@ -56,6 +59,7 @@ __all__ = [
     "BanditAgent",
     "KernelBanditAgent",
     "ReplayPickling",
+    "AgentRegistry",
     "register_agent",
     "make_agent",
     "list_agents",
@@ -66,8 +70,75 @@ __all__ = [
     "check_number",
 ]
 
-#: name -> agent class; filled by :func:`register_agent`.
-AGENT_REGISTRY: dict[str, type] = {}
+class AgentRegistry(Mapping[str, type]):
+    """Registry name -> agent class, importing the library's own agent modules on first use.
+
+    :func:`register_agent` enters a class when its module is imported.  The library's own
+    agents are *declared* first, by module (``dueling_gym.agents`` does this), so that looking
+    up one name imports that one module instead of all fifty: importing every agent (and with
+    them SciPy's optimisers and the lower-bound code) cost more than a short run.  Iterating,
+    ``len`` and ``items()`` import every declared module, so they see every agent.
+    """
+
+    def __init__(self) -> None:
+        self._classes: dict[str, type] = {}
+        self._declared: dict[str, str] = {}
+
+    def declare(self, module: str, names: Iterable[str]) -> None:
+        """Note that importing ``module`` registers the agents ``names``."""
+        for name in names:
+            self._declared[name.lower()] = module
+
+    def register(self, name: str, cls: type) -> None:
+        """Enter ``cls`` under ``name`` (what :func:`register_agent` does)."""
+        key = name.lower()
+        declared = self._declared.get(key)
+        if declared is not None and declared != cls.__module__:
+            raise ValueError(f"agent name {name!r} is already taken by an agent of {declared}")
+        if key in self._classes and self._classes[key] is not cls:
+            raise ValueError(f"agent name {name!r} is already registered to {self._classes[key].__name__}")
+        self._classes[key] = cls
+
+    def load_all(self) -> None:
+        """Import every declared module (all agents are then registered)."""
+        for name in list(self._declared):
+            self._load(name)
+
+    def _load(self, key: str) -> type:
+        cls = self._classes.get(key)
+        if cls is None:
+            module = self._declared[key]
+            import_module(module)
+            cls = self._classes.get(key)
+            if cls is None:
+                raise ImportError(f"importing {module} did not register the agent {key!r}")
+        return cls
+
+    def __getitem__(self, name: str) -> type:
+        key = name.lower() if isinstance(name, str) else name
+        if key in self._classes:
+            return self._classes[key]
+        if key in self._declared:
+            return self._load(key)
+        raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._classes or name in self._declared
+
+    def __iter__(self) -> Iterator[str]:
+        self.load_all()
+        return iter(list(self._classes))
+
+    def __len__(self) -> int:
+        self.load_all()
+        return len(self._classes)
+
+    def __repr__(self) -> str:
+        return f"AgentRegistry({sorted(set(self._classes) | set(self._declared))})"
+
+
+#: name -> agent class; filled by :func:`register_agent` (see :class:`AgentRegistry`).
+AGENT_REGISTRY = AgentRegistry()
 
 
 class AgentStateType(types.StructRef):
@@ -160,7 +231,30 @@ class AgentState(structref.StructRefProxy):
             if unexpected:
                 problems.append(f"unexpected field(s) {', '.join(unexpected)}")
             raise TypeError(f"{cls.__name__}: {'; '.join(problems)}")
-        return super().__new__(cls, *(values[name] for name in cls.field_names))
+        return _state_constructor(cls)(*(values[name] for name in cls.field_names))
+
+
+def _state_constructor(cls: type[AgentState]) -> Callable[..., AgentState]:
+    """The compiled constructor of a state class, cached on disk.
+
+    Numba's own proxy constructor is a fresh ``njit`` function per class that is never cached, so
+    every process compiled every state it built (about half a second per agent).  This one is a
+    closure over the class, named after it so that each class has its own entry in Numba's
+    on-disk cache (the class travels into the cache key by reference, as pickle writes it).
+    Classes that another process could not import by name (defined in ``__main__`` or inside a
+    function) are compiled per process instead.
+    """
+    constructor = cls.__dict__.get("_compiled_constructor")
+    if constructor is None:
+        def construct(*fields):
+            return cls(*fields)
+
+        importable = cls.__module__ != "__main__" and "<" not in cls.__qualname__
+        name = f"{cls.__module__}.{cls.__qualname__}".replace(".", "_")
+        construct.__name__ = construct.__qualname__ = f"construct_{name}"
+        constructor = numba.njit(cache=importable, nogil=True)(construct)
+        cls._compiled_constructor = constructor
+    return constructor
 
 
 class SeededAgent(ABC):
@@ -406,9 +500,7 @@ def register_agent(name: str) -> Callable[[type], type]:
 
     def decorator(cls: type) -> type:
         key = name.lower()
-        if key in AGENT_REGISTRY and AGENT_REGISTRY[key] is not cls:
-            raise ValueError(f"agent name {name!r} is already registered to {AGENT_REGISTRY[key].__name__}")
-        AGENT_REGISTRY[key] = cls
+        AGENT_REGISTRY.register(key, cls)
         cls.name = key
         return cls
 

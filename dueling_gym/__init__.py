@@ -17,8 +17,6 @@ from importlib.metadata import PackageNotFoundError, version
 
 import gymnasium as gym
 
-from dueling_gym.problems import PreferenceMatrix, ProblemSampler, list_problems, load_problem
-
 try:
     __version__ = version("dueling-gym")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
@@ -56,3 +54,21 @@ def register_envs() -> None:
 
 
 register_envs()
+
+# The problem API is imported on first use: ``import dueling_gym`` only registers the
+# environments, so that it costs about as much as importing Gymnasium.
+_LAZY = {"PreferenceMatrix", "ProblemSampler", "load_problem", "list_problems"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from dueling_gym import problems
+
+        value = getattr(problems, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -22,6 +22,7 @@ import argparse
 import inspect
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -102,6 +103,18 @@ def _command_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _command_warmup(args: argparse.Namespace) -> int:
+    from dueling_gym.experiments.warmup import warmup
+
+    start = time.perf_counter()
+    report = warmup(jobs=args.jobs, progress=not args.no_progress)
+    slowest = sorted(report.seconds.items(), key=lambda item: -item[1])[:3]
+    print(f"compiled or loaded {len(report.seconds)} tasks in {time.perf_counter() - start:.1f} s "
+          f"(slowest: {', '.join(f'{task} {seconds:.1f} s' for task, seconds in slowest)}); "
+          "later processes load everything from Numba's cache")
+    return 0
+
+
 _ROLE = re.compile(r":[a-z]+:`(~?)([^`]+)`")
 
 
@@ -163,7 +176,7 @@ def _parse_seeds(text: str) -> tuple[int, ...]:
 
 
 def _finish_report(records: list, out_dir: Path, notion: str, title: str, plot: bool,
-                   primary_notion: str | None) -> None:
+                   primary_notion: str | None, svg: bool = False) -> None:
     """Write summary.md / summary.csv (every regret notion, one section each) and the plot of ``notion``.
 
     The plot of the folder's own notion (the first one it was run with) is ``regret.png``;
@@ -204,7 +217,8 @@ def _finish_report(records: list, out_dir: Path, notion: str, title: str, plot: 
         stem = "regret" if notion == primary else f"regret-{notion}"
         try:
             single = [panel.title for panel in panel_layout(curves) if panel.kind == "problem"]
-            paths = plot_regret(curves, out_dir / stem, problems=problems_of(records, single), title=title)
+            paths = plot_regret(curves, out_dir / stem, problems=problems_of(records, single), title=title,
+                                formats=("png", "svg") if svg else ("png",))
         except (ImportError, ValueError) as error:
             print(f"(no plot: {error})")
         else:
@@ -213,22 +227,28 @@ def _finish_report(records: list, out_dir: Path, notion: str, title: str, plot: 
 
 
 def _run_spec(spec: Any, out_dir: Path, args: argparse.Namespace, title: str) -> int:
-    from dueling_gym.experiments.sweep import folder_units, run_sweep
+    from dueling_gym.experiments.sweep import execute_sweep
 
-    run_sweep(spec, out_dir, jobs=args.jobs, backend=args.backend, address=args.address,
-              progress=not args.no_progress, notion=args.notion)
-    records = _folder_records(out_dir)
-    _, manifest = folder_units(out_dir)
-    _finish_report(records, out_dir, args.notion, title, plot=not args.no_plot, primary_notion=manifest.get("notion"))
+    result = execute_sweep(spec, out_dir, jobs=args.jobs, backend=args.backend, address=args.address,
+                           progress=not args.no_progress, notion=args.notion)
+    records = _checked_records(out_dir, result.folder_units, result.folder_records)
+    _finish_report(records, out_dir, args.notion, title, plot=not args.no_plot,
+                   primary_notion=result.manifest.get("notion"), svg=args.svg)
     return 0
 
 
 def _folder_records(out_dir: Path) -> list:
     """Verified records of a folder; says how many of its units are not finished."""
-    from dueling_gym.experiments.sweep import folder_units, load_results, stray_files
+    from dueling_gym.experiments.sweep import folder_units, load_results
 
     units, _ = folder_units(out_dir)
-    records = load_results(out_dir)
+    return _checked_records(out_dir, units, load_results(out_dir))
+
+
+def _checked_records(out_dir: Path, units: list, records: list) -> list:
+    """``records`` of the folder's ``units``; warns of stray files and unfinished units."""
+    from dueling_gym.experiments.sweep import stray_files
+
     strays = stray_files(out_dir, units)
     if strays:
         print(f"dueling-gym: warning: {len(strays)} file(s) in {out_dir / 'units'} belong to no unit of this folder "
@@ -259,7 +279,7 @@ def _command_plot(args: argparse.Namespace) -> int:
     _, manifest = folder_units(out_dir)
     records = _folder_records(out_dir)
     notion = args.notion or manifest.get("notion") or "copeland_komiyama"
-    _finish_report(records, out_dir, notion, title="", plot=True, primary_notion=manifest.get("notion"))
+    _finish_report(records, out_dir, notion, title="", plot=True, primary_notion=manifest.get("notion"), svg=args.svg)
     return 0
 
 
@@ -378,7 +398,8 @@ def _add_sweep_options(parser: argparse.ArgumentParser, notion_default: str | No
     parser.add_argument("--address", help="Ray cluster address (with --backend ray), e.g. auto")
     parser.add_argument("--notion", choices=sorted(REGRET_NOTIONS), default=notion_default,
                         help="regret notion of the table and plot")
-    parser.add_argument("--no-plot", action="store_true", help="skip the PNG/SVG plot")
+    parser.add_argument("--no-plot", action="store_true", help="skip the PNG plot")
+    parser.add_argument("--svg", action="store_true", help="also write the plot as SVG")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -423,6 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("results", help="results folder of a run or reproduce")
     plot.add_argument("--notion", choices=sorted(REGRET_NOTIONS), default=None,
                       help="regret notion (default: the one the folder was run with)")
+    plot.add_argument("--svg", action="store_true", help="also write the plot as SVG")
     plot.set_defaults(handler=_command_plot)
 
     reproduce = subcommands.add_parser("reproduce", help="run a published experiment (--list shows them)")
@@ -432,6 +454,14 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument("--out", help="results folder (default: results/NAME[-quick])")
     _add_sweep_options(reproduce, None)
     reproduce.set_defaults(handler=_command_reproduce)
+
+    warm = subcommands.add_parser(
+        "warmup", help="compile every agent, environment and bound ahead (the first use after installing)",
+        description="Compile every compiled function of dueling-gym once; Numba caches them on disk, so later "
+                    "processes start without compiling.")
+    warm.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default: 1)")
+    warm.add_argument("--no-progress", action="store_true", help="no progress bar")
+    warm.set_defaults(handler=_command_warmup)
 
     train = subcommands.add_parser(
         "train", help="train a learned dueling policy (es, distill, ppo or a2c)",

@@ -98,19 +98,35 @@ def kl_lower_bound_scalar(mean: float, count: float, level: float) -> float:
     return high
 
 
-@numba.vectorize(["float64(float64, float64)"], cache=True)
-def _kl_bernoulli_ufunc(p, q):  # pragma: no cover - compiled
-    return kl_bernoulli_scalar(p, q)
+# Elementwise loops over broadcast, flattened inputs.  Plain dispatchers rather than
+# ``numba.vectorize`` ufuncs: a ufunc with signatures compiles (or loads) when its module is
+# imported, which cost a third of a second at every ``import``; a dispatcher loads on first call.
+@numba.njit(cache=True, nogil=True)
+def _kl_bernoulli_elementwise(p, q, out):  # pragma: no cover - compiled
+    for index in range(out.size):
+        out[index] = kl_bernoulli_scalar(p[index], q[index])
 
 
-@numba.vectorize(["float64(float64, float64, float64)"], cache=True)
-def _kl_upper_ufunc(mean, count, level):  # pragma: no cover - compiled
-    return kl_upper_bound_scalar(mean, count, level)
+@numba.njit(cache=True, nogil=True)
+def _kl_upper_elementwise(mean, count, level, out):  # pragma: no cover - compiled
+    for index in range(out.size):
+        out[index] = kl_upper_bound_scalar(mean[index], count[index], level[index])
 
 
-@numba.vectorize(["float64(float64, float64, float64)"], cache=True)
-def _kl_lower_ufunc(mean, count, level):  # pragma: no cover - compiled
-    return kl_lower_bound_scalar(mean, count, level)
+@numba.njit(cache=True, nogil=True)
+def _kl_lower_elementwise(mean, count, level, out):  # pragma: no cover - compiled
+    for index in range(out.size):
+        out[index] = kl_lower_bound_scalar(mean[index], count[index], level[index])
+
+
+def _elementwise(kernel, *arrays: NDArray[np.float64]) -> NDArray[np.float64] | float:
+    """Apply ``kernel`` to the broadcast ``arrays``; a float when every input is a scalar."""
+    broadcast = np.broadcast_arrays(*(np.asarray(array, dtype=np.float64) for array in arrays))
+    shape = broadcast[0].shape
+    flat = [np.ascontiguousarray(array).reshape(-1) for array in broadcast]
+    out = np.empty(flat[0].size)
+    kernel(*flat, out)
+    return float(out[0]) if not shape else out.reshape(shape)
 
 
 def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> NDArray[np.float64] | float:
@@ -129,8 +145,7 @@ def kl_bernoulli(p: ArrayLike, q: ArrayLike) -> NDArray[np.float64] | float:
     """
     p_array = check_real_array("p", p, minimum=0.0, maximum=1.0)
     q_array = check_real_array("q", q, minimum=0.0, maximum=1.0)
-    result = _kl_bernoulli_ufunc(p_array, q_array)
-    return float(result) if np.ndim(result) == 0 else result
+    return _elementwise(_kl_bernoulli_elementwise, p_array, q_array)
 
 
 def kl_upper_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArray[np.float64] | float:
@@ -152,8 +167,7 @@ def kl_upper_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArr
     """
     mean_array = check_real_array("mean", mean, minimum=0.0, maximum=1.0)
     count_array = check_real_array("count", count, minimum=0.0)
-    result = _kl_upper_ufunc(mean_array, count_array, np.asarray(level, dtype=np.float64))
-    return float(result) if np.ndim(result) == 0 else result
+    return _elementwise(_kl_upper_elementwise, mean_array, count_array, level)
 
 
 def kl_lower_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArray[np.float64] | float:
@@ -163,5 +177,4 @@ def kl_lower_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArr
     """
     mean_array = check_real_array("mean", mean, minimum=0.0, maximum=1.0)
     count_array = check_real_array("count", count, minimum=0.0)
-    result = _kl_lower_ufunc(mean_array, count_array, np.asarray(level, dtype=np.float64))
-    return float(result) if np.ndim(result) == 0 else result
+    return _elementwise(_kl_lower_elementwise, mean_array, count_array, level)

@@ -10,6 +10,36 @@ from dueling_gym.agents.identification import IdentificationMixin
 from dueling_gym.cli import main
 
 
+def test_the_table_of_agent_modules_matches_the_registered_classes():
+    """``dueling_gym.agents`` imports agent modules on first use from a table of what each defines."""
+    import dueling_gym.agents as agents_package
+    from dueling_gym.agents import _AGENT_MODULES  # noqa: PLC2701 - the table under test
+
+    AGENT_REGISTRY.load_all()
+    tabled = {}
+    for module, classes in _AGENT_MODULES.items():
+        for class_name, registry_name in classes.items():
+            cls = getattr(agents_package, class_name)
+            assert cls.__module__ == f"dueling_gym.agents.{module}", class_name
+            if registry_name is not None:
+                tabled[registry_name] = cls
+    library = {name: cls for name, cls in AGENT_REGISTRY.items() if cls.__module__.startswith("dueling_gym.agents.")}
+    assert tabled == library
+    assert set(agents_package.__all__) - {"AGENT_REGISTRY", "make_agent", "list_agents", "register_agent"} <= set(
+        dir(agents_package))
+
+
+def test_one_agent_imports_its_own_module_only():
+    import subprocess
+    import sys
+
+    code = ("import sys; from dueling_gym.agents import make_agent; make_agent('rucb', 3, seed=0); "
+            "print(sorted(m for m in sys.modules if m.startswith('dueling_gym.agents.') and 'kernels' not in m))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "dueling_gym.agents.rucb" in loaded
+    assert "dueling_gym.agents.ccb" not in loaded and "dueling_gym.agents.cpe" not in loaded
+
+
 def test_every_registered_agent_is_catalogued():
     assert set(AGENT_TARGETS) == set(AGENT_REGISTRY)
     assert set(AGENT_TARGETS.values()) <= {"condorcet", "copeland", "borda", "utility", "best mean", "-"}

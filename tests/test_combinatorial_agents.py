@@ -7,7 +7,10 @@ Statistical tests assert a failure count at most ``floor(δ n / 2)`` over ``n`` 
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -531,3 +534,123 @@ def test_slow_random_planted_instances_rates():
     parallel = [run_pure_exploration(CARParallel(problem, delta=0.005), problem, seed=i)
                 for i, problem in enumerate(condorcet[:2])]
     assert_rate(verify + parallel, 0.005)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiled agents reproduce the Python implementation exactly
+# ---------------------------------------------------------------------------------------------
+# (sample count, matching, SHA-256 of the duel sequence) recorded with the generator-based
+# Python agents before they were compiled (benchmarks/combinatorial_speed.py); the digest covers
+# every (e, e2, first_won) row, as little-endian int64, of a run_pure_exploration run.
+PINNED_RUNS = {
+    ("five_edge", "clucb_borda_pac", (("delta", 0.1), ("epsilon", 0.02)), 0):
+        (18189, (0, 4), "43d59950a7fee08d5369f095e49d9e2abf0b3ae475d8a97dd026311acfb3c6d2"),
+    ("five_edge", "clucb_borda_pac", (("delta", 0.1), ("epsilon", 0.02), ("sampler", "rejection")), 0):
+        (17640, (0, 4), "2186529198f53278d78b343d914dcc36ffdc9cd2df2c902f7df8e070b70ebe78"),
+    ("five_edge", "clucb_borda_exact", (("delta", 0.1), ("reuse_samples_if_exact", True)), 1):
+        (73509, (0, 4), "c959d37d6e64a1c1e372af25fc6eaa8c98e72355b7f414382db2dbd0a0a63896"),
+    ("planted_4x6", "clucb_borda_pac", (("delta", 0.1), ("epsilon", 0.05)), 1):
+        (4212, (2, 3, 8, 11), "cbee38f3966ee34e4fffd5c031a71d2da8dbde2b08f3ac8c02fa70d2920fe59b"),
+    ("five_edge", "car_cond", (("delta", 0.05),), 0):
+        (9463, (1, 4), "908fcd34e301966bd60cd28677c1cbf5b83060ac3615b2e7ce9765133ab3bb3d"),
+}
+PINNED_SLOW_RUNS = {
+    ("five_edge", "clucb_borda_exact", (("delta", 0.05),), 0):
+        (840844, (0, 4), "6dd32a381be28651fa4bd6e35c6c18cf6e806804dc73adde8a9230cbbc00189b"),
+    ("five_edge", "car_verify", (("delta", 0.005),), 0):
+        (22317, (1, 4), "5a4f1ba088b8366d5dfe2428a5810a9648864296169e88dc2e56fb3e61e08271"),
+    ("five_edge", "car_parallel", (("delta", 0.005),), 1):
+        (48867, (1, 4), "000e82ffe683dbf82c7546598162d97c1f6ebf0701913221108440ff07eda7b6"),
+    ("planted_4x6", "car_verify", (("delta", 0.005),), 0):
+        (4266, (2, 3, 8, 11), "5c42a8e6ba42836e06a4516105200ceea8b8fc279e945265314ae4f16008701d"),
+}
+
+
+def pinned_problem(name):
+    if name == "five_edge":
+        return five_edge_example()
+    return random_bipartite_problem(4, 6, np.random.default_rng(1004), planted_condorcet=True, min_gap=0.3,
+                                    edge_probability=0.6, name="planted_4x6")
+
+
+def duel_digest(duels):
+    return hashlib.sha256(np.ascontiguousarray(duels, dtype="<i8").tobytes()).hexdigest()
+
+
+def check_pinned(key, expected):
+    problem_name, agent_name, hyperparameters, seed = key
+    agent = make_agent(agent_name, pinned_problem(problem_name), **dict(hyperparameters))
+    result = run_pure_exploration(agent, pinned_problem(problem_name), seed=seed, record_duels=True)
+    assert (result.samples, result.recommendation, duel_digest(result.duels)) == expected
+    assert result.duels.shape == (result.samples, 3) and agent.samples == result.samples
+
+
+@pytest.mark.parametrize("key", list(PINNED_RUNS), ids=lambda key: f"{key[0]}-{key[1]}-{key[3]}")
+def test_runs_match_the_python_implementation(key):
+    check_pinned(key, PINNED_RUNS[key])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", list(PINNED_SLOW_RUNS), ids=lambda key: f"{key[0]}-{key[1]}-{key[3]}")
+def test_slow_runs_match_the_python_implementation(key):
+    check_pinned(key, PINNED_SLOW_RUNS[key])
+
+
+def test_act_observe_loop_equals_the_compiled_runner(example):
+    # The public API (one kernel call per duel) and the compiled loop of run_pure_exploration
+    # play the same duels and leave the environment in the same state.
+    key = ("five_edge", "clucb_borda_pac", (("delta", 0.1), ("epsilon", 0.02)), 0)
+    expected = PINNED_RUNS[key]
+    agent = CLUCBBordaPAC(example, delta=0.1, epsilon=0.02)
+    env = CombinatorialDuelEnv(example)
+    loop = run_pure_exploration(agent, env, seed=0, fused=False, record_duels=True)
+    assert (loop.samples, loop.recommendation, duel_digest(loop.duels)) == expected
+    after_loop = (env.samples, env.duel_counts.tolist(), env.duel_wins.tolist(), env.self_duel_counts.tolist(),
+                  env.cumulative_regret, env.step_edges(0, 1)[0])
+    fused = run_pure_exploration(agent, env, seed=0, fused=True, record_duels=True)
+    assert (fused.samples, fused.recommendation, duel_digest(fused.duels)) == expected
+    after_fused = (env.samples, env.duel_counts.tolist(), env.duel_wins.tolist(), env.self_duel_counts.tolist(),
+                   env.cumulative_regret, env.step_edges(0, 1)[0])
+    assert after_fused == after_loop and fused.samples == agent.samples
+    with pytest.raises(ValueError):
+        run_pure_exploration(CARCond(example), env, seed=0, fused=True)   # CAR runs duel by duel
+
+
+def test_compiled_agents_copy_and_pickle_mid_run(example):
+    agent = CLUCBBordaExact(example, delta=0.1, seed=4)
+    env = CombinatorialDuelEnv(example)
+    env.reset(seed=0)
+    _replay(agent, env, 700)
+    clones = [copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))]
+    for clone in clones:
+        assert (clone.samples, clone.t, clone.epoch, clone.self_duels, clone.act()) == \
+            (agent.samples, agent.t, agent.epoch, agent.self_duels, agent.act())
+        np.testing.assert_array_equal(clone.counts, agent.counts)
+    outcomes = np.random.default_rng(1).random(2000) < 0.5
+    played = []
+    for subject in [agent, *clones]:
+        duels = []
+        for won in outcomes:
+            if subject.done:
+                break
+            duel = subject.act()
+            subject.observe(duel, bool(won))
+            duels.append(duel)
+        played.append(duels)
+    assert played[0] == played[1] == played[2]
+
+
+def test_python_sampler_path_equals_the_compiled_sampler(example):
+    # A sampler subclass is called from Python once per round; drawing the same marginals, it
+    # gives exactly the compiled sampler's run.
+    class PythonMarginals(ExactMatchingSampler):
+        pass
+
+    compiled = CLUCBBordaPAC(example, delta=0.1, epsilon=0.05)
+    python = CLUCBBordaPAC(example, delta=0.1, epsilon=0.05, sampler=PythonMarginals(graph_only(example)))
+    runs = [run_pure_exploration(agent, example, seed=3, record_duels=True) for agent in (compiled, python)]
+    assert runs[0].samples == runs[1].samples > 0
+    np.testing.assert_array_equal(runs[0].duels, runs[1].duels)
+    whole = run_pure_exploration(CLUCBBordaPAC(example, delta=0.1, epsilon=0.05, sampler="exact_matching"), example,
+                                 seed=3)
+    assert whole.stopped and whole.recommendation == BORDA_5EDGE

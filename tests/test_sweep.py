@@ -149,8 +149,10 @@ def test_cli_run_and_plot(tmp_path, capsys):
                  "--out", str(out), "--no-progress"]) == 0
     text = capsys.readouterr().out
     assert "| cyclic4 | random | 3 | 2000 |" in text
-    assert (out / "regret.png").exists() and (out / "regret.svg").exists() and (out / "summary.md").exists()
-    assert main(["plot", str(out), "--notion", "copeland_zoghi"]) == 0
+    assert (out / "regret.png").exists() and (out / "summary.md").exists()
+    assert not (out / "regret.svg").exists()  # SVG on request only
+    assert main(["plot", str(out), "--notion", "copeland_zoghi", "--svg"]) == 0
+    assert (out / "regret-copeland_zoghi.png").exists() and (out / "regret-copeland_zoghi.svg").exists()
     assert len(load_results(out)) == 6
 
 

@@ -5,8 +5,9 @@ the agents duel edges of a bipartite graph (:class:`~dueling_gym.problems.Bipart
 and stop with a matching that covers every position.
 
 * :mod:`.base` -- :class:`CombinatorialAgent`, :class:`GeneratorAgent` (an algorithm written as
-  a generator of duels), :func:`graph_only` (the graph an agent may see) and
-  :class:`MatchingSolver` (its per-round max-weight matchings).
+  a generator of duels), :class:`CompiledAgent` (an algorithm advanced by Numba kernels, able to
+  play many duels per call against a :class:`DuelSource`), :func:`graph_only` (the graph an
+  agent may see) and :class:`MatchingSolver` (its per-round max-weight matchings).
 * :mod:`.bounds` -- the confidence radius and the empirical bounds ``P̄``, ``P̲``.
 * :mod:`.condorcet_oracle` -- the exact Condorcet oracle (one LP) and its Lipschitz drift bound.
 * :mod:`.samplers` -- exact uniform samplers of covering matchings.
@@ -17,7 +18,8 @@ The agents are registered (``make_agent("car_cond", problem, delta=0.05)``) and 
 :func:`dueling_gym.experiments.pure_exploration.run_pure_exploration`.
 """
 
-from dueling_gym.agents.cpe.base import CombinatorialAgent, GeneratorAgent, MatchingSolver, graph_only
+from dueling_gym.agents.cpe._duel_source import DuelSource
+from dueling_gym.agents.cpe.base import CombinatorialAgent, CompiledAgent, GeneratorAgent, MatchingSolver, graph_only
 from dueling_gym.agents.cpe.bounds import PairStatistics, bound_matrices, confidence_radius, log_constant
 from dueling_gym.agents.cpe.car import CARCond, CARParallel, CARVerify
 from dueling_gym.agents.cpe.clucb_borda import CLUCBBordaExact, CLUCBBordaPAC
@@ -32,6 +34,8 @@ from dueling_gym.agents.cpe.samplers import (
 __all__ = [
     "CombinatorialAgent",
     "GeneratorAgent",
+    "CompiledAgent",
+    "DuelSource",
     "MatchingSolver",
     "graph_only",
     "PairStatistics",

@@ -42,13 +42,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linear_sum_assignment
 
 from dueling_gym.agents.base import ReplayPickling, SeededAgent
 from dueling_gym.problems.bipartite import BipartiteDuelProblem, Matching, solve_covering_assignment
 from dueling_gym.validation import check_action, check_outcome
 
-__all__ = ["CombinatorialAgent", "GeneratorAgent", "Duel", "graph_only", "MatchingSolver"]
+__all__ = ["CombinatorialAgent", "GeneratorAgent", "CompiledAgent", "Duel", "graph_only", "MatchingSolver"]
 
 SeedLike = int | np.random.SeedSequence | None
 #: A duel of two comparable edges ``(e, e2)``; ``e == e2`` is a self-duel.
@@ -114,6 +113,8 @@ class MatchingSolver:
             return solve_covering_assignment(weights, self._candidates, self._positions, self._edge_at,
                                              self.graph.n_positions, self.graph.n_candidates,
                                              required, forbidden, maximize)
+        from scipy.optimize import linear_sum_assignment  # first use only: SciPy's optimisers load slowly
+
         matrix = self._matrix
         matrix[self._positions, self._candidates] = weights
         rows, columns = linear_sum_assignment(matrix, maximize=True)
@@ -175,6 +176,12 @@ class CombinatorialAgent(SeededAgent):
     def failed(self) -> bool:
         """True when the algorithm ended without an answer of its own (an "error" or a stall)."""
         return False
+
+    def current_guess(self) -> Matching:
+        """The recommendation before stopping (default: scipy's max-weight matching under zero weights)."""
+        matching = self.graph.max_weight_matching(np.zeros(self.n_edges))
+        assert matching is not None
+        return matching
 
     def _size_description(self) -> str:
         return f"graph: n_candidates={self.n_candidates}, n_positions={self.n_positions}, n_edges={self.n_edges}"
@@ -268,12 +275,6 @@ class GeneratorAgent(ReplayPickling, CombinatorialAgent):
             return self._answer  # type: ignore[return-value]
         return self.current_guess()
 
-    def current_guess(self) -> Matching:
-        """The recommendation before stopping (default: scipy's max-weight matching under zero weights)."""
-        matching = self.graph.max_weight_matching(np.zeros(self.n_edges))
-        assert matching is not None
-        return matching
-
     @property
     def done(self) -> bool:
         return self._done
@@ -282,3 +283,124 @@ class GeneratorAgent(ReplayPickling, CombinatorialAgent):
     def failed(self) -> bool:
         return self._failed
 
+
+
+class CompiledAgent(ReplayPickling, CombinatorialAgent):
+    """A :class:`CombinatorialAgent` whose algorithm runs in compiled kernels.
+
+    The algorithm is a state machine in NumPy arrays advanced by Numba kernels: an outcome goes
+    in, the kernel updates the statistics and computes the next duel (or the answer).  Steps the
+    kernels cannot take (a user-supplied sampler, an LP) stop the kernel in a *service* state
+    that :meth:`_serve` completes in Python.  Two ways to drive it:
+
+    * ``act()`` / ``observe()`` (one kernel call per duel), as any agent;
+    * :meth:`play_duels` against a :class:`~dueling_gym.agents.cpe._duel_source.DuelSource`:
+      a compiled loop plays many duels per call (what the pure-exploration runner does).
+
+    Both give the same duels, outcomes and answer.  Pickling and ``copy.deepcopy`` replay the
+    logged outcomes, as for :class:`GeneratorAgent`.
+
+    Subclasses implement :meth:`_reset_algorithm_state` (build the arrays and advance to the
+    first duel), :meth:`_step_kernel`, :meth:`_play_kernel`, :attr:`_status`,
+    :meth:`_pending_duel` and :meth:`_final_answer`, and may override :meth:`_serve` and
+    :meth:`current_guess`.
+    """
+
+    #: Values of :attr:`_status`.
+    RUNNING, DONE, FAILED, SERVICE = 0, 1, 2, 3
+
+    def _replay_arguments(self) -> tuple[Any, ...]:
+        return (self.graph,)
+
+    def _replay_outcome(self, first_won: bool) -> None:
+        self._advance(first_won)
+
+    def _reset_state(self) -> None:
+        self._start_replay_log()
+        self.samples = 0
+        self._reset_algorithm_state()
+        self._serve()
+
+    @abstractmethod
+    def _reset_algorithm_state(self) -> None:
+        """Build the state arrays and advance to the first duel (or the answer)."""
+
+    @abstractmethod
+    def _step_kernel(self, first_won: bool) -> None:
+        """Feed the outcome of the pending duel to the kernels and advance to the next duel."""
+
+    @abstractmethod
+    def _play_kernel(self, source: tuple, budget: int) -> None:
+        """Play up to ``budget`` duels from ``source`` (``DuelSource.arrays``) in compiled code."""
+
+    @property
+    @abstractmethod
+    def _status(self) -> int:
+        """``RUNNING``, ``DONE``, ``FAILED`` or ``SERVICE``."""
+
+    @abstractmethod
+    def _pending_duel(self) -> Duel:
+        """The duel the kernels wait for."""
+
+    @abstractmethod
+    def _final_answer(self) -> Matching:
+        """The answer once ``DONE``."""
+
+    def _serve(self) -> None:
+        """Complete the steps the kernels left to Python until a duel is pending or the run ends (hook)."""
+        if self._status == self.SERVICE:  # pragma: no cover - only agents with a service state override this
+            raise RuntimeError(f"{type(self).__name__} left a step to Python but has no _serve")
+
+    # ------------------------------------------------------------------ API
+    def act(self) -> Duel:
+        if self.done:
+            raise RuntimeError(f"{type(self).__name__} has stopped (done=True); read recommend() or reset()")
+        return self._pending_duel()
+
+    def observe(self, action: Duel, first_won: bool) -> None:
+        if self.done:
+            raise RuntimeError(f"{type(self).__name__} has stopped (done=True); read recommend() or reset()")
+        action = self._check_duel(action)
+        first_won = check_outcome(first_won)
+        pending = self._pending_duel()
+        if action != pending:
+            raise ValueError(f"observe() got the outcome of {action}, but the agent asked for {pending}")
+        self._advance(first_won)
+
+    def _advance(self, first_won: bool) -> None:
+        self.samples += 1
+        self._log_outcome(first_won)
+        self._step_kernel(bool(first_won))
+        self._serve()
+
+    def play_duels(self, source: Any, max_samples: int) -> int:
+        """Play duels from ``source`` (a ``DuelSource``) until done or ``max_samples``; returns the count.
+
+        The same run as ``act``/``observe`` against the same outcomes: the kernels are the same,
+        only the loop is compiled.
+        """
+        played = 0
+        while not self.done and played < max_samples:
+            budget = source.begin_block(max_samples - played)
+            self._play_kernel(source.arrays, budget)
+            block = source.end_block()
+            n = block.shape[0]
+            self._replay_outcomes += block[:, 2].astype(np.uint8).tobytes()
+            self.samples += n
+            played += n
+            self._serve()
+        return played
+
+    def recommend(self) -> Matching:
+        status = self._status
+        if status == self.DONE:
+            return self._final_answer()
+        return self.current_guess()
+
+    @property
+    def done(self) -> bool:
+        return self._status in (self.DONE, self.FAILED)
+
+    @property
+    def failed(self) -> bool:
+        return self._status == self.FAILED

@@ -30,9 +30,12 @@ to the LP solver's 1e-7 tolerance).
 **CAR-Verify(δ)** (``δ < δ0 = 0.01``): ``M̂ = CAR-Cond(δ0)``, then verification steps
 ``t = 1, 2, ...``: error if the best challenger ``max_{M ≠ M̂} f(M, M̂, P̲_t) >= 1/2``; answer
 ``M̂`` if ``max_{M ≠ M̂} f(M, M̂, P̄_t) <= 1/2``; else duel the differing same-position pair of
-the ``P̄`` challenger with the largest radius.  The best challenger is
+the ``P̄`` challenger with the largest radius.  The best challenger is that of
 :meth:`~dueling_gym.problems.BipartiteDuelProblem.strongest_challenger` (``l`` max-weight
-matchings, each forbidding one edge of ``M̂``).
+matchings, each forbidding one edge of ``M̂``); a whole verification step runs in one compiled
+call (:mod:`._car_kernels`, the same operations and tie-breaking as the Python functions).
+CAR-Cond's rounds stay in Python: their cost is the oracle LPs (HiGHS through
+:func:`scipy.optimize.linprog`), which have no exact compiled equivalent.
 
 **CAR-Parallel(δ)**: instances ``V_k = CAR-Verify(δ / 2^{k+1})``, ``k = 0, 1, ...`` (each with its
 own statistics and its own CAR-Cond run); at global step ``t`` every ``V_k`` with
@@ -63,8 +66,9 @@ from typing import Any
 import numpy as np
 
 from dueling_gym.agents.base import register_agent
+from dueling_gym.agents.cpe import _car_kernels
 from dueling_gym.agents.cpe.base import Duel, GeneratorAgent, MatchingSolver, SeedLike
-from dueling_gym.agents.cpe.bounds import PairStatistics, bound_matrices, confidence_radius, log_constant
+from dueling_gym.agents.cpe.bounds import PairStatistics, bound_matrices, log_constant
 from dueling_gym.agents.cpe.condorcet_oracle import CondorcetOracle, oracle_drift, position_starts
 from dueling_gym.problems.bipartite import Matching
 from dueling_gym.validation import check_probability
@@ -128,6 +132,11 @@ class _CAR(GeneratorAgent):
         self._log_constant = log_constant(self.n_comparable_pairs)   # union bound over the K pairs
         self._positions = np.asarray(self.graph.edge_positions)
         self._starts = position_starts(self.graph)
+        self._graph_arrays = (self._positions.astype(np.int64), np.asarray(self.graph.edge_candidates, dtype=np.int64),
+                              np.asarray(self.graph.edge_at, dtype=np.int64))
+        self._pair_of = np.full((self.n_edges, self.n_edges), -1, dtype=np.int64)
+        self._pair_of[self._pairs[:, 1], self._pairs[:, 2]] = np.arange(self.n_comparable_pairs)
+        self._pair_of[self._pairs[:, 2], self._pairs[:, 1]] = np.arange(self.n_comparable_pairs)
 
     # ------------------------------------------------------------------ states
     def _new_cond_state(self) -> CondState:
@@ -226,32 +235,26 @@ class _CAR(GeneratorAgent):
                 return None   # stalled: no duel to play and nothing decided (only after a wrong decision)
 
     # ------------------------------------------------------------------ verification (Algorithm 4)
-    def _best_challenger(self, m_hat: Matching, Q: np.ndarray) -> tuple[float, Matching | None]:
-        """``max_{M ≠ M̂} f(M, M̂, Q)`` and its argmax."""
-        weights = Q[np.arange(self.n_edges), np.asarray(m_hat)[self._positions]]   # Q[e, ê_{s(e)}]
-        return self.graph.strongest_challenger(weights, m_hat)
-
     def _verify(self, delta: float, m_hat: Matching, stats: PairStatistics) -> Generator[Duel, bool, Matching | None]:
+        # Each step [A4 L5-14] (bounds, the strongest challengers under P̲ and P̄, the pair to
+        # duel) is one compiled call, the same operations as preference_bounds, bound_matrices
+        # and BipartiteDuelProblem.strongest_challenger with weights Q[e, ê_{s(e)}].
+        m_hat_array = np.asarray(m_hat, dtype=np.int64)
+        workspace = _car_kernels.new_verify_workspace(self.n_edges, self.n_positions, self.n_candidates,
+                                                      self.n_comparable_pairs)
+        duel = np.zeros(2, dtype=np.int64)
+        positions, candidates, edge_at = self._graph_arrays
         s = 0
         while True:                                                                         # [A4 L4]
             s += 1
-            lower, upper = stats.bounds(s, delta, self._log_constant)                       # [A4 L5]
-            p_upper, p_lower = bound_matrices(self.graph, lower, upper)
-            if self._best_challenger(m_hat, p_lower)[0] >= 0.5:                             # [A4 L6-8]
+            outcome = _car_kernels.verify_step(stats.counts, stats.wins, s, delta, float(self._log_constant),
+                                               self._pairs, self._pair_of, m_hat_array, positions, candidates,
+                                               edge_at, workspace, duel)
+            if outcome == _car_kernels.VERIFY_ERROR:                                        # [A4 L6-8]
                 return None
-            value, challenger = self._best_challenger(m_hat, p_upper)                      # [A4 L9]
-            if challenger is None or value <= 0.5:                                          # [A4 L10-12]
+            if outcome == _car_kernels.VERIFY_ANSWER:                                       # [A4 L10-12]
                 return m_hat
-            # [A4 L14]: differing same-position pair (e ∈ M_t \ M̂, g ∈ M̂ \ M_t) with the largest
-            # radius; lowest position on ties.
-            best_pair, best_radius = None, -math.inf
-            for e, g in zip(challenger, m_hat):
-                if e != g:
-                    k = self.graph.pair_index(e, g)
-                    radius = float(confidence_radius(stats.counts[k:k + 1], s, delta, self._log_constant)[0])
-                    if radius > best_radius:
-                        best_pair, best_radius = (e, g), radius
-            e, g = best_pair
+            e, g = int(duel[0]), int(duel[1])
             won = yield (e, g)                                                              # [A4 L15]
             stats.record(e, g, won)
 

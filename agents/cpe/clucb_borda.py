@@ -8,9 +8,16 @@ The Borda matching is the max-weight matching under the edge rewards
 ``w(e) = E[p_{e, e(M', s(e))}]``, ``M'`` uniform over the maximum matchings (eq. (4)); a duel of
 ``e`` against the same-position edge of a sampled matching is an unbiased sample of ``w(e)``,
 so the problem reduces to combinatorial pure exploration with semi-bandit feedback (CLUCB of
-Chen et al., 2014).  Per round: two max-weight covering matchings (the library's one
-assignment routine, through :class:`~dueling_gym.agents.cpe.base.MatchingSolver`) and one
-sampler call; memory ``O(m)``.
+Chen et al., 2014).  Per round: two max-weight covering matchings and one sampler call;
+memory ``O(m)``.
+
+The rounds run in Numba kernels (:mod:`._clucb_kernels`, a
+:class:`~dueling_gym.agents.cpe.base.CompiledAgent`): the matchings come from a compiled port
+of SciPy's assignment solver with its tie-breaking (:mod:`._assignment`), the shipped exact
+samplers draw from ``self.rng`` exactly as their Python methods do, and
+:func:`~dueling_gym.experiments.pure_exploration.run_pure_exploration` plays blocks of duels
+in one compiled loop.  Duels, random draws and answers are those of the Python formulation
+bit for bit; a user-supplied sampler is called from Python once per round.
 
 Choices where the paper leaves room:
 
@@ -44,28 +51,40 @@ default stays as printed.
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from typing import Any
 
 import numpy as np
 
 from dueling_gym.agents.base import check_number, register_agent
-from dueling_gym.agents.cpe.base import Duel, GeneratorAgent, MatchingSolver, SeedLike
-from dueling_gym.agents.cpe.bounds import confidence_radius, log_constant
-from dueling_gym.agents.cpe.samplers import MatchingSampler, make_sampler
+from dueling_gym.agents.cpe import _clucb_kernels as kernels
+from dueling_gym.agents.cpe.base import CompiledAgent, Duel, MatchingSolver, SeedLike
+from dueling_gym.agents.cpe.bounds import log_constant
+from dueling_gym.agents.cpe.samplers import (
+    ExactMatchingSampler,
+    MatchingSampler,
+    RejectionMatchingSampler,
+    make_sampler,
+)
 from dueling_gym.problems.bipartite import Matching
 from dueling_gym.validation import check_probability
 
 __all__ = ["CLUCBBordaPAC", "CLUCBBordaExact"]
 
 #: Relative tolerance of CLUCB-Borda-Exact's "equal adjusted weights" stop (Algorithm 5 line 18).
-EQUALITY_TOLERANCE = 1e-12
+EQUALITY_TOLERANCE = kernels.EQUALITY_TOLERANCE
 
 
-class _CLUCBBorda(GeneratorAgent):
-    """Shared round of Algorithms 1 and 5."""
+class _CLUCBBorda(CompiledAgent):
+    """Shared round of Algorithms 1 and 5, run by the kernels of :mod:`._clucb_kernels`.
+
+    The state lives in arrays: :attr:`counts` (``T(e)``), :attr:`sums` (wins of ``e`` in its
+    samples), the means ``w̄`` and the slots of ``_ints`` (round :attr:`t` within the phase,
+    :attr:`epoch`, :attr:`self_duels`, status, pending duel).  The exact marginal sampler and
+    the rejection sampler are compiled; any other sampler is called from Python once per round.
+    """
 
     target = "borda"
+    _exact = False
 
     def _configure(self) -> None:
         self._sampler = make_sampler(self.graph, self.sampler)
@@ -74,6 +93,22 @@ class _CLUCBBorda(GeneratorAgent):
         self._positions = np.asarray(self.graph.edge_positions)
         self._log_constant = log_constant(self.n_comparable_pairs, self.n_edges,
                                           paper_log_constant=self.paper_log_constant)
+        groups = self.graph.edges_by_position
+        group_edges = np.array([e for group in groups for e in group], dtype=np.int64)
+        group_start = np.cumsum([0] + [len(group) for group in groups]).astype(np.int64)
+        self._graph_arrays = (self._positions.astype(np.int64), np.asarray(self.graph.edge_candidates, dtype=np.int64),
+                              np.asarray(self.graph.edge_at, dtype=np.int64), group_edges, group_start)
+        sizes = np.diff(group_start)
+        sampler, kind, max_trials, cumulative = self._sampler, kernels.SAMPLER_PYTHON, 0, np.zeros(0)
+        # Only the shipped samplers are compiled (exactly their draws); subclasses may change them.
+        if type(sampler) is ExactMatchingSampler and sampler.method == "marginal":
+            kind, cumulative = kernels.SAMPLER_MARGINAL, sampler.cumulative_marginals()
+        elif type(sampler) is RejectionMatchingSampler and sampler._block == kernels.REJECTION_BLOCK:
+            kind, max_trials = kernels.SAMPLER_REJECTION, sampler.max_trials
+        self._sampler_arrays = (np.ascontiguousarray(cumulative, dtype=np.float64), sizes)
+        self._options = np.array([self._exact, getattr(self, "reuse_samples_if_exact", False), kind, max_trials],
+                                 dtype=np.int64)
+        self._settings = np.array([self.delta, getattr(self, "epsilon", 0.0), self._log_constant], dtype=np.float64)
 
     def _check_sampler(self) -> None:
         """Validate the sampler's bias against the algorithm's needs (hook)."""
@@ -81,9 +116,30 @@ class _CLUCBBorda(GeneratorAgent):
     def _reset_algorithm_state(self) -> None:
         self.counts = np.zeros(self.n_edges, dtype=np.int64)   # T(e)
         self.sums = np.zeros(self.n_edges)                      # wins of e in its samples
-        self.t = 1                                              # round within the current phase
-        self.epoch = 1
-        self.self_duels = 0
+        self._means = np.zeros(self.n_edges)                    # w̄(e)
+        self._ints = np.zeros(kernels.N_INTS, dtype=np.int64)
+        self._ints[kernels.T_ROUND] = 1
+        self._ints[kernels.EPOCH] = 1
+        self._workspace = kernels.new_workspace(self.n_edges, self.n_positions, self.n_candidates)
+        self._stats = (self.counts, self.sums, self._means)
+        kernels.start(self._ints, self._stats, self._settings, self._options, self._graph_arrays,
+                      self._sampler_arrays, self._workspace, self.rng)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def t(self) -> int:
+        """Round ``t`` within the current phase (1 + the duels of the phase)."""
+        return int(self._ints[kernels.T_ROUND])
+
+    @property
+    def epoch(self) -> int:
+        """Epoch ``q`` of Algorithm 5 (always 1 for Algorithm 1)."""
+        return int(self._ints[kernels.EPOCH])
+
+    @property
+    def self_duels(self) -> int:
+        """Self-duels ``(z, z)`` played so far (fair coins, counted as samples)."""
+        return int(self._ints[kernels.SELF_DUELS])
 
     def means(self) -> np.ndarray:
         """``w̄(e)`` (0 when unsampled, [A1 L12])."""
@@ -94,44 +150,35 @@ class _CLUCBBorda(GeneratorAgent):
         assert matching is not None
         return matching
 
-    def _rounds(self, epsilon: float, delta: float, exact: bool) -> Generator[Duel, bool, Matching | None]:
-        """Rounds of Algorithm 1 (``exact=False``) or of one epoch of Algorithm 5 (``exact=True``).
+    # ------------------------------------------------------------------ kernels
+    @property
+    def _status(self) -> int:
+        return int(self._ints[kernels.STATUS])
 
-        Returns the answer, or ``None`` when an epoch of Algorithm 5 ends (next epoch).
-        """
-        mwmc, l, sampler, rng = self._mwmc, self.n_positions, self._sampler, self.rng
-        positions, counts, sums = self._positions, self.counts, self.sums
-        means = self.means()                                                            # [A1 L3, L12]
-        margin = epsilon / 4.0
-        while True:
-            matching = mwmc(means)                                                       # [A1 L5] [A5 L8]
-            radius = confidence_radius(counts, self.t, delta, self._log_constant)         # [A1 L6] [A5 L9]
-            chosen = np.array(matching)
-            adjusted = means + radius + margin                                           # [A1 L7-13]
-            adjusted[chosen] = means[chosen] - radius[chosen] - margin                   # [A5 L10-16]
-            challenger = mwmc(adjusted)                                                  # [A1 L14] [A5 L17]
-            own = float(adjusted[chosen].sum())
-            gap = float(adjusted[np.array(challenger)].sum()) - own
-            if exact:
-                if challenger == matching or gap <= EQUALITY_TOLERANCE * max(1.0, abs(own)):  # [A5 L18-21]
-                    return matching
-                if gap <= l * epsilon:                                                   # [A5 L22-24]
-                    return None
-            elif gap <= l * epsilon:                                                     # [A1 L15-18]
-                return matching
-            # [A1 L19] [A5 L25]: largest radius on the symmetric difference, lowest index on ties
-            # (both matchings list one edge per position, so the difference is where they differ).
-            difference = sorted(a for pair in zip(matching, challenger) if pair[0] != pair[1] for a in pair)
-            z = difference[int(np.argmax(radius[difference]))]
-            # [A1 L20-21] [A5 L26-27]: opponent = edge of a sampled matching at s(z); the
-            # self-duel (z, z) is a fair coin that is played and counted (module docstring).
-            opponent = sampler.sample_opponent(int(positions[z]), rng)
-            won = yield (z, opponent)
-            self.self_duels += opponent == z
-            sums[z] += bool(won)                                                          # [A1 L22] [A5 L28]
-            counts[z] += 1
-            means[z] = sums[z] / counts[z]
-            self.t += 1
+    def _pending_duel(self) -> Duel:
+        return int(self._ints[kernels.FIRST]), int(self._ints[kernels.SECOND])
+
+    def _final_answer(self) -> Matching:
+        return tuple(sorted(int(e) for e in self._workspace[2]))
+
+    def _step_kernel(self, first_won: bool) -> None:
+        kernels.step(self._ints, self._stats, self._settings, self._options, self._graph_arrays,
+                     self._sampler_arrays, self._workspace, self.rng, first_won)
+
+    def _play_kernel(self, source: tuple, budget: int) -> None:
+        kernels.play(self._ints, self._stats, self._settings, self._options, self._graph_arrays,
+                     self._sampler_arrays, self._workspace, self.rng, source, budget)
+
+    def _serve(self) -> None:
+        # [A1 L20-21] [A5 L26-27] with a sampler the kernels cannot run: one Python draw per round.
+        ints = self._ints
+        if ints[kernels.STATUS] != kernels.SERVICE:
+            return
+        if ints[kernels.SECOND] == kernels.SAMPLER_GAVE_UP:
+            raise RuntimeError(f"rejection sampler: no matching accepted in {self._sampler.max_trials} proposals")
+        z = int(ints[kernels.FIRST])
+        ints[kernels.SECOND] = self._sampler.sample_opponent(int(self._positions[z]), self.rng)
+        ints[kernels.STATUS] = kernels.RUNNING
 
 
 @register_agent("clucb_borda_pac")
@@ -172,9 +219,6 @@ class CLUCBBordaPAC(_CLUCBBorda):
         if self._sampler.eta > self.epsilon / 8.0:                                        # [A1 L2]
             raise ValueError(f"the sampler's bias eta={self._sampler.eta} exceeds epsilon/8 = {self.epsilon / 8}")
 
-    def _run(self) -> Generator[Duel, bool, Matching | None]:
-        return (yield from self._rounds(self.epsilon, self.delta, exact=False))
-
 
 @register_agent("clucb_borda_exact")
 class CLUCBBordaExact(_CLUCBBorda):
@@ -207,21 +251,8 @@ class CLUCBBordaExact(_CLUCBBorda):
         self.sampler = sampler
         super().__init__(problem, seed=seed)
 
+    _exact = True
+
     def _check_sampler(self) -> None:
         if self._sampler.eta != 0.0:
             raise ValueError("CLUCB-Borda-Exact needs an exact sampler (eta = 0): its epochs use eta_q = eps_q/8 -> 0")
-
-    def _run(self) -> Generator[Duel, bool, Matching | None]:
-        q = 1
-        while True:                                                                        # [A5 L2]
-            epsilon = 2.0 ** -q                                                            # [A5 L3]
-            delta = self.delta / (2.0 * q * q)                                             # [A5 L4]
-            self.epoch = q
-            if not self.reuse_samples_if_exact:                                            # [A5 L6]
-                self.counts[:] = 0
-                self.sums[:] = 0.0
-                self.t = 1
-            answer = yield from self._rounds(epsilon, delta, exact=True)                   # [A5 L7-29]
-            if answer is not None:
-                return answer
-            q += 1

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import linprog
 
 from dueling_gym.problems.bipartite import BipartiteDuelProblem
 
@@ -147,6 +146,8 @@ class CondorcetOracle:
         lower = np.concatenate([np.zeros(m), np.full(l, -np.inf), np.full(n, -np.inf)])
         upper = np.concatenate([allowed_x.astype(np.float64), np.full(l, np.inf), np.zeros(n)])
         self.n_lp_solves += 1
+        from scipy.optimize import linprog  # first use only: SciPy's optimisers load slowly
+
         result = linprog(objective, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq,
                          bounds=np.column_stack([lower, upper]), method="highs")
         if result.status != 0:  # pragma: no cover - both polytopes were checked non-empty

@@ -86,6 +86,14 @@ class ExactMatchingSampler(MatchingSampler):
     def sample(self, rng: np.random.Generator) -> Matching:
         return self.graph.sample_max_matching(rng)
 
+    def cumulative_marginals(self) -> np.ndarray:
+        """The cumulative marginals of every position, concatenated in position order.
+
+        Entry ``i`` belongs to the ``i``-th edge of ``graph.edges_by_position`` flattened; the
+        compiled agents draw their opponents from this table exactly as :meth:`sample_opponent`.
+        """
+        return np.concatenate(self._cumulative) if self._cumulative else np.zeros(0)
+
     def sample_opponent(self, position: int, rng: np.random.Generator) -> int:
         if self.method == "matching":
             return int(self.graph.sample_max_matching(rng)[position])

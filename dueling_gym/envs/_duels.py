@@ -155,6 +155,44 @@ class DuelEngine:
         """The regrets of row ``row`` (one per notion), without playing it."""
         return self._regrets[row]
 
+    # ------------------------------------------------------------ duels played elsewhere
+    # A compiled loop may play a block of this engine's duels itself (the pure-exploration
+    # runner does, for compiled agents): it takes the table and the unused uniforms, draws
+    # further blocks from the same generator, and hands back what it played, so the episode
+    # continues exactly as if every duel had gone through :meth:`duel`.
+    def table(self) -> NDArray[np.float64]:
+        """The loaded duel table as an array (win probability, then one regret per notion)."""
+        return np.column_stack([np.asarray([self._probabilities[row] for row in range(self.n_rows)]),
+                                np.asarray([self._regrets[row] for row in range(self.n_rows)])])
+
+    def unused_uniforms(self) -> NDArray[np.float64]:
+        """The uniforms drawn but not yet used, in the order :meth:`duel` would use them."""
+        return np.asarray(self._uniforms[self._cursor:], dtype=np.float64)
+
+    def draw_uniforms(self) -> NDArray[np.float64]:
+        """The next block of :data:`UNIFORM_BLOCK` uniforms of the episode's generator."""
+        if self._rng is None:
+            raise RuntimeError("the engine must be reset before it draws uniforms")
+        return self._rng.random(UNIFORM_BLOCK)
+
+    def record_played(self, counts: NDArray[np.int64], first_wins: NDArray[np.int64], cumulative: Sequence[float],
+                      unused_uniforms: NDArray[np.float64]) -> None:
+        """Take the bookkeeping of duels played elsewhere: per-row counts and first-contestant
+        wins of those duels, the running totals after them, and the uniforms left unused."""
+        counts = np.asarray(counts, dtype=np.int64)
+        first_wins = np.asarray(first_wins, dtype=np.int64)
+        if counts.shape != (self.n_rows,) or first_wins.shape != (self.n_rows,):
+            raise ValueError(f"counts and first_wins need one entry per row ({self.n_rows})")
+        if len(cumulative) != len(self.notions):
+            raise ValueError(f"cumulative needs one total per notion ({len(self.notions)})")
+        for row in np.flatnonzero(counts).tolist():
+            self._counts[row] += int(counts[row])
+            self._first_wins[row] += int(first_wins[row])
+        self.cumulative = [float(total) for total in cumulative]
+        self.t += int(counts.sum())
+        self._uniforms = np.asarray(unused_uniforms, dtype=np.float64).tolist()
+        self._cursor = 0
+
     @property
     def counts(self) -> NDArray[np.int64]:
         """How often each row was played this episode."""

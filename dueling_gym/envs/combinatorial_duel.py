@@ -164,6 +164,13 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
         if fixed is not None:
             self._install(fixed)
 
+    @property
+    def engine(self) -> DuelEngine:
+        """The duel engine of the episode (its table: row ``k`` is ``duels[k]``, row
+        ``n_duels + k`` the same pair the other way round, row ``2 n_duels + e`` the self-duel
+        of ``e``)."""
+        return self._engine
+
     # ------------------------------------------------------------------ problem handling
     @property
     def graph(self) -> BipartiteDuelProblem:

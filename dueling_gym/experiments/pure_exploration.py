@@ -3,8 +3,11 @@
 :func:`run_pure_exploration` drives two kinds of agents until they stop (or a sample cap):
 
 * a combinatorial agent of :mod:`dueling_gym.agents.cpe` (CLUCB-Borda-PAC/Exact,
-  CAR-Cond/Verify/Parallel) through :meth:`CombinatorialDuelEnv.step_edges`, scored with
-  :meth:`CombinatorialDuelEnv.score_matching`;
+  CAR-Cond/Verify/Parallel) on a :class:`CombinatorialDuelEnv`, scored with
+  :meth:`CombinatorialDuelEnv.score_matching`: compiled agents play blocks of duels in their
+  own compiled loop, drawing the environment's outcomes exactly as
+  :meth:`CombinatorialDuelEnv.step_edges` would and leaving the environment in the same state;
+  other agents go through ``step_edges`` one duel at a time;
 * a ``K``-armed identification agent (:mod:`dueling_gym.agents.identification`: Knockout,
   Single-Elimination, Sequential Elimination, ...) on a preference matrix, in one compiled loop
   for kernel agents, scored by its answer type: the winner under the agent's target notion, a
@@ -19,11 +22,12 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
 from dueling_gym.agents.base import DuelingAgent, KernelDuelingAgent
+from dueling_gym.agents.cpe import DuelSource
 from dueling_gym.envs.combinatorial_duel import CombinatorialDuelEnv
+from dueling_gym.experiments.kernel_loops import loop_for
 from dueling_gym.experiments.ranking_metrics import (
     epsilon_condorcet_correct,
     kendall_tau,
@@ -93,6 +97,9 @@ class PureExplorationResult:
         ``target`` (:func:`~dueling_gym.experiments.ranking_metrics.kendall_tau`).
     k, top_k_correct : int or None, bool or None
         ``"top_k"`` answers: ``k`` and whether the answer is exactly a set of ``k`` best arms.
+    duels : ndarray or None
+        Combinatorial agents run with ``record_duels=True``: every duel played, rows
+        ``(e, e2, first_won)`` in order, shape ``(samples, 3)``; ``None`` otherwise.
     """
 
     agent: str
@@ -117,6 +124,7 @@ class PureExplorationResult:
     kendall_tau: float | None = None
     k: int | None = None
     top_k_correct: bool | None = None
+    duels: np.ndarray | None = None
 
     @property
     def time_per_sample(self) -> float:
@@ -127,6 +135,7 @@ class PureExplorationResult:
         """Plain-Python dict (JSON-friendly)."""
         out = asdict(self)
         out["recommendation"] = list(self.recommendation)
+        out["duels"] = None if self.duels is None else self.duels.tolist()
         out["time_per_sample"] = self.time_per_sample
         return out
 
@@ -141,8 +150,33 @@ def _as_env(env_or_problem: Any) -> CombinatorialDuelEnv:
     return env
 
 
+def _combinatorial_duel_source(env: CombinatorialDuelEnv, *, record: bool) -> DuelSource:
+    """The environment's duel table, unused uniforms and totals as a :class:`DuelSource`.
+
+    The compiled loop replays :meth:`DuelEngine.duel <dueling_gym.envs.DuelEngine.duel>` on the
+    environment's own table (:attr:`CombinatorialDuelEnv.engine` says its layout); uniforms are
+    drawn in the engine's blocks from the engine's generator.
+    """
+    engine = env.engine
+    n_duels, n_edges = env.n_duels, env.n_edges
+    row_of = np.full((n_edges, n_edges), -1, dtype=np.int64)
+    for k, (_, first, second) in enumerate(env.duels):
+        row_of[first, second] = k
+        row_of[second, first] = n_duels + k
+    row_of[np.arange(n_edges), np.arange(n_edges)] = 2 * n_duels + np.arange(n_edges)
+    table = engine.table()
+    return DuelSource(table[:, 0], row_of, table[:, 1], engine.unused_uniforms(), engine.draw_uniforms,
+                      record=record, total=engine.cumulative[0])
+
+
+def _write_back(env: CombinatorialDuelEnv, source: DuelSource) -> None:
+    """Leave the environment's engine as the duel-by-duel loop would have: counts, totals, uniforms."""
+    env.engine.record_played(source.counts, source.first_wins, [float(source.totals[0])], source.remaining_uniforms)
+
+
 def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 0,
-                         max_samples: int = DEFAULT_MAX_SAMPLES, fused: bool | None = None) -> PureExplorationResult:
+                         max_samples: int = DEFAULT_MAX_SAMPLES, fused: bool | None = None,
+                         record_duels: bool = False) -> PureExplorationResult:
     """Run a pure-exploration agent until it stops (or ``max_samples`` duels) and score its answer.
 
     Parameters
@@ -164,8 +198,11 @@ def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 
     max_samples : int, default 10**7
         Cap on the number of duels.
     fused : bool, optional
-        ``K``-armed agents: force (True) or forbid (False) the compiled loop; default: compiled
-        for kernel identification agents.  Both loops give the same run.
+        Force (True) or forbid (False) the compiled loop; default: compiled for kernel
+        identification agents and for combinatorial agents with ``play_duels`` (the compiled
+        CPE-DB agents).  Both loops give the same run, duel for duel.
+    record_duels : bool, default False
+        Combinatorial agents: keep every duel in :attr:`PureExplorationResult.duels`.
 
     Returns
     -------
@@ -197,14 +234,20 @@ def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 
     if not agent.graph.same_graph(env.problem):
         raise ValueError("the agent was built on a different graph than the environment's problem")
 
-    step_edges = env.step_edges
-    samples = 0
+    source = None
+    if fused and not hasattr(agent, "play_duels"):
+        raise ValueError(f"{type(agent).__name__} cannot run in a compiled loop; use fused=False")
+    if fused is not False and hasattr(agent, "play_duels"):
+        source = _combinatorial_duel_source(env, record=record_duels)
     start = time.perf_counter()
-    while not agent.done and samples < max_samples:
-        first, second = agent.act()
-        observation = step_edges(first, second)[0]
-        agent.observe((first, second), bool(observation))
-        samples += 1
+    if source is not None:
+        try:
+            agent.play_duels(source, int(max_samples))
+        finally:   # the duels played so far stay played, even if the agent raised
+            _write_back(env, source)
+        duels = source.duels if record_duels else None
+    else:
+        duels = _duel_by_duel(agent, env, int(max_samples), record_duels)
     wall_time = time.perf_counter() - start
 
     recommendation = tuple(int(e) for e in agent.recommend())
@@ -236,21 +279,38 @@ def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 
         wall_time=wall_time,
         seed=seed,
         problem=env.problem.name,
+        duels=duels,
     )
 
 
-# Not cached on disk, like the regret simulator's fused loop: it takes the agent's kernels as
-# arguments, and Numba's cache index cannot hold one entry per agent class reliably.
-@numba.njit(cache=False, nogil=True)
-def _fused_until_done(act, observe, done, state, env_rng, matrix, max_samples):
-    """Duels until ``done(state)`` or ``max_samples``; returns the number of duels played."""
+def _duel_by_duel(agent: Any, env: CombinatorialDuelEnv, max_samples: int, record: bool) -> np.ndarray | None:
+    """``act`` / ``step_edges`` / ``observe`` until the agent stops or ``max_samples`` duels."""
+    step_edges = env.step_edges
+    samples = 0
+    played: list[tuple[int, int, int]] = []
+    while not agent.done and samples < max_samples:
+        first, second = agent.act()
+        first_won = bool(step_edges(first, second)[0])
+        agent.observe((first, second), first_won)
+        if record:
+            played.append((first, second, int(first_won)))
+        samples += 1
+    return np.array(played, dtype=np.int64).reshape(-1, 3) if record else None
+
+
+def _fused_until_done(state, env_rng, matrix, max_samples):  # pragma: no cover - compiled per agent class
+    """Duels until ``done(state)`` or ``max_samples``; returns the number of duels played.
+
+    ``act``, ``observe`` and ``done`` are the agent's kernels, bound as globals per agent class
+    (:func:`~dueling_gym.experiments.kernel_loops.loop_for`), so the loop is cached on disk.
+    """
     n_arms = matrix.shape[0]
     samples = 0
-    while samples < max_samples and not done(state):
-        first, second = act(state)
+    while samples < max_samples and not done(state):  # noqa: F821 - bound per agent class
+        first, second = act(state)  # noqa: F821
         if first < 0 or first >= n_arms or second < 0 or second >= n_arms:
             raise ValueError("agent kernel returned an arm out of range")
-        observe(state, first, second, env_rng.random() < matrix[first, second])
+        observe(state, first, second, env_rng.random() < matrix[first, second])  # noqa: F821
         samples += 1
     return samples
 
@@ -314,8 +374,9 @@ def _run_k_armed(agent: DuelingAgent, problem: Any, *, seed: int | None, max_sam
         raise ValueError(f"{cls.__name__} has no Numba kernels with a stopping rule; use fused=False")
     start = time.perf_counter()
     if fused:
-        samples = int(_fused_until_done(cls.act_kernel, cls.observe_kernel, cls.done_kernel, agent.state, env_rng,
-                                        matrix, max_samples))
+        until_done = loop_for(_fused_until_done, cls, {"act": "act_kernel", "observe": "observe_kernel",
+                                                       "done": "done_kernel"})
+        samples = int(until_done(agent.state, env_rng, matrix, max_samples))
     else:
         samples = _generic_until_done(agent, env_rng, matrix, max_samples)
     wall_time = time.perf_counter() - start

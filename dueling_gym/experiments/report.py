@@ -249,6 +249,13 @@ def _pooled(members: Sequence[RegretCurve]) -> list[RegretCurve]:
     return pooled
 
 
+# The regret figure's layout, in inches: each panel's cell, and the margins and gaps that hold
+# tick labels, axis labels and panel titles; the legend's rows and the title below and above.
+_PANEL_WIDTH, _PANEL_HEIGHT = 5.2, 3.9
+_MARGIN_LEFT, _MARGIN_RIGHT, _MARGIN_TOP, _MARGIN_BOTTOM = 0.8, 0.2, 0.35, 0.55
+_GAP_WIDTH, _GAP_HEIGHT = 0.95, 0.95
+_LEGEND_ROW, _LEGEND_PAD, _TITLE_HEIGHT = 0.21, 0.2, 0.4
+
 #: Ten well-separated colours (matplotlib's ``tab10``), cycled within each group of ten series.
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
             "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
@@ -311,7 +318,7 @@ def plot_regret(
     path: str | Path,
     *,
     problems: dict[str, Any] | None = None,
-    formats: Sequence[str] = ("png", "svg"),
+    formats: Sequence[str] = ("png",),
     title: str | None = None,
 ) -> list[Path]:
     """Cumulative regret vs t (log-x), mean and 95% band per agent, laid out by :func:`panel_layout`.
@@ -324,7 +331,7 @@ def plot_regret(
     problems : dict, optional
         ``problem label -> PreferenceMatrix``; Copeland panels of single problems get the LB and
         ECWB lower-bound lines.
-    formats : sequence of str
+    formats : sequence of str, default ("png",)
         Image formats (``"png"``, ``"svg"``, ``"pdf"``).
 
     Returns
@@ -346,7 +353,7 @@ def plot_regret(
     n_panels = len(panels)
     columns = min(3, n_panels)
     rows = math.ceil(n_panels / columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.9 * rows), squeeze=False)
+    figure, axes = plt.subplots(rows, columns, figsize=(_PANEL_WIDTH * columns, _PANEL_HEIGHT * rows), squeeze=False)
     agents = list(dict.fromkeys(curve.agent for curve in curves))
     styles = series_styles(agents)
     notion = curves[0].notion
@@ -363,7 +370,10 @@ def plot_regret(
                 for (name, slope), style in zip(lower_bound_lines(problems[panel.title], notion).items(), ("--", ":")):
                     axis.plot(t_line, slope * np.log(t_line), style, color="black", linewidth=1.2, label=name)
         axis.set_title(panel.title, fontsize=10)
-        axis.grid(True, which="both", alpha=0.3)
+        # Major grid lines only: a log axis's minor ticks are most of the drawing time (each
+        # tick is a few text and line objects) and add little for the eye.
+        axis.grid(True, which="major", alpha=0.3)
+        axis.minorticks_off()
     for axis in list(axes.flat)[n_panels:]:
         axis.set_visible(False)
     handles, labels = [], []
@@ -372,14 +382,26 @@ def plot_regret(
             if label not in labels:
                 handles.append(handle)
                 labels.append(label)
-    heading = figure.suptitle(title) if title else None
-    figure.tight_layout()
-    # One legend for the figure, below the panels (outside every axis, so it never covers a curve
-    # or an x-label); as many columns as fit the figure's width, and the saved image is grown to
-    # hold it (bbox_inches="tight") however many rows it needs.
-    n_columns = max(1, min(len(labels), int(figure.get_figwidth() // 1.9)))
-    legend = figure.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=n_columns,
-                           frameon=False, fontsize=9, handlelength=3.0)
+    # A fixed layout, computed in inches, instead of tight_layout and a "tight" bounding box:
+    # both draw the figure an extra time.  One legend for the figure, below the panels (outside
+    # every axis, so it never covers a curve or an x-label), with as many columns as fit the
+    # figure's width; the figure is grown to hold its rows and the title.
+    width = _PANEL_WIDTH * columns
+    n_columns = max(1, min(len(labels), int(width // 1.9)))
+    legend_height = _LEGEND_PAD + _LEGEND_ROW * math.ceil(len(labels) / n_columns)
+    title_height = _TITLE_HEIGHT if title else 0.0
+    panels_height = _PANEL_HEIGHT * rows
+    height = panels_height + legend_height + title_height
+    figure.set_size_inches(width, height)
+    figure.subplots_adjust(
+        left=_MARGIN_LEFT / width, right=1 - _MARGIN_RIGHT / width,
+        bottom=(legend_height + _MARGIN_BOTTOM) / height, top=1 - (title_height + _MARGIN_TOP) / height,
+        wspace=_GAP_WIDTH / (_PANEL_WIDTH - _GAP_WIDTH), hspace=_GAP_HEIGHT / (_PANEL_HEIGHT - _GAP_HEIGHT),
+    )
+    if title:
+        figure.suptitle(title, y=1 - 0.12 / height, va="top")
+    figure.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.08 / height), ncol=n_columns,
+                  frameon=False, fontsize=9, handlelength=3.0)
     base = Path(path)
     if base.suffix.lstrip(".") in ("png", "svg", "pdf"):
         base = base.with_suffix("")
@@ -387,10 +409,7 @@ def plot_regret(
     written = []
     for extension in formats:
         target = base.with_suffix(f".{extension}")
-        # The tight box is computed from the axes and the artists listed here: the title must be
-        # one of them, or it is cut off.
-        extra = [legend] if heading is None else [legend, heading]
-        figure.savefig(target, dpi=130, bbox_inches="tight", bbox_extra_artists=extra)
+        figure.savefig(target, dpi=130)
         written.append(target)
     plt.close(figure)
     return written

@@ -24,14 +24,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import numba
 import numpy as np
 
 from dueling_gym.agents.base import DuelingAgent, KernelDuelingAgent
 from dueling_gym.envs import DuelEngine
+from dueling_gym.experiments.kernel_loops import loop_for
 from dueling_gym.problems.preference import PreferenceMatrix, as_preference_matrix
 
-__all__ = ["SimulationResult", "simulate", "log_checkpoints", "derive_seeds"]
+__all__ = ["SimulationResult", "simulate", "fused_loop", "log_checkpoints", "derive_seeds"]
 
 
 def derive_seeds(seed: int) -> tuple[int, int]:
@@ -95,32 +95,49 @@ class SimulationResult:
         return float(self.cumulative_regret[notion][-1])
 
 
-# Not cached on disk: Numba's cache index of a function taking dispatchers as arguments holds
-# one entry per agent class and cannot be re-saved by a process that has not loaded them all.
-# The agents' kernels themselves are cached; compiling this loop for an agent takes < 1 s.
-@numba.njit(cache=False, nogil=True)
-def _fused_segment(act, observe, state, env_rng, duel_table, n_arms, start, stop, totals, duels, outcomes):
-    """Run duels ``start+1 .. stop`` (1-based t) of a fused simulation, accumulating regret.
+def _fused_run(state, env_rng, duel_table, n_arms, checkpoints, first_point, last_point, totals, cumulative,
+               recommendations, duels, outcomes):  # pragma: no cover - compiled per agent class
+    """Play up to checkpoints ``first_point .. last_point - 1`` of a fused simulation.
 
     The compiled twin of :meth:`DuelEngine.duel <dueling_gym.envs.DuelEngine.duel>`: the same
     uniform per duel (drawn one at a time, the same stream as the engine's blocks), the same
-    comparison and the same float64 additions, in the same order.
+    comparison and the same float64 additions, in the same order.  At each checkpoint the
+    running totals and the agent's recommendation are recorded, as the generic loop does.
+    ``act``, ``observe`` and ``recommend`` are the agent's kernels, bound as globals by
+    :func:`fused_loop` (this template is never compiled itself).
     """
     n_notions = duel_table.shape[1] - 1
     record = duels.shape[0] > 0
-    for t in range(start, stop):
-        first, second = act(state)
-        if first < 0 or first >= n_arms or second < 0 or second >= n_arms:
-            raise ValueError("agent kernel returned an arm out of range")
-        row = first * n_arms + second
-        first_won = env_rng.random() < duel_table[row, 0]
-        observe(state, first, second, first_won)
+    start = 0 if first_point == 0 else checkpoints[first_point - 1]
+    for index in range(first_point, last_point):
+        stop = checkpoints[index]
+        for t in range(start, stop):
+            first, second = act(state)  # noqa: F821 - bound per agent class by fused_loop
+            if first < 0 or first >= n_arms or second < 0 or second >= n_arms:
+                raise ValueError("agent kernel returned an arm out of range")
+            row = first * n_arms + second
+            first_won = env_rng.random() < duel_table[row, 0]
+            observe(state, first, second, first_won)  # noqa: F821
+            for k in range(n_notions):
+                totals[k] += duel_table[row, 1 + k]
+            if record:
+                duels[t, 0] = first
+                duels[t, 1] = second
+                outcomes[t] = first_won
         for k in range(n_notions):
-            totals[k] += duel_table[row, 1 + k]
-        if record:
-            duels[t, 0] = first
-            duels[t, 1] = second
-            outcomes[t] = first_won
+            cumulative[index, k] = totals[k]
+        recommendations[index] = recommend(state)  # noqa: F821
+        start = stop
+
+
+def fused_loop(agent_class: type[KernelDuelingAgent]) -> Any:
+    """The compiled fused loop of ``agent_class``: its kernels and the duels in one function.
+
+    One function per agent class, cached on disk (:func:`~dueling_gym.experiments.kernel_loops.loop_for`),
+    so a fresh process loads it instead of compiling it.
+    """
+    return loop_for(_fused_run, agent_class, {"act": "act_kernel", "observe": "observe_kernel",
+                                              "recommend": "recommend_kernel"})
 
 
 def simulate(
@@ -201,15 +218,17 @@ def simulate(
     start_time = time.perf_counter()
     done = 0
     if fused:
-        cls = type(agent)
-        for index, stop in enumerate(points.tolist()):
-            _fused_segment(cls.act_kernel, cls.observe_kernel, agent.state, env_rng, duel_table, n_arms,
-                           done, stop, totals, duels, outcomes)
-            cumulative[index] = totals
-            recommendations[index] = agent.recommend()
+        run = fused_loop(type(agent))
+        # One compiled call for the whole run (each call types its arguments, which cost more
+        # than a short run's duels); one per checkpoint when a progress bar is shown.
+        segments = [(index, index + 1) for index in range(points.size)] if bar is not None else [(0, points.size)]
+        for first_point, last_point in segments:
+            run(agent.state, env_rng, duel_table, n_arms, points, first_point, last_point, totals, cumulative,
+                recommendations, duels, outcomes)
             if bar is not None:
+                stop = int(points[last_point - 1])
                 bar.update(stop - done)
-            done = stop
+                done = stop
     else:
         engine = DuelEngine(notions)
         engine.load(duel_table)

@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -66,7 +67,10 @@ __all__ = [
     "SweepInterrupted",
     "UnitFailed",
     "run_sweep",
+    "execute_sweep",
+    "SweepResult",
     "run_unit",
+    "unit_problem",
     "folder_units",
     "load_results",
     "stray_files",
@@ -87,18 +91,27 @@ def _versions() -> dict[str, str]:
     return versions
 
 
-def run_unit(unit: Unit, out_dir: str | os.PathLike | None = None) -> dict[str, Any]:
-    """Run one unit and return its record; with ``out_dir``, also write it atomically."""
-    from dueling_gym.experiments.simulate import simulate
-    from dueling_gym.experiments.sweep_store import FORMAT
+def unit_problem(unit: Unit) -> tuple[PreferenceMatrix, PreferenceMatrix, np.ndarray]:
+    """The problem of ``unit``, the problem its run plays and the permutation between them.
 
+    With arm shuffling, arm ``k`` of the run is arm ``permutation[k]`` of the problem; the
+    permutation is drawn from the unit's seed, so every backend plays the same run.
+    """
     problem = unit.problem.build()
     permutation = np.arange(problem.n_arms)
     if unit.shuffle_arms:
         shuffle_seed = np.random.SeedSequence([unit.seed, 0x5EED]).generate_state(1)[0]
         permutation = np.random.default_rng(shuffle_seed).permutation(problem.n_arms)
-    # Arm k of the run is arm permutation[k] of the problem.
     run_problem = PreferenceMatrix(problem.matrix[np.ix_(permutation, permutation)], name=problem.name)
+    return problem, run_problem, permutation
+
+
+def run_unit(unit: Unit, out_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Run one unit and return its record; with ``out_dir``, also write it atomically."""
+    from dueling_gym.experiments.simulate import simulate
+    from dueling_gym.experiments.sweep_store import FORMAT
+
+    problem, run_problem, permutation = unit_problem(unit)
     agent = unit.agent.build(problem.n_arms, unit.horizon)
     result = simulate(agent, run_problem, unit.horizon, seed=unit.seed, checkpoints=list(unit.checkpoints))
     recommendations = permutation[result.recommendations]
@@ -123,15 +136,36 @@ def run_unit(unit: Unit, out_dir: str | os.PathLike | None = None) -> dict[str, 
         "wall_time": result.wall_time,
         "fused": result.fused,
     }
+    text = json.dumps(record)
     if out_dir is not None:
-        atomic_write_text(Path(out_dir) / UNITS_FOLDER / f"{unit.key}.json", json.dumps(record))
-    return record
+        atomic_write_text(Path(out_dir) / UNITS_FOLDER / f"{unit.key}.json", text)
+    # Returned as it reads back from its file (lists, not tuples), so a record kept in memory
+    # and one loaded later are the same.
+    return json.loads(text)
 
 
-def _run_unit_task(arguments: tuple[Unit, str]) -> str:
-    unit, out_dir = arguments
-    run_unit(unit, out_dir)
-    return unit.key
+def _run_unit_batch(arguments: tuple[list[Unit], str]) -> list[dict[str, Any]]:
+    """Run a batch of units (in a worker); their records go back to the parent, which keeps them."""
+    units, out_dir = arguments
+    records = []
+    for unit in units:
+        try:
+            records.append(run_unit(unit, out_dir))
+        except Exception as error:
+            raise UnitFailed(f"unit {unit.key} failed: {type(error).__name__}: {error}") from error
+    return records
+
+
+#: Batches per worker: enough that the last batches even out the workers' loads, few enough
+#: that a message (and a result) per batch costs nothing next to its duels.
+_BATCHES_PER_WORKER = 8
+_MAX_BATCH = 32
+
+
+def _batches(units: Sequence[Unit], jobs: int) -> list[list[Unit]]:
+    """Consecutive batches of ``units`` for ``jobs`` workers (single units in one process)."""
+    size = 1 if jobs == 1 else max(1, min(_MAX_BATCH, len(units) // (jobs * _BATCHES_PER_WORKER)))
+    return [list(units[start:start + size]) for start in range(0, len(units), size)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,6 +270,29 @@ def load_results(out_dir: str | os.PathLike, *, reject: bool = False) -> list[di
     return [record for record in load_units(units, Path(out_dir), reject=reject) if record is not None]
 
 
+@dataclass
+class SweepResult:
+    """What :func:`execute_sweep` did: the records of the sweep's units and of the whole folder.
+
+    Attributes
+    ----------
+    records : list of dict
+        Verified records of the sweep's own units, in sweep order.
+    folder_records : list of dict
+        Records of every finished unit of the folder (earlier sweeps into it included), in the
+        folder's order; what ``results.csv`` holds.
+    folder_units : list of Unit
+        Every unit the folder's sweeps asked for (finished or not).
+    manifest : dict
+        The folder's manifest as written.
+    """
+
+    records: list[dict[str, Any]]
+    folder_records: list[dict[str, Any]]
+    folder_units: list[Unit]
+    manifest: dict[str, Any]
+
+
 def run_sweep(
     spec: SweepSpec,
     out_dir: str | os.PathLike,
@@ -258,7 +315,8 @@ def run_sweep(
         agents, problems or seeds runs only the missing units; a sweep with another horizon,
         shuffling, checkpoints or package version is refused.
     jobs : int, default 1
-        Worker processes of the local backend (``1`` runs in this process).
+        Worker processes of the local backend (``1`` runs in this process).  Workers start once
+        and are handed batches of units.
     backend : {"local", "ray"}
     address : str, optional
         Ray cluster address (``"auto"`` for a running cluster); default starts a local Ray.
@@ -277,6 +335,25 @@ def run_sweep(
         On Ctrl-C (a ``KeyboardInterrupt``): finished units are kept; re-running resumes.
     UnitFailed
         When a unit raised an error.
+    """
+    return execute_sweep(spec, out_dir, jobs=jobs, backend=backend, address=address, progress=progress,
+                         notion=notion).records
+
+
+def execute_sweep(
+    spec: SweepSpec,
+    out_dir: str | os.PathLike,
+    *,
+    jobs: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    progress: bool = True,
+    notion: str | None = None,
+) -> SweepResult:
+    """:func:`run_sweep`, returning the folder's records as well (a :class:`SweepResult`).
+
+    The folder's unit files are read once, before running; the records of the units run now
+    come back from the workers, so nothing is read twice.
     """
     if not isinstance(spec, SweepSpec):
         raise TypeError(f"spec must be a SweepSpec, got {type(spec).__name__}")
@@ -298,47 +375,56 @@ def run_sweep(
             remove_stale_temporaries(out_dir)
             atomic_write_text(out_dir / MANIFEST, json.dumps(manifest, indent=2))
             units = spec.units()
-            existing = load_units(units, out_dir)
-            todo = [unit for unit, record in zip(units, existing) if record is None]
-            _execute(todo, len(units), out_dir, jobs, backend, progress)
-            records = load_units(all_units, out_dir)
-            write_table([r for r in records if r is not None], out_dir / TABLE)
+            by_key = {unit.key: record for unit, record in zip(all_units, load_units(all_units, out_dir))}
+            todo = [unit for unit in units if by_key.get(unit.key) is None]
+            folder_unit = {unit.key: unit for unit in all_units}
+            for record in _execute(todo, len(units), out_dir, jobs, backend, progress):
+                # Labelled as a record read back from its file would be: by the folder's unit.
+                unit = folder_unit[record["key"]]
+                by_key[unit.key] = record | {"agent": unit.agent.label, "problem": unit.problem.label}
+            folder_records = [by_key[unit.key] for unit in all_units if by_key.get(unit.key) is not None]
+            write_table(folder_records, out_dir / TABLE)
     finally:
         if started_ray:
             import ray
 
             ray.shutdown()
-    by_key = {unit.key: record for unit, record in zip(all_units, records)}
     missing = [unit.key for unit in units if by_key.get(unit.key) is None]
     if missing:  # pragma: no cover - a unit file vanished while the sweep ran
         raise RuntimeError(f"units missing after the sweep: {missing[:3]}")
-    return [by_key[unit.key] for unit in units]
+    return SweepResult([by_key[unit.key] for unit in units], folder_records, all_units, manifest)
 
 
-def _execute(todo: list[Unit], total: int, out_dir: Path, jobs: int, backend: str, progress: bool) -> None:
+def _execute(todo: list[Unit], total: int, out_dir: Path, jobs: int, backend: str,
+             progress: bool) -> list[dict[str, Any]]:
+    """Run ``todo`` and return the records of its units (in the order they finished)."""
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=total, initial=total - len(todo), desc="sweep", unit="run")
     finished = [total - len(todo)]
+    records: list[dict[str, Any]] = []
 
-    def on_done(_: Any) -> None:
-        finished[0] += 1
+    def on_done(_: Any, batch_records: list[dict[str, Any]]) -> None:
+        records.extend(batch_records)
+        finished[0] += len(batch_records)
         if bar is not None:
-            bar.update(1)
+            bar.update(len(batch_records))
 
-    tasks = [(unit, str(out_dir)) for unit in todo]
-    describe = lambda task: task[0].key  # noqa: E731
+    workers = 1 if backend == "local" and (jobs == 1 or len(todo) <= 1) else jobs
+    tasks = [(batch, str(out_dir)) for batch in _batches(todo, workers)]
+    describe = lambda task: task[0][0].key if len(task[0]) == 1 else f"batch from {task[0][0].key}"  # noqa: E731
     try:
         if backend == "ray":
-            run_ray(tasks, _run_unit_task, on_done, describe)
-        elif jobs == 1 or len(tasks) <= 1:
-            run_serial(tasks, _run_unit_task, on_done, describe)
+            run_ray(tasks, _run_unit_batch, on_done, describe)
+        elif workers == 1:
+            run_serial(tasks, _run_unit_batch, on_done, describe)
         else:
-            run_pool(tasks, _run_unit_task, on_done, min(jobs, len(tasks)), describe)
+            run_pool(tasks, _run_unit_batch, on_done, min(jobs, len(tasks)), describe)
     except KeyboardInterrupt:
         raise SweepInterrupted(finished[0], total, str(out_dir)) from None
     finally:
         if bar is not None:
             bar.close()
+    return records

@@ -74,15 +74,17 @@ def _worker_init(parent_pid: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True, name="parent-watchdog").start()
 
 
-def run_serial(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[Any], None],
+def run_serial(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[Any, Any], None],
                describe: Callable[[Any], str]) -> None:
-    """Run tasks one after the other in this process."""
+    """Run tasks one after the other in this process; ``on_done(task, result)`` after each."""
     for task in tasks:
         try:
-            run(task)
+            result = run(task)
+        except UnitFailed:
+            raise
         except Exception as error:
             raise UnitFailed(f"unit {describe(task)} failed: {type(error).__name__}: {error}") from error
-        on_done(task)
+        on_done(task, result)
 
 
 def _stop(processes: Sequence[Any]) -> None:
@@ -97,9 +99,12 @@ def _stop(processes: Sequence[Any]) -> None:
             process.join(1.0)
 
 
-def run_pool(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[Any], None], jobs: int,
+def run_pool(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[Any, Any], None], jobs: int,
              describe: Callable[[Any], str]) -> None:
-    """Run tasks in ``jobs`` spawned worker processes.
+    """Run tasks in ``jobs`` spawned worker processes; ``on_done(task, result)`` as each finishes.
+
+    The workers start once and run every task they are given (they stay warm: imports and
+    compiled code are loaded once per worker, not once per task).
 
     Raises
     ------
@@ -133,9 +138,11 @@ def run_pool(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[
             done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
             for future in done:
                 error = future.exception()
+                if isinstance(error, UnitFailed):
+                    raise error
                 if error is not None:
                     raise UnitFailed(f"unit {describe(futures[future])} failed: {type(error).__name__}: {error}") from error
-                on_done(futures[future])
+                on_done(futures[future], future.result())
         finished_cleanly = True
     finally:
         if finished_cleanly:
@@ -202,9 +209,9 @@ def _check_reachable(address: str, timeout: float) -> None:
         raise ConnectionError(f"could not connect to Ray at {address}: {error.strerror or error}") from None
 
 
-def run_ray(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[Any], None],
+def run_ray(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[Any, Any], None],
             describe: Callable[[Any], str]) -> None:
-    """Run tasks as Ray tasks (Ray must be initialised, see :func:`connect_ray`)."""
+    """Run tasks as Ray tasks (Ray must be initialised, see :func:`connect_ray`); ``on_done(task, result)``."""
     import ray
 
     remote = ray.remote(run)
@@ -215,10 +222,10 @@ def run_ray(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[
             finished, pending = ray.wait(pending, num_returns=1, timeout=0.5)
             for reference in finished:
                 try:
-                    ray.get(reference)
+                    result = ray.get(reference)
                 except Exception as error:  # noqa: BLE001 - Ray wraps the task's error
                     raise UnitFailed(f"unit {describe(references[reference])} failed: {error}") from error
-                on_done(references[reference])
+                on_done(references[reference], result)
     except BaseException:
         for reference in pending:
             ray.cancel(reference, force=True)

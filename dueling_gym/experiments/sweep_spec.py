@@ -96,14 +96,15 @@ class AgentSpec:
     label: str = ""
 
     def __post_init__(self) -> None:
-        from dueling_gym.agents import list_agents
+        from dueling_gym.agents import AGENT_REGISTRY, DuelingAgent, list_agents
 
         if not isinstance(self.name, str):
             raise TypeError(f"agent name must be a string, got {type(self.name).__name__}")
         if not isinstance(self.hyperparameters, dict):
             raise TypeError(f"hyperparameters of {self.name!r} must be a dict, got {type(self.hyperparameters).__name__}")
         name = self.name.strip().lower()
-        if name not in list_agents("dueling"):
+        # One registry look-up imports that agent's module only (listing them imports all).
+        if name not in AGENT_REGISTRY or not issubclass(AGENT_REGISTRY[name], DuelingAgent):
             raise ValueError(f"unknown agent {self.name!r}; choose one of {list_agents('dueling')}")
         _check_json_values(self.hyperparameters, f"hyperparameters of agent {self.name!r}")
         for reserved in ("seed", "n_arms"):
@@ -142,6 +143,10 @@ class AgentSpec:
         if "horizon" in accepted and "horizon" not in parameters:
             parameters["horizon"] = horizon
         return make_agent(self.name, n_arms, **parameters)
+
+
+#: (agent name and hyperparameters as canonical JSON, K, horizon) of the agents built successfully.
+_AGENTS_THAT_BUILD: set[tuple[str, int, int]] = set()
 
 
 def _generator_defaults(name: str) -> dict[str, Any]:
@@ -391,14 +396,22 @@ class SweepSpec:
         self._check_agents_build()
 
     def _check_agents_build(self) -> None:
-        """Build every agent once per number of arms: a refused hyperparameter fails here, not mid-sweep."""
+        """Build every agent once per number of arms: a refused hyperparameter fails here, not mid-sweep.
+
+        An agent that built once is not built again in this process (a sweep re-reads its
+        folder's requests as specs, and each spec checks its agents).
+        """
         arm_counts = sorted({problem.matrix.n_arms for problem in self.problems})
         for agent in self.agents:
+            identity = canonical_json([agent.name, agent.hyperparameters])
             for n_arms in arm_counts:
+                if (identity, n_arms, self.horizon) in _AGENTS_THAT_BUILD:
+                    continue
                 try:
                     agent.build(n_arms, self.horizon)
                 except (TypeError, ValueError) as error:
                     raise type(error)(f"agent {agent.label!r} (K={n_arms}): {error}") from None
+                _AGENTS_THAT_BUILD.add((identity, n_arms, self.horizon))
 
     @property
     def resolved_checkpoints(self) -> tuple[int, ...]:

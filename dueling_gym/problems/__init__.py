@@ -28,7 +28,13 @@ from dueling_gym.problems.generators import (
     utility_based,
 )
 from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix, load_problem
-from dueling_gym.problems.lower_bounds import ecw_lower_bound_constant, lower_bound_constant
+
+# The lower-bound constants need Numba and SciPy's optimisers; they are imported on first use
+# (module ``__getattr__``) so that importing the problems stays as cheap as importing NumPy.
+_LAZY = {
+    "lower_bound_constant": "dueling_gym.problems.lower_bounds",
+    "ecw_lower_bound_constant": "dueling_gym.problems.lower_bounds",
+}
 
 __all__ = [
     "PreferenceMatrix",
@@ -56,3 +62,17 @@ __all__ = [
     "random_bipartite_graph",
     "random_bipartite_problem",
 ]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -19,8 +19,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import linear_sum_assignment
-
 from dueling_gym.validation import check_integer
 
 __all__ = [
@@ -105,6 +103,10 @@ def solve_covering_assignment(
         return None
     # Rows are positions, so linear_sum_assignment must assign every row: the solution covers
     # all positions.  Infinite entries are the forbidden cells.
+    # SciPy's optimiser is imported here, not with the package: it costs more than importing
+    # Gymnasium and NumPy together, and most users never solve an assignment.
+    from scipy.optimize import linear_sum_assignment
+
     matrix = np.full((n_positions, n_candidates), -np.inf if maximize else np.inf)
     matrix[positions[allowed], candidates[allowed]] = weights[allowed]
     try:

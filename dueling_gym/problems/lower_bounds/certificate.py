@@ -13,7 +13,6 @@ import math
 import numba
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import nnls
 
 __all__ = ["CoveringOptimumCertificate", "covering_lp_is_optimal"]
 
@@ -105,6 +104,8 @@ class CoveringOptimumCertificate:
             multipliers[self._support] = _refit_support(self._system[:, self._support], self._factor, target)
             if self._gap_is_closed(costs, multipliers[: self._n_tight]):
                 return True
+        from scipy.optimize import nnls  # imported on first use: heavy, and rarely needed
+
         multipliers, _ = nnls(self._system, target, maxiter=20 * self._system.shape[1] + 50)
         if not self._gap_is_closed(costs, multipliers[: self._n_tight]):
             self._support = self._factor = None

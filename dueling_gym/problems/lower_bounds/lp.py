@@ -45,10 +45,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import sparse
-from scipy.optimize import linprog
 
 if TYPE_CHECKING:
+    from scipy import sparse
+
     from dueling_gym.problems.lower_bounds.structure import CopelandLowerBoundStructure
 
 __all__ = ["solve_covering_lp", "CompactFullRegionLP"]
@@ -67,6 +67,11 @@ def solve_covering_lp(
     RuntimeError
         If a row is empty (the region would be infeasible) or HiGHS fails.
     """
+    # SciPy's sparse and optimisation modules load on first use: importing them costs more than
+    # importing Gymnasium and NumPy together, and only the lower-bound computations need them.
+    from scipy import sparse
+    from scipy.optimize import linprog
+
     bounds = np.stack([lower, upper], axis=1)
     if rows:
         lengths = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
@@ -108,6 +113,8 @@ class _SparseRows:
         self.add_block(np.zeros(columns.size, dtype=np.int64), columns, values, [bound])
 
     def matrix(self, n_columns: int) -> sparse.csr_array:
+        from scipy import sparse
+
         return sparse.csr_array(
             (np.concatenate(self.values), (np.concatenate(self.row_ids), np.concatenate(self.columns))),
             shape=(self.n_rows, n_columns),
@@ -290,6 +297,8 @@ class CompactFullRegionLP:
             rows.add(columns, -np.asarray(values, dtype=np.float64), -1.0)
 
         upper = np.concatenate(upper_bounds)
+        from scipy.optimize import linprog
+
         result = linprog(
             np.concatenate(column_costs),
             A_ub=rows.matrix(n_columns),

@@ -1,0 +1,134 @@
+"""Sweep scaling: the Komiyama et al. (2016) presets at 1, 2, 4, ... worker processes.
+
+For each preset (``--presets quick full``) and each job count (1, 2, 4, ... up to the machine's
+cores, or ``--jobs``), runs the whole command a user runs,
+``dueling-gym reproduce komiyama2016 [--quick] --jobs J`` into a fresh folder, in a fresh
+process, and records its wall time and CPU time (the process and its workers).  Beside it, the
+same preset's duels alone: every unit's ``simulate`` in one warm process (agents built, problems
+shuffled, compiled code loaded before the clock starts), which is what the runner's own cost is
+measured against.  Compiled code is loaded from Numba's on-disk cache, which a first untimed
+quick run fills.
+
+Writes ``docs/data/sweep_scaling.csv`` (or ``--csv``) and prints a table with the speed-up of
+each job count over ``--jobs 1`` and the runner's CPU over the duels' CPU.
+
+Run: ``python benchmarks/sweep_scaling.py [--presets quick full] [--jobs 1 2] [--repeats 1]``.
+On 2 cores the full preset takes about 20 minutes with ``--jobs 1`` and 10 with ``--jobs 2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "sweep_scaling.csv"
+
+
+def job_counts(cores: int) -> list[int]:
+    """1, 2, 4, ... up to ``cores`` (``cores`` itself included)."""
+    counts, jobs = [], 1
+    while jobs < cores:
+        counts.append(jobs)
+        jobs *= 2
+    return counts + [cores]
+
+
+def run_command(preset: str, jobs: int, out: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``dueling-gym reproduce`` in a fresh process (workers included)."""
+    command = [sys.executable, "-m", "dueling_gym.cli", "reproduce", "komiyama2016", "--jobs", str(jobs),
+               "--out", str(out), "--no-progress"] + (["--quick"] if preset == "quick" else [])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr[-3000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+_DUELS_ALONE = """
+import sys, time
+from dueling_gym.experiments.presets import get_preset
+from dueling_gym.experiments.simulate import simulate
+from dueling_gym.experiments.sweep import SweepSpec, unit_problem
+
+spec = SweepSpec(**get_preset("komiyama2016").sweep_arguments(sys.argv[1] == "quick"))
+runs = []
+for unit in spec.units():
+    problem, shuffled, _ = unit_problem(unit)
+    runs.append((unit.agent.build(problem.n_arms, unit.horizon), shuffled, unit))
+for agent, problem, unit in runs[:: max(1, len(runs) // 50)]:  # load every compiled loop first
+    simulate(agent, problem, 10, seed=unit.seed, checkpoints=[10])
+start_cpu, start_wall = time.process_time(), time.perf_counter()
+for agent, problem, unit in runs:
+    simulate(agent, problem, unit.horizon, seed=unit.seed, checkpoints=list(unit.checkpoints))
+print(time.process_time() - start_cpu, time.perf_counter() - start_wall)
+"""
+
+
+def duels_alone(preset: str) -> tuple[float, float]:
+    """CPU and wall seconds of the preset's simulations in one warm process."""
+    result = subprocess.run([sys.executable, "-c", _DUELS_ALONE, preset], capture_output=True, text=True, check=True)
+    cpu, wall = (float(value) for value in result.stdout.split())
+    return cpu, wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--presets", nargs="+", choices=["quick", "full"], default=["quick", "full"])
+    parser.add_argument("--jobs", nargs="+", type=int, default=None,
+                        help="job counts (default: 1, 2, 4, ... up to the machine's cores)")
+    parser.add_argument("--repeats", type=int, default=1, help="runs per (preset, jobs); the median is kept")
+    parser.add_argument("--csv", type=Path, default=DATA)
+    args = parser.parse_args()
+
+    cores = os.cpu_count() or 1
+    counts = args.jobs or job_counts(cores)
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        run_command("quick", min(2, cores), Path(folder) / "fill-cache")  # untimed: fills Numba's cache
+        for preset in args.presets:
+            duels_cpu, duels_wall = duels_alone(preset)
+            print(f"{preset}: duels alone in one warm process {duels_cpu:.1f} s CPU, {duels_wall:.1f} s wall",
+                  flush=True)
+            for jobs in counts:
+                walls, cpus = [], []
+                for repeat in range(args.repeats):
+                    out = Path(folder) / f"{preset}-{jobs}-{repeat}"
+                    wall, cpu = run_command(preset, jobs, out)
+                    shutil.rmtree(out)
+                    walls.append(wall)
+                    cpus.append(cpu)
+                row = {"preset": preset, "jobs": jobs, "wall_s": statistics.median(walls),
+                       "cpu_s": statistics.median(cpus), "duels_cpu_s": duels_cpu, "cores": cores,
+                       "machine": platform.processor() or platform.machine()}
+                rows.append(row)
+                print(f"  --jobs {jobs}: {row['wall_s']:.1f} s wall, {row['cpu_s']:.1f} s CPU", flush=True)
+    print("\n| preset | jobs | wall s | speed-up over --jobs 1 | CPU s | CPU / duels alone |\n"
+          "|---|---:|---:|---:|---:|---:|")
+    for row in rows:
+        base = next((r for r in rows if r["preset"] == row["preset"] and r["jobs"] == 1), None)
+        speedup = f"{base['wall_s'] / row['wall_s']:.2f}x" if base else "-"
+        print(f"| {row['preset']} | {row['jobs']} | {row['wall_s']:.1f} | {speedup} | {row['cpu_s']:.1f} | "
+              f"{row['cpu_s'] / row['duels_cpu_s']:.2f}x |")
+    args.csv.parent.mkdir(parents=True, exist_ok=True)
+    with open(args.csv, "w", newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"\nwritten: {args.csv}")
+
+
+if __name__ == "__main__":
+    main()
