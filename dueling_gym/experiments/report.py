@@ -369,7 +369,8 @@ def plot_regret(
                 t_line = np.logspace(0, np.log10(max(c.checkpoints[-1] for c in members)), 100)
                 for (name, slope), style in zip(lower_bound_lines(problems[panel.title], notion).items(), ("--", ":")):
                     axis.plot(t_line, slope * np.log(t_line), style, color="black", linewidth=1.2, label=name)
-        axis.set_title(panel.title, fontsize=10)
+        # A fixed title position (y given): matplotlib otherwise measures every tick label to place it.
+        axis.set_title(panel.title, fontsize=10, y=1.0, pad=5)
         # Major grid lines only: a log axis's minor ticks are most of the drawing time (each
         # tick is a few text and line objects) and add little for the eye.
         axis.grid(True, which="major", alpha=0.3)
@@ -409,7 +410,8 @@ def plot_regret(
     written = []
     for extension in formats:
         target = base.with_suffix(f".{extension}")
-        figure.savefig(target, dpi=130)
+        # Light PNG compression: the default level spends a quarter of the drawing time encoding.
+        figure.savefig(target, dpi=130, **({"pil_kwargs": {"compress_level": 3}} if extension == "png" else {}))
         written.append(target)
     plt.close(figure)
     return written

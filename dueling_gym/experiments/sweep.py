@@ -138,7 +138,7 @@ def run_unit(unit: Unit, out_dir: str | os.PathLike | None = None) -> dict[str, 
     }
     text = json.dumps(record)
     if out_dir is not None:
-        atomic_write_text(Path(out_dir) / UNITS_FOLDER / f"{unit.key}.json", text)
+        atomic_write_text(Path(out_dir) / UNITS_FOLDER / f"{unit.key}.json", text, durable=False)
     # Returned as it reads back from its file (lists, not tuples), so a record kept in memory
     # and one loaded later are the same.
     return json.loads(text)
@@ -402,7 +402,12 @@ def _execute(todo: list[Unit], total: int, out_dir: Path, jobs: int, backend: st
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=total, initial=total - len(todo), desc="sweep", unit="run")
+        class SweepBar(tqdm):  # type: ignore[misc,valid-type]
+            # No monitor thread: the local pool forks its workers, and a process should not fork
+            # while it runs other threads.
+            monitor_interval = 0
+
+        bar = SweepBar(total=total, initial=total - len(todo), desc="sweep", unit="run")
     finished = [total - len(todo)]
     records: list[dict[str, Any]] = []
 

@@ -137,10 +137,10 @@ class AgentSpec:
     def build(self, n_arms: int, horizon: int) -> Any:
         """Instantiate the agent; horizon-aware agents (a ``horizon`` keyword) receive the sweep's."""
         from dueling_gym.agents import AGENT_REGISTRY, make_agent
+        from dueling_gym.agents.base import constructor_keywords
 
         parameters = dict(self.hyperparameters)
-        accepted = inspect.signature(AGENT_REGISTRY[self.name].__init__).parameters
-        if "horizon" in accepted and "horizon" not in parameters:
+        if "horizon" in constructor_keywords(AGENT_REGISTRY[self.name]) and "horizon" not in parameters:
             parameters["horizon"] = horizon
         return make_agent(self.name, n_arms, **parameters)
 
