@@ -10,7 +10,10 @@ measured against.  Compiled code is loaded from Numba's on-disk cache, which a f
 quick run fills.
 
 Writes ``docs/data/sweep_scaling.csv`` (or ``--csv``) and prints a table with the speed-up of
-each job count over ``--jobs 1`` and the runner's CPU over the duels' CPU.
+each job count over ``--jobs 1``, the runner's CPU over the duels' CPU, and the parallel
+efficiency: the units' own simulation seconds over ``jobs x wall`` (how much of the cores'
+time went into duels; it needs no ``--jobs 1`` run, so it also judges job counts whose
+single-process run would take too long to measure).
 
 Run: ``python benchmarks/sweep_scaling.py [--presets quick full] [--jobs 1 2] [--repeats 1]``.
 On 2 cores the full preset takes about 20 minutes with ``--jobs 1`` and 10 with ``--jobs 2``.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import platform
 import resource
@@ -91,6 +95,8 @@ def main() -> None:
                         help="job counts (default: 1, 2, 4, ... up to the machine's cores)")
     parser.add_argument("--repeats", type=int, default=1, help="runs per (preset, jobs); the median is kept")
     parser.add_argument("--csv", type=Path, default=DATA)
+    parser.add_argument("--no-duels-alone", action="store_true",
+                        help="skip the one-process reference (for the full preset it takes as long as --jobs 1)")
     args = parser.parse_args()
 
     cores = os.cpu_count() or 1
@@ -99,29 +105,35 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         run_command("quick", min(2, cores), Path(folder) / "fill-cache")  # untimed: fills Numba's cache
         for preset in args.presets:
-            duels_cpu, duels_wall = duels_alone(preset)
-            print(f"{preset}: duels alone in one warm process {duels_cpu:.1f} s CPU, {duels_wall:.1f} s wall",
-                  flush=True)
+            duels_cpu = float("nan")
+            if not args.no_duels_alone:
+                duels_cpu, duels_wall = duels_alone(preset)
+                print(f"{preset}: duels alone in one warm process {duels_cpu:.1f} s CPU, {duels_wall:.1f} s wall",
+                      flush=True)
             for jobs in counts:
-                walls, cpus = [], []
+                walls, cpus, simulated = [], [], []
                 for repeat in range(args.repeats):
                     out = Path(folder) / f"{preset}-{jobs}-{repeat}"
                     wall, cpu = run_command(preset, jobs, out)
+                    simulated.append(sum(json.loads(path.read_text())["wall_time"] for path in (out / "units").glob("*.json")))
                     shutil.rmtree(out)
                     walls.append(wall)
                     cpus.append(cpu)
                 row = {"preset": preset, "jobs": jobs, "wall_s": statistics.median(walls),
-                       "cpu_s": statistics.median(cpus), "duels_cpu_s": duels_cpu, "cores": cores,
+                       "cpu_s": statistics.median(cpus), "duels_cpu_s": duels_cpu,
+                       "units_simulate_s": statistics.median(simulated), "cores": cores,
                        "machine": platform.processor() or platform.machine()}
                 rows.append(row)
                 print(f"  --jobs {jobs}: {row['wall_s']:.1f} s wall, {row['cpu_s']:.1f} s CPU", flush=True)
-    print("\n| preset | jobs | wall s | speed-up over --jobs 1 | CPU s | CPU / duels alone |\n"
-          "|---|---:|---:|---:|---:|---:|")
+    print("\n| preset | jobs | wall s | speed-up over --jobs 1 | CPU s | CPU / duels alone | "
+          "simulate s in the units | parallel efficiency |\n|---|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         base = next((r for r in rows if r["preset"] == row["preset"] and r["jobs"] == 1), None)
         speedup = f"{base['wall_s'] / row['wall_s']:.2f}x" if base else "-"
+        # The units' own simulate time over jobs x wall: how busy the workers kept the cores.
+        efficiency = row["units_simulate_s"] / (row["jobs"] * row["wall_s"])
         print(f"| {row['preset']} | {row['jobs']} | {row['wall_s']:.1f} | {speedup} | {row['cpu_s']:.1f} | "
-              f"{row['cpu_s'] / row['duels_cpu_s']:.2f}x |")
+              f"{row['cpu_s'] / row['duels_cpu_s']:.2f}x | {row['units_simulate_s']:.1f} | {efficiency:.0%} |")
     args.csv.parent.mkdir(parents=True, exist_ok=True)
     with open(args.csv, "w", newline="") as stream:
         writer = csv.DictWriter(stream, fieldnames=list(rows[0]), lineterminator="\n")

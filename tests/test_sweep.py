@@ -225,3 +225,15 @@ def test_reproduce_cpe_db_quick_resumes(tmp_path, capsys):
     stamps = {path.name: path.stat().st_mtime_ns for path in units}
     assert main(argv) == 0  # a second run reuses every finished unit
     assert {path.name: path.stat().st_mtime_ns for path in (tmp_path / "units").glob("*.json")} == stamps
+
+
+def test_workers_get_every_unit_once_in_shrinking_batches():
+    from dueling_gym.experiments.sweep import _batches
+
+    units = list(range(1000))
+    for jobs in (2, 16):
+        batches = _batches(units, jobs)
+        assert [unit for batch in batches for unit in batch] == units
+        sizes = [len(batch) for batch in batches]
+        assert max(sizes) <= 32 and sizes == sorted(sizes, reverse=True) and sizes[-1] == 1
+    assert _batches(units[:5], 1) == [[0], [1], [2], [3], [4]]

@@ -156,16 +156,24 @@ def _run_unit_batch(arguments: tuple[list[Unit], str]) -> list[dict[str, Any]]:
     return records
 
 
-#: Batches per worker: enough that the last batches even out the workers' loads, few enough
-#: that a message (and a result) per batch costs nothing next to its duels.
-_BATCHES_PER_WORKER = 8
+#: Guided batches: each batch holds this share of the remaining units per worker, at most
+#: ``_MAX_BATCH`` and at least one.  Early batches are large (a message and a result per batch
+#: cost nothing next to its duels), the last ones single units, so no worker is left with a
+#: long batch while the others have finished.
+_BATCHES_PER_WORKER = 4
 _MAX_BATCH = 32
 
 
 def _batches(units: Sequence[Unit], jobs: int) -> list[list[Unit]]:
-    """Consecutive batches of ``units`` for ``jobs`` workers (single units in one process)."""
-    size = 1 if jobs == 1 else max(1, min(_MAX_BATCH, len(units) // (jobs * _BATCHES_PER_WORKER)))
-    return [list(units[start:start + size]) for start in range(0, len(units), size)]
+    """Consecutive, shrinking batches of ``units`` for ``jobs`` workers (single units in one process)."""
+    if jobs == 1:
+        return [[unit] for unit in units]
+    batches, start = [], 0
+    while start < len(units):
+        size = max(1, min(_MAX_BATCH, (len(units) - start) // (jobs * _BATCHES_PER_WORKER)))
+        batches.append(list(units[start:start + size]))
+        start += size
+    return batches
 
 
 # --------------------------------------------------------------------------------------------
