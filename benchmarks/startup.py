@@ -46,7 +46,7 @@ start = time.perf_counter()
 from dueling_gym.agents import make_agent
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.problems import load_problem
-problem = load_problem("cyclic4")
+problem = load_problem("mslr5-condorcet")  # five arms: the shipped learned policy needs K = 5 or 8
 imported = time.perf_counter()
 agent = make_agent(sys.argv[1], problem.n_arms, seed=0, **({"horizon": 1000} if sys.argv[2] == "1" else {}))
 simulate(agent, problem, 1000, seed=0)

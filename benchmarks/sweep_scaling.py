@@ -15,6 +15,10 @@ efficiency: the units' own simulation seconds over ``jobs x wall`` (how much of 
 time went into duels; it needs no ``--jobs 1`` run, so it also judges job counts whose
 single-process run would take too long to measure).
 
+``--plot CSV [CSV ...] --png PATH`` draws wall time against job counts from such tables (one
+line per preset and machine, and the time the units' own simulations would take spread over
+the workers: the floor a runner with no cost of its own would reach).
+
 Run: ``python benchmarks/sweep_scaling.py [--presets quick full] [--jobs 1 2] [--repeats 1]``.
 On 2 cores the full preset takes about 20 minutes with ``--jobs 1`` and 10 with ``--jobs 2``.
 """
@@ -88,6 +92,51 @@ def duels_alone(preset: str) -> tuple[float, float]:
     return cpu, wall
 
 
+def plot(tables: list[Path], png: Path) -> None:
+    """Wall seconds against jobs, per preset (panel) and machine (line), with the simulation floor."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    rows = []
+    for table in tables:
+        with open(table) as stream:
+            rows += list(csv.DictReader(stream))
+    presets = list(dict.fromkeys(row["preset"] for row in rows))
+    figure, axes = plt.subplots(1, len(presets), figsize=(5.2 * len(presets), 4.0), squeeze=False)
+    for axis, preset in zip(axes.flat, presets):
+        groups: dict[str, list[dict]] = {}
+        for row in rows:
+            if row["preset"] == preset:
+                groups.setdefault(row["machine"], []).append(row)
+        for index, (label, members) in enumerate(groups.items()):
+            members.sort(key=lambda row: int(row["jobs"]))
+            jobs = [int(row["jobs"]) for row in members]
+            colour = f"C{index}"
+            axis.plot(jobs, [float(row["wall_s"]) for row in members], "o-", color=colour, label=f"{label}: wall")
+            floor = [(int(row["jobs"]), float(row["units_simulate_s"]) / int(row["jobs"]))
+                     for row in members if row["units_simulate_s"] not in ("", "nan")]
+            if floor:
+                axis.plot(*zip(*floor), "--", color=colour, alpha=0.7, label=f"{label}: simulations / jobs")
+        axis.set_xscale("log", base=2)
+        axis.set_yscale("log")
+        counts = sorted({int(row["jobs"]) for row in rows if row["preset"] == preset})
+        axis.set_xticks(counts, [str(count) for count in counts])
+        axis.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        axis.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        axis.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        axis.set_xlabel("--jobs")
+        axis.set_ylabel("seconds")
+        axis.set_title(f"reproduce komiyama2016 ({preset})", fontsize=10)
+        axis.grid(True, which="major", alpha=0.3)
+        axis.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(png, dpi=110)
+    print(f"written: {png}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--presets", nargs="+", choices=["quick", "full"], default=["quick", "full"])
@@ -95,9 +144,16 @@ def main() -> None:
                         help="job counts (default: 1, 2, 4, ... up to the machine's cores)")
     parser.add_argument("--repeats", type=int, default=1, help="runs per (preset, jobs); the median is kept")
     parser.add_argument("--csv", type=Path, default=DATA)
+    parser.add_argument("--plot", nargs="+", type=Path, default=None, metavar="CSV",
+                        help="draw the figure from these tables instead of measuring")
+    parser.add_argument("--png", type=Path, default=Path(__file__).resolve().parents[1] / "docs" / "sweep_scaling.png")
+    parser.add_argument("--machine", default=None, help="how the machine is named in the table and figure")
     parser.add_argument("--no-duels-alone", action="store_true",
                         help="skip the one-process reference (for the full preset it takes as long as --jobs 1)")
     args = parser.parse_args()
+    if args.plot:
+        plot(args.plot, args.png)
+        return
 
     cores = os.cpu_count() or 1
     counts = args.jobs or job_counts(cores)
@@ -122,7 +178,7 @@ def main() -> None:
                 row = {"preset": preset, "jobs": jobs, "wall_s": statistics.median(walls),
                        "cpu_s": statistics.median(cpus), "duels_cpu_s": duels_cpu,
                        "units_simulate_s": statistics.median(simulated), "cores": cores,
-                       "machine": platform.processor() or platform.machine()}
+                       "machine": args.machine or f"{cores} cores, {platform.processor() or platform.machine()}"}
                 rows.append(row)
                 print(f"  --jobs {jobs}: {row['wall_s']:.1f} s wall, {row['cpu_s']:.1f} s CPU", flush=True)
     print("\n| preset | jobs | wall s | speed-up over --jobs 1 | CPU s | CPU / duels alone | "
