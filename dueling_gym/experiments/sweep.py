@@ -32,6 +32,7 @@ from dueling_gym.experiments.sweep_backends import (
     SweepInterrupted,
     UnitFailed,
     connect_ray,
+    progress_bar,
     run_pool,
     run_ray,
     run_serial,
@@ -406,16 +407,7 @@ def execute_sweep(
 def _execute(todo: list[Unit], total: int, out_dir: Path, jobs: int, backend: str,
              progress: bool) -> list[dict[str, Any]]:
     """Run ``todo`` and return the records of its units (in the order they finished)."""
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        class SweepBar(tqdm):  # type: ignore[misc,valid-type]
-            # No monitor thread: the local pool forks its workers, and a process should not fork
-            # while it runs other threads.
-            monitor_interval = 0
-
-        bar = SweepBar(total=total, initial=total - len(todo), desc="sweep", unit="run")
+    bar = progress_bar(total=total, initial=total - len(todo), desc="sweep", unit="run") if progress else None
     finished = [total - len(todo)]
     records: list[dict[str, Any]] = []
 

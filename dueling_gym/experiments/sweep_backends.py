@@ -21,7 +21,8 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Callable, Sequence
 
-__all__ = ["SweepInterrupted", "UnitFailed", "run_serial", "run_pool", "run_ray", "connect_ray", "RAY_CONNECT_TIMEOUT"]
+__all__ = ["SweepInterrupted", "UnitFailed", "run_serial", "run_pool", "run_ray", "connect_ray", "progress_bar",
+           "RAY_CONNECT_TIMEOUT"]
 
 #: Seconds allowed for connecting to a Ray cluster.
 RAY_CONNECT_TIMEOUT = 30.0
@@ -97,6 +98,20 @@ def _stop(processes: Sequence[Any]) -> None:
         if process.is_alive():
             process.kill()
             process.join(1.0)
+
+
+def progress_bar(**options: Any) -> Any:
+    """A tqdm progress bar that starts no monitor thread.
+
+    The local pool forks its workers (see :func:`run_pool`), and a process should not fork while
+    it runs other threads; tqdm's monitor is a thread.
+    """
+    from tqdm.auto import tqdm
+
+    class Bar(tqdm):  # type: ignore[misc,valid-type]
+        monitor_interval = 0
+
+    return Bar(**options)
 
 
 def _start_method() -> str:

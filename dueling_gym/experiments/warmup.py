@@ -145,7 +145,7 @@ def warmup(*, jobs: int = 1, progress: bool = True, tasks: list[str] | None = No
     -------
     WarmupReport
     """
-    from dueling_gym.experiments.sweep_backends import run_pool, run_serial
+    from dueling_gym.experiments.sweep_backends import progress_bar, run_pool, run_serial
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
@@ -153,11 +153,7 @@ def warmup(*, jobs: int = 1, progress: bool = True, tasks: list[str] | None = No
     unknown = sorted(set(names) - set(warmup_tasks()))
     if unknown:
         raise ValueError(f"unknown warm-up tasks {unknown}; choose from {warmup_tasks()}")
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(names), desc="compiling", unit="task")
+    bar = progress_bar(total=len(names), desc="compiling", unit="task") if progress else None
     seconds: dict[str, float] = {}
 
     def on_done(task: str, elapsed: float) -> None:
