@@ -198,7 +198,21 @@ class CombinatorialAgent(SeededAgent):
             raise ValueError(f"action {action!r} is out of range: edges are 0..{self.n_edges - 1}") from None
 
 
-class GeneratorAgent(ReplayPickling, CombinatorialAgent):
+class _ReplayedAgent(ReplayPickling, CombinatorialAgent):
+    """A combinatorial agent copied by replaying its outcomes (both kinds below): built on its
+    graph, advanced by ``_advance(first_won)``."""
+
+    def _replay_arguments(self) -> tuple[Any, ...]:
+        return (self.graph,)
+
+    def _replay_outcome(self, first_won: bool) -> None:
+        self._advance(first_won)
+
+    def _advance(self, first_won: bool) -> None:
+        raise NotImplementedError
+
+
+class GeneratorAgent(_ReplayedAgent):
     """A :class:`CombinatorialAgent` whose algorithm is the generator :meth:`_run`.
 
     ``_run()`` yields duels ``(e, e2)``; the value sent back is ``first_won`` (bool); its
@@ -210,12 +224,6 @@ class GeneratorAgent(ReplayPickling, CombinatorialAgent):
     copy (see :class:`~dueling_gym.agents.base.ReplayPickling`): a running generator cannot be
     copied.
     """
-
-    def _replay_arguments(self) -> tuple[Any, ...]:
-        return (self.graph,)
-
-    def _replay_outcome(self, first_won: bool) -> None:
-        self._advance(first_won)
 
     def _reset_state(self) -> None:
         self._start_replay_log()
@@ -285,7 +293,7 @@ class GeneratorAgent(ReplayPickling, CombinatorialAgent):
 
 
 
-class CompiledAgent(ReplayPickling, CombinatorialAgent):
+class CompiledAgent(_ReplayedAgent):
     """A :class:`CombinatorialAgent` whose algorithm runs in compiled kernels.
 
     The algorithm is a state machine in NumPy arrays advanced by Numba kernels: an outcome goes
@@ -308,12 +316,6 @@ class CompiledAgent(ReplayPickling, CombinatorialAgent):
 
     #: Values of :attr:`_status`.
     RUNNING, DONE, FAILED, SERVICE = 0, 1, 2, 3
-
-    def _replay_arguments(self) -> tuple[Any, ...]:
-        return (self.graph,)
-
-    def _replay_outcome(self, first_won: bool) -> None:
-        self._advance(first_won)
 
     def _reset_state(self) -> None:
         self._start_replay_log()
