@@ -644,7 +644,7 @@ def test_python_sampler_path_equals_the_compiled_sampler(example):
     # A sampler subclass is called from Python once per round; drawing the same marginals, it
     # gives exactly the compiled sampler's run.
     class PythonMarginals(ExactMatchingSampler):
-        pass
+        """The exact sampler as a subclass: the agents call it from Python instead of their kernels."""
 
     compiled = CLUCBBordaPAC(example, delta=0.1, epsilon=0.05)
     python = CLUCBBordaPAC(example, delta=0.1, epsilon=0.05, sampler=PythonMarginals(graph_only(example)))

@@ -208,8 +208,9 @@ class _ReplayedAgent(ReplayPickling, CombinatorialAgent):
     def _replay_outcome(self, first_won: bool) -> None:
         self._advance(first_won)
 
+    @abstractmethod
     def _advance(self, first_won: bool) -> None:
-        raise NotImplementedError
+        """Advance the algorithm by one observed outcome (and log it for the replay)."""
 
 
 class GeneratorAgent(_ReplayedAgent):
