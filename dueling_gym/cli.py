@@ -321,10 +321,11 @@ def _reproduce_learned(preset: Any, out_dir: Path, args: argparse.Namespace) -> 
           f"{options['n_problems']} problems per family, T = {', '.join(map(str, options['horizons']))}")
     evaluate(out_dir, n_arms=options["n_arms"], horizons=options["horizons"], n_problems=options["n_problems"],
              published=PUBLISHED_SMALL if options["published"] else (), follow_up_problems=options["follow_up_problems"],
-             follow_up_horizon=options["follow_up_horizon"], jobs=args.jobs, progress=not args.no_progress)
+             follow_up_horizon=options["follow_up_horizon"], jobs=args.jobs, progress=not args.no_progress,
+             backend=args.backend, address=args.address)
     print((out_dir / "summary.md").read_text())
     follow_up = ", follow_up.csv" if (out_dir / "follow_up.csv").exists() else ""
-    print(f"results: {out_dir}/ (regret.csv, paired.csv{follow_up}, summary.md, regret.png)")
+    print(f"results: {out_dir}/ (units/, regret.csv, paired.csv{follow_up}, summary.md, regret.png)")
     return 0
 
 
@@ -335,7 +336,7 @@ def _reproduce_sample_complexity(preset: Any, out_dir: Path, args: argparse.Name
     options = preset.sweep_arguments(args.quick)
     print(f"{preset.title} [{'quick' if args.quick else 'full'}]")
     rows = run_study(out_dir, quick=args.quick, seeds=options["seeds"], delta=options["delta"], jobs=args.jobs,
-                     progress=not args.no_progress)
+                     progress=not args.no_progress, backend=args.backend, address=args.address)
     text = table(rows, options["delta"])
     atomic_write_text(out_dir / "summary.txt", text + "\n")
     print(text)

@@ -228,7 +228,7 @@ def test_reproduce_cpe_db_quick_resumes(tmp_path, capsys):
 
 
 def test_workers_get_every_unit_once_in_shrinking_batches():
-    from dueling_gym.experiments.sweep import _batches
+    from dueling_gym.experiments.runner import unit_batches as _batches
 
     units = list(range(1000))
     for jobs in (2, 16):

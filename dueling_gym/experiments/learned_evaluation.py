@@ -22,39 +22,50 @@ first stage's problems); the result goes to ``follow_up.csv`` and to ``summary.m
 first stage already put above the policy are re-run too, so the second stage reports every
 comparison that matters with the same rule.
 
+Both stages run through the one runner of every study (:mod:`dueling_gym.experiments.runner`):
+one agent on a share of a problem set's runs is a unit, written to its own verified file in
+``units/``, so an interrupted evaluation resumes where it stopped, on this process, a local
+pool of workers or Ray.
+
     python -m dueling_gym.experiments.learned_evaluation --out results/learned-eval --n-arms 5
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
+import hashlib
 import inspect
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import math
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from dueling_gym.agents import AGENT_REGISTRY, list_agents, make_agent
-from dueling_gym.agents.learned import shipped_policies
+from dueling_gym.agents.learned import DATA_DIRECTORY, shipped_policies
+from dueling_gym.experiments.runner import check_backend, run_units
 from dueling_gym.experiments.simulate import simulate
+from dueling_gym.experiments.work_units import WorkUnit, identity_digest, package_version, safe_name
 from dueling_gym.problems import load_problem
 from dueling_gym.problems.generators import ProblemSampler
+from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.validation import check_integer
 
-__all__ = ["classic_agents", "evaluate", "paired_comparison", "PUBLISHED_SMALL"]
+__all__ = ["classic_agents", "evaluate", "paired_comparison", "EvaluationUnit", "KIND", "PUBLISHED_SMALL"]
+
+#: What ``manifest.json`` says a folder of this study holds.
+KIND = "learned-vs-classic evaluation"
 
 #: Published matrices with 4 to 6 arms.
 PUBLISHED_SMALL = ("cyclic4", "gap", "multisol", "mslr5-condorcet", "mslr5-noncondorcet", "arxiv")
 _HELD_OUT_SALT = 0x4E1D
 #: The follow-up stage's problems come from a stream of their own.
 _FOLLOW_UP_SALT = 0xF011
-#: Runs per task of the worker pool in the follow-up stage (several tasks per agent keep both
-#: cores busy when a single comparison is left).
-_FOLLOW_UP_CHUNK = 2000
+#: Runs per unit (several units per agent keep every worker busy when a single comparison is left).
+_RUNS_PER_UNIT = 2000
 
 
 def classic_agents() -> list[str]:
@@ -109,16 +120,81 @@ def _agent_regrets(task: tuple[str, list, list[int], dict[str, Any]]) -> np.ndar
     return regrets
 
 
-def _run_tasks(tasks: list, jobs: int, bar: Any) -> list[np.ndarray]:
-    """:func:`_agent_regrets` of every task, in order (``jobs`` worker processes when above 1)."""
-    # spawn: workers start clean (no inherited Numba or thread state), the same on every OS
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) if jobs > 1 else None
-    with pool or contextlib.nullcontext():
-        results = []
-        for regrets in (pool.map if pool else map)(_agent_regrets, tasks):
-            results.append(regrets)
-            bar.update(1)
-        return results
+def _policy_sha256(options: dict[str, Any], n_arms: int) -> str:
+    """SHA-256 of the policy file ``learned`` plays (the shipped one for ``n_arms`` by default)."""
+    path = Path(options["policy"]) if "policy" in options else DATA_DIRECTORY / f"learned_k{n_arms}.npz"
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True, eq=False)
+class EvaluationUnit(WorkUnit):
+    """One agent on a share of a problem set's runs (run ``i`` plays ``problems[i]`` with seed ``run_seeds[i]``).
+
+    Its identity holds the agent and its options (for ``learned``, the SHA-256 of the policy file
+    rather than its path), the problem set's name, a SHA-256 of the runs' matrices, the run seeds
+    and the horizons; its result, the cumulative Copeland regret (Komiyama scale) of every run at
+    every horizon.
+    """
+
+    agent: str
+    problem_set: str
+    part: int
+    problems: tuple[PreferenceMatrix, ...]
+    run_seeds: tuple[int, ...]
+    horizons: tuple[int, ...]
+    options: dict[str, Any]
+
+    @cached_property
+    def identity(self) -> dict[str, Any]:
+        matrices = hashlib.sha256()
+        for problem in self.problems:
+            matrices.update(np.ascontiguousarray(problem.matrix, dtype="<f8").tobytes())
+        options = {key: value for key, value in self.options.items() if key != "policy"}
+        agent: dict[str, Any] = {"name": self.agent, "options": options}
+        if self.agent == "learned":
+            agent["policy_sha256"] = _policy_sha256(self.options, self.problems[0].n_arms)
+        return {"study": KIND, "agent": agent, "problem_set": self.problem_set, "problems_sha256": matrices.hexdigest(),
+                "run_seeds": list(self.run_seeds), "horizons": list(self.horizons), "dueling_gym": package_version()}
+
+    @property
+    def key(self) -> str:
+        return f"{safe_name(self.problem_set)}__{safe_name(self.agent)}__part{self.part}__{identity_digest(self.identity)[:16]}"
+
+    def run(self) -> dict[str, Any]:
+        runs = list(zip(self.problems, self.run_seeds))
+        return {"agent": self.agent, "problem_set": self.problem_set,
+                "regrets": _agent_regrets((self.agent, runs, list(self.horizons), self.options)).tolist()}
+
+    def check_result(self, record: dict[str, Any]) -> str | None:
+        regrets = record.get("regrets")
+        if not isinstance(regrets, list) or len(regrets) != len(self.run_seeds):
+            return "regrets are incomplete"
+        for row in regrets:
+            if (not isinstance(row, list) or len(row) != len(self.horizons)
+                    or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in row)):
+                return "regrets are incomplete"
+        return None
+
+
+def _units(agent: str, problem_set: str, runs: list[tuple[PreferenceMatrix, int]], horizons: Sequence[int],
+           options: dict[str, Any]) -> list[EvaluationUnit]:
+    """``agent`` on ``runs``, in units of at most :data:`_RUNS_PER_UNIT` runs."""
+    return [EvaluationUnit(agent, problem_set, start // _RUNS_PER_UNIT,
+                           tuple(problem for problem, _ in runs[start:start + _RUNS_PER_UNIT]),
+                           tuple(int(seed) for _, seed in runs[start:start + _RUNS_PER_UNIT]), tuple(horizons),
+                           dict(options))
+            for start in range(0, len(runs), _RUNS_PER_UNIT)]
+
+
+def _regrets_by_agent(units: list[EvaluationUnit], output: Path, request: dict[str, Any], jobs: int, backend: str,
+                      address: str | None, progress: bool, desc: str) -> dict[tuple[str, str], np.ndarray]:
+    """Run ``units`` (resuming from ``output/units``); each (problem set, agent)'s regrets, runs in order."""
+    records = run_units(units, output, kind=KIND, request=request, jobs=jobs, backend=backend, address=address,
+                        progress=progress, desc=desc)
+    collected: dict[tuple[str, str], list[list[list[float]]]] = {}
+    for unit, record in zip(units, records):
+        collected.setdefault((unit.problem_set, unit.agent), []).append(record["regrets"])
+    return {key: np.array([row for part in parts for row in part], dtype=float) for key, parts in collected.items()}
 
 
 def evaluate(
@@ -137,6 +213,8 @@ def evaluate(
     follow_up_horizon: int | None = None,
     jobs: int = 1,
     progress: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[dict]:
     """Run ``agents`` (default: ``learned`` and :func:`classic_agents`) and write the comparison.
 
@@ -145,13 +223,16 @@ def evaluate(
     ``learned`` plays the K it has a policy for).  ``policy`` runs ``learned`` with an exported policy file
     instead of the shipped one; ``progress`` shows a progress bar over agents and problem sets.
     ``follow_up_problems`` > 0 adds the second stage (module docstring) at ``follow_up_horizon``
-    (one of ``horizons``).  ``jobs`` worker processes share the runs; the results do not depend on it.
+    (one of ``horizons``).  ``jobs`` worker processes (or Ray, ``backend="ray"`` at ``address``)
+    share the runs; the results do not depend on them.  Finished runs are kept in
+    ``output_dir/units`` (see :func:`~dueling_gym.experiments.runner.run_units`): an interrupted
+    evaluation, run again with the same arguments, runs only what is missing.
     Returns the rows of ``regret.csv`` (problem set, agent, horizon, mean, 95% half-width, runs).
     """
     arm_counts = [n_arms] if isinstance(n_arms, (int, np.integer)) else list(n_arms)
     arm_counts = [check_integer("n_arms", count, minimum=2) for count in arm_counts]
     horizons = sorted(check_integer("horizon", h, minimum=1) for h in horizons)
-    jobs = check_integer("jobs", jobs, minimum=1)
+    check_backend(jobs, backend)
     follow_up_problems = check_integer("follow_up_problems", follow_up_problems, minimum=0)
     if follow_up_problems and follow_up_horizon not in horizons:
         raise ValueError(f"follow_up_horizon must be one of the horizons {horizons}, got {follow_up_horizon!r}")
@@ -159,7 +240,6 @@ def evaluate(
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     rows = []
-    per_run: dict[tuple[str, str], np.ndarray] = {}
     if policy is None:
         policy_arms = shipped_policies()
     else:
@@ -167,10 +247,8 @@ def evaluate(
             policy_arms = [int(archive["n_arms"])]
     generated = _generated_sets(families, arm_counts)
     problem_sets = _problem_sets(generated, n_problems, seed, published)
-    from tqdm.auto import tqdm
-
     learned_options = {"policy": str(policy)} if policy is not None else {}
-    keys, tasks = [], []
+    units = []
     for set_name, problems in problem_sets.items():
         if len(problems) == 1:
             runs = [(problems[0], index) for index in range(runs_per_published)]
@@ -179,16 +257,17 @@ def evaluate(
         for name in agents:
             if name == "learned" and problems[0].n_arms not in policy_arms:
                 continue  # no policy trained for this number of arms
-            keys.append((set_name, name))
-            tasks.append((name, runs, horizons, learned_options if name == "learned" else {}))
-    bar = tqdm(total=len(tasks), unit="agent", disable=not progress)
-    for key, regrets in zip(keys, _run_tasks(tasks, jobs, bar)):
-        per_run[key] = regrets
+            units += _units(name, set_name, runs, horizons, learned_options if name == "learned" else {})
+    request = {"agents": agents, "families": list(families), "n_arms": arm_counts, "horizons": horizons,
+               "n_problems": n_problems, "published": list(published), "runs_per_published": runs_per_published,
+               "seed": seed, "policy": None if policy is None else str(policy)}
+    run = dict(jobs=jobs, backend=backend, address=address, progress=progress)
+    per_run = _regrets_by_agent(units, output, request | {"stage": "first"}, desc="evaluation", **run)
+    for key, regrets in per_run.items():
         for column, horizon in enumerate(horizons):
             values = regrets[:, column]
             rows.append({"problems": key[0], "agent": key[1], "horizon": horizon, "mean": float(values.mean()),
                          "ci95": _half_width(values), "runs": int(values.size)})
-    bar.close()
     _write_csv(output / "regret.csv", rows)
     for stale in ("paired.csv", "follow_up.csv"):  # from an earlier run into the same folder
         (output / stale).unlink(missing_ok=True)
@@ -197,7 +276,9 @@ def evaluate(
     follow_ups = []
     if follow_up_problems:
         follow_ups = _follow_up(per_run, horizons.index(follow_up_horizon), horizons, follow_up_problems, seed,
-                                generated, learned_options, jobs, progress)
+                                generated, learned_options,
+                                lambda units: _regrets_by_agent(units, output, request | {"stage": "follow-up"},
+                                                                desc="follow-up", **run))
         _write_csv(output / "follow_up.csv", follow_ups)
     (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_up_problems)
                                        + _summary(rows, horizons))
@@ -215,11 +296,12 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 
 
 def _follow_up(per_run: dict[tuple[str, str], np.ndarray], column: int, horizons: list[int], n_problems: int,
-               seed: int, generated: dict[str, tuple[int, str, int]], learned_options: dict[str, Any], jobs: int,
-               progress: bool) -> list[dict]:
-    """The second stage: every comparison the first left short of *below*, on fresh problems."""
-    from tqdm.auto import tqdm
+               seed: int, generated: dict[str, tuple[int, str, int]], learned_options: dict[str, Any],
+               run: Any) -> list[dict]:
+    """The second stage: every comparison the first left short of *below*, on fresh problems.
 
+    ``run(units)`` runs :class:`EvaluationUnit` s and returns each (problem set, agent)'s regrets.
+    """
     horizon = horizons[column]
     plan = []
     for set_name, (index, family, n_arms) in generated.items():
@@ -230,25 +312,19 @@ def _follow_up(per_run: dict[tuple[str, str], np.ndarray], column: int, horizons
                      if name == set_name and agent != "learned" and _paired(mine, values[:, column])[2] != "below"]
         if undecided:
             plan.append((set_name, index, family, n_arms, undecided))
-    chunks = []
+    units = []
     for set_name, index, family, n_arms, undecided in plan:
         key = [seed, _FOLLOW_UP_SALT, index, n_arms]
         problems = _draw(family, n_arms, n_problems, key)
         runs = [(problem, index) for index, problem in enumerate(problems)]
         for agent in ["learned", *undecided]:
-            for start in range(0, len(runs), _FOLLOW_UP_CHUNK):
-                chunks.append(((set_name, agent), (agent, runs[start:start + _FOLLOW_UP_CHUNK], [horizon],
-                                                   learned_options if agent == "learned" else {})))
-    bar = tqdm(total=len(chunks), unit="chunk", desc="follow-up", disable=not progress)
-    collected: dict[tuple[str, str], list[np.ndarray]] = {}
-    for (key, _), regrets in zip(chunks, _run_tasks([task for _, task in chunks], jobs, bar)):
-        collected.setdefault(key, []).append(regrets[:, 0])
-    bar.close()
+            units += _units(agent, set_name, runs, [horizon], learned_options if agent == "learned" else {})
+    collected = run(units) if units else {}
     follow_ups = []
     for set_name, _, _, _, undecided in plan:
-        mine = np.concatenate(collected[set_name, "learned"])
+        mine = collected[set_name, "learned"][:, 0]
         for agent in undecided:
-            theirs = np.concatenate(collected[set_name, agent])
+            theirs = collected[set_name, agent][:, 0]
             mean, half_width, verdict = _paired(mine, theirs)
             follow_ups.append({"problems": set_name, "horizon": horizon, "classic_agent": agent,
                                "learned_mean": float(mine.mean()), "classic_mean": float(theirs.mean()),
@@ -382,12 +458,15 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="fresh problems per family for the comparisons the first stage left short of 'below'")
     parser.add_argument("--follow-up-horizon", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--backend", choices=["local", "ray"], default="local", help="execution backend")
+    parser.add_argument("--address", help="Ray cluster address (with --backend ray), e.g. auto")
     arguments = parser.parse_args(argv)
     evaluate(arguments.out, agents=arguments.agents.split(",") if arguments.agents else None,
              n_arms=[int(k) for k in arguments.n_arms.split(",")], horizons=[int(h) for h in arguments.horizons.split(",")], n_problems=arguments.problems,
              published=PUBLISHED_SMALL if arguments.published else (), seed=arguments.seed,
              policy=arguments.policy, follow_up_problems=arguments.follow_up_problems,
-             follow_up_horizon=arguments.follow_up_horizon, jobs=arguments.jobs, progress=True)
+             follow_up_horizon=arguments.follow_up_horizon, jobs=arguments.jobs, progress=True,
+             backend=arguments.backend, address=arguments.address)
     print((Path(arguments.out) / "summary.md").read_text())
 
 

@@ -10,24 +10,31 @@ exceeds a cap are skipped), on which
 * ``clucb_borda_exact_reuse`` -- the same with ``reuse_samples_if_exact=True``;
 * ``clucb_borda_pac`` -- CLUCB-Borda-PAC with ``ε`` = half the smallest Borda-score gap,
 
-run to their stopping rule.  Each finished run is written atomically to its own file, so an
-interrupted study resumes where it stopped.
+run to their stopping rule.  Every run is a unit of the one runner
+(:mod:`dueling_gym.experiments.runner`): written atomically to its own verified file, so an
+interrupted study resumes where it stopped, on this process, a local pool or Ray.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import math
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import os
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from dueling_gym.experiments.sweep import atomic_write_text
-from dueling_gym.validation import check_probability
+from dueling_gym.experiments.runner import check_backend, run_units
+from dueling_gym.experiments.work_units import WorkUnit, identity_digest, package_version
+from dueling_gym.validation import check_integer, check_probability
 
-__all__ = ["AGENTS", "instance_family", "run_one", "run_study", "table", "plot"]
+__all__ = ["AGENTS", "KIND", "SampleComplexityUnit", "instance_family", "study_units", "run_study", "table", "plot"]
+
+#: What ``manifest.json`` says a folder of this study holds.
+KIND = "CPE-DB sample-complexity study"
 
 AGENTS = ("clucb_borda_exact", "clucb_borda_exact_reuse", "clucb_borda_pac")
 MIN_GAPS = (0.1, 0.2, 0.3)
@@ -64,34 +71,83 @@ def build(spec: dict):
                                     name=f"l{spec['n_positions']}_s{spec['seed']}")
 
 
-def run_one(job: tuple[dict, str, int, float]) -> dict:
-    """One (instance, agent, seed) run, in a worker process."""
-    from dueling_gym.agents.cpe import CLUCBBordaExact, CLUCBBordaPAC
-    from dueling_gym.experiments.pure_exploration import run_pure_exploration
+#: Fields of a run's result and their types (what a unit file must hold to be reused).
+_RESULT_FIELDS: dict[str, tuple[type, ...]] = {
+    "instance": (str,), "n_positions": (int,), "n_candidates": (int,), "n_edges": (int,), "n_pairs": (int,),
+    "hardness": (int, float), "agent": (str,), "seed": (int,), "samples": (int,), "correct": (bool,),
+    "epochs": (int, type(None)), "wall_time_s": (int, float), "us_per_sample": (int, float),
+}
 
-    spec, agent_name, seed, delta = job
-    problem = build(spec)
-    smallest_score_gap = float(problem.borda_gaps().min()) / problem.n_positions
-    if agent_name == "clucb_borda_pac":
-        agent = CLUCBBordaPAC(problem, delta=delta, epsilon=0.5 * smallest_score_gap)
-    else:
-        agent = CLUCBBordaExact(problem, delta=delta, reuse_samples_if_exact=agent_name.endswith("reuse"))
-    result = run_pure_exploration(agent, problem, seed=seed)
-    return {
-        "instance": problem.name,
-        "n_positions": problem.n_positions,
-        "n_candidates": problem.n_candidates,
-        "n_edges": problem.n_edges,
-        "n_pairs": problem.n_comparable_pairs,
-        "hardness": spec["hardness"],
-        "agent": agent_name,
-        "seed": seed,
-        "samples": result.samples,
-        "correct": result.correct,
-        "epochs": getattr(agent, "epoch", None) if agent_name != "clucb_borda_pac" else None,
-        "wall_time_s": result.wall_time,
-        "us_per_sample": 1e6 * result.time_per_sample,
-    }
+
+@dataclass(frozen=True, eq=False)
+class SampleComplexityUnit(WorkUnit):
+    """One run of the study: an instance (a specification of :func:`instance_family`), an agent, a seed.
+
+    Its identity holds the agent, ``delta``, the seed, the instance's specification and a
+    SHA-256 of the instance's graph and preferences (so a changed generator is noticed).
+    """
+
+    instance: dict[str, Any]
+    agent: str
+    seed: int
+    delta: float
+
+    @cached_property
+    def identity(self) -> dict[str, Any]:
+        problem = build(self.instance)
+        digest = hashlib.sha256(np.ascontiguousarray(problem.edges, dtype="<i8").tobytes()
+                                + np.ascontiguousarray(problem.preferences, dtype="<f8").tobytes()).hexdigest()
+        return {"study": KIND, "agent": self.agent, "delta": self.delta, "seed": self.seed,
+                "instance": dict(self.instance), "problem_sha256": digest, "dueling_gym": package_version()}
+
+    @property
+    def key(self) -> str:
+        return (f"l{self.instance['n_positions']}_s{self.instance['seed']}__{self.agent}__seed{self.seed}"
+                f"__{identity_digest(self.identity)[:16]}")
+
+    @property
+    def cost(self) -> float:
+        """Relative expected cost, to start the longest runs first."""
+        return self.instance["hardness"] * _COST[self.agent]
+
+    def run(self) -> dict[str, Any]:
+        """Run the agent to its stopping rule; the table's row."""
+        from dueling_gym.agents.cpe import CLUCBBordaExact, CLUCBBordaPAC
+        from dueling_gym.experiments.pure_exploration import run_pure_exploration
+
+        problem = build(self.instance)
+        smallest_score_gap = float(problem.borda_gaps().min()) / problem.n_positions
+        if self.agent == "clucb_borda_pac":
+            agent = CLUCBBordaPAC(problem, delta=self.delta, epsilon=0.5 * smallest_score_gap)
+        else:
+            agent = CLUCBBordaExact(problem, delta=self.delta, reuse_samples_if_exact=self.agent.endswith("reuse"))
+        result = run_pure_exploration(agent, problem, seed=self.seed)
+        return {
+            "instance": problem.name,
+            "n_positions": problem.n_positions,
+            "n_candidates": problem.n_candidates,
+            "n_edges": problem.n_edges,
+            "n_pairs": problem.n_comparable_pairs,
+            "hardness": self.instance["hardness"],
+            "agent": self.agent,
+            "seed": self.seed,
+            "samples": result.samples,
+            "correct": result.correct,
+            "epochs": getattr(agent, "epoch", None) if self.agent != "clucb_borda_pac" else None,
+            "wall_time_s": result.wall_time,
+            "us_per_sample": 1e6 * result.time_per_sample,
+        }
+
+    def check_result(self, record: dict[str, Any]) -> str | None:
+        for name, types in _RESULT_FIELDS.items():
+            value = record.get(name)
+            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                return f"{name} is missing or not {' or '.join(t.__name__ for t in types)}"
+            if isinstance(value, float) and not math.isfinite(value):
+                return f"{name} is not finite"
+        if record["samples"] < 0 or record["agent"] != self.agent or record["seed"] != self.seed:
+            return "agent, seed or samples do not match"
+        return None
 
 
 def slope(x: np.ndarray, y: np.ndarray) -> float:
@@ -163,59 +219,30 @@ def study_instances(quick: bool) -> list[dict]:
     return instance_family(list(range(2, 11)), per_size=3, hardness_cap=600.0)
 
 
-def _unit_name(job: tuple[dict, str, int, float]) -> str:
-    spec, agent, seed, delta = job
-    return f"l{spec['n_positions']}_s{spec['seed']}__{agent}__seed{seed}__delta{delta}.json"
+def study_units(quick: bool, seeds: int = 1, delta: float = 0.05,
+                agents: tuple[str, ...] = AGENTS) -> list[SampleComplexityUnit]:
+    """The study's runs, the longest expected first."""
+    units = [SampleComplexityUnit(spec, agent, seed, delta)
+             for spec in study_instances(quick) for agent in agents for seed in range(seeds)]
+    return sorted(units, key=lambda unit: -unit.cost)
 
 
-def _run_and_store(arguments: tuple) -> dict:
-    job, folder = arguments
-    row = run_one(job)
-    atomic_write_text(Path(folder) / _unit_name(job), json.dumps(row))
-    return row
+def run_study(out_dir: str | os.PathLike | None, *, quick: bool = False, seeds: int = 1, delta: float = 0.05,
+              jobs: int = 1, agents: tuple[str, ...] = AGENTS, progress: bool = True, backend: str = "local",
+              address: str | None = None) -> list[dict]:
+    """Run (or resume) the study and return one row per run.
 
-
-def run_study(out_dir: str | Path | None, *, quick: bool = False, seeds: int = 1, delta: float = 0.05,
-              jobs: int = 1, agents: tuple[str, ...] = AGENTS, progress: bool = True) -> list[dict]:
-    """Run (or resume) the study; with ``out_dir``, one JSON file per finished run in ``out_dir/units``."""
+    With ``out_dir``, every finished run is a verified file in ``out_dir/units`` (see
+    :func:`~dueling_gym.experiments.runner.run_units`, which also explains ``jobs``, ``backend``
+    and ``address``); running again runs only what is missing.
+    """
     unknown = sorted(set(agents) - set(AGENTS))
     if unknown:
         raise ValueError(f"unknown agents {unknown}; choose from {list(AGENTS)}")
     delta = check_probability("delta", delta, open_low=True, open_high=True)
-    specs = study_instances(quick)
-    work = [(spec, agent, seed, delta) for spec in specs for agent in agents for seed in range(seeds)]
-    work.sort(key=lambda job: -job[0]["hardness"] * _COST[job[1]])
-    folder = None if out_dir is None else Path(out_dir) / "units"
-    rows: list[dict] = []
-    todo = []
-    for job in work:
-        path = None if folder is None else folder / _unit_name(job)
-        if path is not None and path.exists():
-            rows.append(json.loads(path.read_text()))
-        else:
-            todo.append(job)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(work), initial=len(work) - len(todo), desc="CPE-DB study", unit="run")
-    tasks = [(job, str(folder)) if folder is not None else job for job in todo]
-    function = _run_and_store if folder is not None else run_one
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-    try:
-        if jobs == 1:
-            for task in tasks:
-                rows.append(function(task))
-                if bar is not None:
-                    bar.update(1)
-        else:
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-                for row in pool.map(function, tasks):
-                    rows.append(row)
-                    if bar is not None:
-                        bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
-    return rows
+    seeds = check_integer("seeds", seeds, minimum=1)
+    check_backend(jobs, backend)
+    units = study_units(quick, seeds, delta, tuple(agents))
+    request = {"quick": bool(quick), "seeds": seeds, "delta": delta, "agents": list(agents)}
+    return run_units(units, out_dir, kind=KIND, request=request, jobs=jobs, backend=backend, address=address,
+                     progress=progress, desc="CPE-DB study")

@@ -12,8 +12,9 @@ folder.  A folder may be *extended* (more seeds, agents or problems at the same 
 shuffling, checkpoints and package version); a conflicting sweep is refused with the
 parameter that differs.
 
-Backends: this process (``jobs=1``), a local process pool, and Ray (``backend="ray"``).  Every
-unit is fully determined by its identity, so backends and job counts give identical results.
+Units run through the one runner of every study (:mod:`dueling_gym.experiments.runner`): this
+process (``jobs=1``), a local process pool, or Ray (``backend="ray"``).  Every unit is fully
+determined by its identity, so backends and job counts give identical results.
 """
 
 from __future__ import annotations
@@ -26,17 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-import numpy as np
-
-from dueling_gym.experiments.sweep_backends import (
-    SweepInterrupted,
-    UnitFailed,
-    connect_ray,
-    progress_bar,
-    run_pool,
-    run_ray,
-    run_serial,
-)
+from dueling_gym.experiments.runner import check_backend, execute_units, run_one
+from dueling_gym.experiments.sweep_backends import SweepInterrupted, UnitFailed, connect_ray
 from dueling_gym.experiments.sweep_spec import (
     AgentSpec,
     ProblemSpec,
@@ -44,21 +36,21 @@ from dueling_gym.experiments.sweep_spec import (
     Unit,
     canonical_json,
     package_version,
+    unit_problem,
 )
 from dueling_gym.experiments.sweep_store import (
     FORMAT,
     MANIFEST,
     TABLE,
-    UNITS_FOLDER,
     FolderLock,
     atomic_write_text,
     check_out_dir,
     load_units,
+    read_manifest,
     remove_stale_temporaries,
     stray_files,
     write_table,
 )
-from dueling_gym.problems.preference import PreferenceMatrix
 
 __all__ = [
     "AgentSpec",
@@ -92,89 +84,9 @@ def _versions() -> dict[str, str]:
     return versions
 
 
-def unit_problem(unit: Unit) -> tuple[PreferenceMatrix, PreferenceMatrix, np.ndarray]:
-    """The problem of ``unit``, the problem its run plays and the permutation between them.
-
-    With arm shuffling, arm ``k`` of the run is arm ``permutation[k]`` of the problem; the
-    permutation is drawn from the unit's seed, so every backend plays the same run.
-    """
-    problem = unit.problem.build()
-    permutation = np.arange(problem.n_arms)
-    if unit.shuffle_arms:
-        shuffle_seed = np.random.SeedSequence([unit.seed, 0x5EED]).generate_state(1)[0]
-        permutation = np.random.default_rng(shuffle_seed).permutation(problem.n_arms)
-    run_problem = PreferenceMatrix(problem.matrix[np.ix_(permutation, permutation)], name=problem.name)
-    return problem, run_problem, permutation
-
-
 def run_unit(unit: Unit, out_dir: str | os.PathLike | None = None) -> dict[str, Any]:
     """Run one unit and return its record; with ``out_dir``, also write it atomically."""
-    from dueling_gym.experiments.simulate import simulate
-    from dueling_gym.experiments.sweep_store import FORMAT
-
-    problem, run_problem, permutation = unit_problem(unit)
-    agent = unit.agent.build(problem.n_arms, unit.horizon)
-    result = simulate(agent, run_problem, unit.horizon, seed=unit.seed, checkpoints=list(unit.checkpoints))
-    recommendations = permutation[result.recommendations]
-    record = {
-        "format": FORMAT,
-        "identity": unit.identity,
-        "key": unit.key,
-        "agent": unit.agent.label,
-        "agent_name": unit.agent.name,
-        "hyperparameters": unit.agent.hyperparameters,
-        "agent_repr": result.agent,
-        "problem": unit.problem.label,
-        "problem_spec": unit.problem.to_json(),
-        "seed": unit.seed,
-        "horizon": unit.horizon,
-        "n_arms": problem.n_arms,
-        "permutation": permutation.tolist(),
-        "checkpoints": result.checkpoints.tolist(),
-        "cumulative_regret": {notion: values.tolist() for notion, values in result.cumulative_regret.items()},
-        "recommendations": recommendations.tolist(),
-        "recommendation_is_copeland_winner": np.isin(recommendations, problem.copeland_winners).tolist(),
-        "wall_time": result.wall_time,
-        "fused": result.fused,
-    }
-    text = json.dumps(record)
-    if out_dir is not None:
-        atomic_write_text(Path(out_dir) / UNITS_FOLDER / f"{unit.key}.json", text, durable=False)
-    # Returned as it reads back from its file (lists, not tuples), so a record kept in memory
-    # and one loaded later are the same.
-    return json.loads(text)
-
-
-def _run_unit_batch(arguments: tuple[list[Unit], str]) -> list[dict[str, Any]]:
-    """Run a batch of units (in a worker); their records go back to the parent, which keeps them."""
-    units, out_dir = arguments
-    records = []
-    for unit in units:
-        try:
-            records.append(run_unit(unit, out_dir))
-        except Exception as error:
-            raise UnitFailed(f"unit {unit.key} failed: {type(error).__name__}: {error}") from error
-    return records
-
-
-#: Guided batches: each batch holds this share of the remaining units per worker, at most
-#: ``_MAX_BATCH`` and at least one.  Early batches are large (a message and a result per batch
-#: cost nothing next to its duels), the last ones single units, so no worker is left with a
-#: long batch while the others have finished.
-_BATCHES_PER_WORKER = 4
-_MAX_BATCH = 32
-
-
-def _batches(units: Sequence[Unit], jobs: int) -> list[list[Unit]]:
-    """Consecutive, shrinking batches of ``units`` for ``jobs`` workers (single units in one process)."""
-    if jobs == 1:
-        return [[unit] for unit in units]
-    batches, start = [], 0
-    while start < len(units):
-        size = max(1, min(_MAX_BATCH, (len(units) - start) // (jobs * _BATCHES_PER_WORKER)))
-        batches.append(list(units[start:start + size]))
-        start += size
-    return batches
+    return run_one(unit, out_dir)
 
 
 # --------------------------------------------------------------------------------------------
@@ -182,19 +94,9 @@ def _batches(units: Sequence[Unit], jobs: int) -> list[list[Unit]]:
 # --------------------------------------------------------------------------------------------
 
 def _read_manifest(out_dir: Path) -> dict[str, Any] | None:
-    path = out_dir / MANIFEST
-    if not path.exists():
-        if (out_dir / UNITS_FOLDER).is_dir() and any((out_dir / UNITS_FOLDER).glob("*.json")):
-            raise ValueError(f"{out_dir} holds unit files but no {MANIFEST}; use another folder")
-        return None
-    try:
-        manifest = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path} cannot be read ({error}); use another folder") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise ValueError(f"{out_dir} was written by an older dueling-gym (results-folder format "
-                         f"{manifest.get('format', 1) if isinstance(manifest, dict) else '?'}, this one reads {FORMAT}); "
-                         "use another folder")
+    manifest = read_manifest(out_dir)
+    if manifest is not None and "kind" in manifest:
+        raise ValueError(f"{out_dir} holds a {manifest['kind']}, not a regret sweep; use another folder")
     return manifest
 
 
@@ -366,10 +268,7 @@ def execute_sweep(
     """
     if not isinstance(spec, SweepSpec):
         raise TypeError(f"spec must be a SweepSpec, got {type(spec).__name__}")
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    jobs = check_backend(jobs, backend)
     if notion is not None:
         spec.check_notion(notion)
     out_dir = Path(out_dir)
@@ -387,10 +286,10 @@ def execute_sweep(
             by_key = {unit.key: record for unit, record in zip(all_units, load_units(all_units, out_dir))}
             todo = [unit for unit in units if by_key.get(unit.key) is None]
             folder_unit = {unit.key: unit for unit in all_units}
-            for record in _execute(todo, len(units), out_dir, jobs, backend, progress):
+            for record in execute_units(todo, total=len(units), out_dir=out_dir, jobs=jobs, backend=backend,
+                                        progress=progress, desc="sweep"):
                 # Labelled as a record read back from its file would be: by the folder's unit.
-                unit = folder_unit[record["key"]]
-                by_key[unit.key] = record | {"agent": unit.agent.label, "problem": unit.problem.label}
+                by_key[record["key"]] = folder_unit[record["key"]].labelled(record)
             folder_records = [by_key[unit.key] for unit in all_units if by_key.get(unit.key) is not None]
             write_table(folder_records, out_dir / TABLE)
     finally:
@@ -402,34 +301,3 @@ def execute_sweep(
     if missing:  # pragma: no cover - a unit file vanished while the sweep ran
         raise RuntimeError(f"units missing after the sweep: {missing[:3]}")
     return SweepResult([by_key[unit.key] for unit in units], folder_records, all_units, manifest)
-
-
-def _execute(todo: list[Unit], total: int, out_dir: Path, jobs: int, backend: str,
-             progress: bool) -> list[dict[str, Any]]:
-    """Run ``todo`` and return the records of its units (in the order they finished)."""
-    bar = progress_bar(total=total, initial=total - len(todo), desc="sweep", unit="run") if progress else None
-    finished = [total - len(todo)]
-    records: list[dict[str, Any]] = []
-
-    def on_done(_: Any, batch_records: list[dict[str, Any]]) -> None:
-        records.extend(batch_records)
-        finished[0] += len(batch_records)
-        if bar is not None:
-            bar.update(len(batch_records))
-
-    workers = 1 if backend == "local" and (jobs == 1 or len(todo) <= 1) else jobs
-    tasks = [(batch, str(out_dir)) for batch in _batches(todo, workers)]
-    describe = lambda task: task[0][0].key if len(task[0]) == 1 else f"batch from {task[0][0].key}"  # noqa: E731
-    try:
-        if backend == "ray":
-            run_ray(tasks, _run_unit_batch, on_done, describe)
-        elif workers == 1:
-            run_serial(tasks, _run_unit_batch, on_done, describe)
-        else:
-            run_pool(tasks, _run_unit_batch, on_done, min(jobs, len(tasks)), describe)
-    except KeyboardInterrupt:
-        raise SweepInterrupted(finished[0], total, str(out_dir)) from None
-    finally:
-        if bar is not None:
-            bar.close()
-    return records

@@ -38,6 +38,8 @@ class SweepInterrupted(KeyboardInterrupt):
         self.done, self.total, self.out_dir = done, total, out_dir
 
     def __str__(self) -> str:
+        if not self.out_dir:  # a study run without a folder keeps nothing
+            return f"interrupted: {self.done} of {self.total} units were done (nothing was saved)"
         return (f"interrupted: {self.done} of {self.total} units done in {self.out_dir}; "
                 "run the same command again to resume")
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-import re
+import math
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -29,29 +29,12 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from dueling_gym.experiments.work_units import WorkUnit, canonical_json, identity_digest, package_version, safe_name
 from dueling_gym.problems.generators import GENERATORS
 from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.validation import check_bool, check_integer, check_number
 
-__all__ = ["AgentSpec", "ProblemSpec", "SweepSpec", "Unit", "package_version", "canonical_json"]
-
-_LABEL_PATTERN = re.compile(r"[^A-Za-z0-9_.=+-]+")
-
-
-def _safe(text: str) -> str:
-    return _LABEL_PATTERN.sub("-", text).strip("-")
-
-
-def canonical_json(value: Any) -> str:
-    """The canonical JSON text of ``value`` (sorted keys; non-JSON values by ``repr``)."""
-    return json.dumps(value, sort_keys=True, default=repr, separators=(",", ":"))
-
-
-def package_version() -> str:
-    """The installed dueling-gym version (part of every unit's identity)."""
-    import dueling_gym
-
-    return str(dueling_gym.__version__)
+__all__ = ["AgentSpec", "ProblemSpec", "SweepSpec", "Unit", "unit_problem", "package_version", "canonical_json"]
 
 
 def _check_json_values(values: dict[str, Any], what: str) -> None:
@@ -270,8 +253,8 @@ class ProblemSpec:
 
 
 @dataclass(frozen=True)
-class Unit:
-    """One run: agent x problem x seed, at the sweep's horizon, shuffling and checkpoints."""
+class Unit(WorkUnit):
+    """One run of a regret sweep: agent x problem x seed, at the sweep's horizon, shuffling and checkpoints."""
 
     agent: AgentSpec
     problem: ProblemSpec
@@ -296,12 +279,76 @@ class Unit:
 
     @cached_property
     def digest(self) -> str:
-        return hashlib.sha256(canonical_json(self.identity).encode()).hexdigest()
+        return identity_digest(self.identity)
 
     @property
     def key(self) -> str:
         """File stem of the unit: readable names plus a digest of the identity."""
-        return f"{_safe(self.agent.name)}__{_safe(self.problem.label)}__seed{self.seed}__{self.digest[:16]}"
+        return f"{safe_name(self.agent.name)}__{safe_name(self.problem.label)}__seed{self.seed}__{self.digest[:16]}"
+
+    def run(self) -> dict[str, Any]:
+        """Play the run; regret at every checkpoint and the recommendations in the problem's own labels."""
+        from dueling_gym.experiments.simulate import simulate
+
+        problem, run_problem, permutation = unit_problem(self)
+        agent = self.agent.build(problem.n_arms, self.horizon)
+        result = simulate(agent, run_problem, self.horizon, seed=self.seed, checkpoints=list(self.checkpoints))
+        recommendations = permutation[result.recommendations]
+        return {
+            "agent": self.agent.label,
+            "agent_name": self.agent.name,
+            "hyperparameters": self.agent.hyperparameters,
+            "agent_repr": result.agent,
+            "problem": self.problem.label,
+            "problem_spec": self.problem.to_json(),
+            "seed": self.seed,
+            "horizon": self.horizon,
+            "n_arms": problem.n_arms,
+            "permutation": permutation.tolist(),
+            "checkpoints": result.checkpoints.tolist(),
+            "cumulative_regret": {notion: values.tolist() for notion, values in result.cumulative_regret.items()},
+            "recommendations": recommendations.tolist(),
+            "recommendation_is_copeland_winner": np.isin(recommendations, problem.copeland_winners).tolist(),
+            "wall_time": result.wall_time,
+            "fused": result.fused,
+        }
+
+    def check_result(self, record: dict[str, Any]) -> str | None:
+        checkpoints = record.get("checkpoints")
+        if checkpoints != list(self.checkpoints):
+            return "checkpoints do not match"
+        n = len(checkpoints)
+        regret = record.get("cumulative_regret")
+        if not isinstance(regret, dict) or not regret:
+            return "no regret values"
+        for notion, values in regret.items():
+            if (not isinstance(values, list) or len(values) != n
+                    or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                               for v in values)):
+                return f"regret values of {notion!r} are incomplete"
+        for name in ("recommendations", "recommendation_is_copeland_winner"):
+            if not isinstance(record.get(name), list) or len(record[name]) != n:
+                return f"{name} are incomplete"
+        return None
+
+    def labelled(self, record: dict[str, Any]) -> dict[str, Any]:
+        # Tables use the labels of the current sweep (labels are not part of a unit's identity).
+        return record | {"agent": self.agent.label, "problem": self.problem.label}
+
+
+def unit_problem(unit: Unit) -> tuple[PreferenceMatrix, PreferenceMatrix, np.ndarray]:
+    """The problem of ``unit``, the problem its run plays and the permutation between them.
+
+    With arm shuffling, arm ``k`` of the run is arm ``permutation[k]`` of the problem; the
+    permutation is drawn from the unit's seed, so every backend plays the same run.
+    """
+    problem = unit.problem.build()
+    permutation = np.arange(problem.n_arms)
+    if unit.shuffle_arms:
+        shuffle_seed = np.random.SeedSequence([unit.seed, 0x5EED]).generate_state(1)[0]
+        permutation = np.random.default_rng(shuffle_seed).permutation(problem.n_arms)
+    run_problem = PreferenceMatrix(problem.matrix[np.ix_(permutation, permutation)], name=problem.name)
+    return problem, run_problem, permutation
 
 
 def _dedupe(items: Iterable[Any], key: Any, what: str, describe: Any) -> tuple[tuple[Any, ...], list[str]]:

@@ -9,7 +9,9 @@ Layout of a folder ``P``::
     P/results.csv          one row per (unit, checkpoint), every regret notion
     P/.lock                held while a sweep runs in P
 
-A unit file holds the unit's identity (see :class:`~dueling_gym.experiments.sweep_spec.Unit`);
+The same layout (without ``results.csv``) holds every study run by the one runner
+(:mod:`dueling_gym.experiments.runner`); ``manifest.json`` then names the study's ``kind``.
+A unit file holds the unit's identity (see :class:`~dueling_gym.experiments.work_units.WorkUnit`);
 a file is only used when it parses, is complete and its identity equals the unit it is
 supposed to be.
 """
@@ -19,7 +21,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
 import tempfile
 import time
@@ -27,10 +28,11 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from dueling_gym.experiments.sweep_spec import Unit, canonical_json
+from dueling_gym.experiments.work_units import WorkUnit, canonical_json
 
-__all__ = ["atomic_write_text", "check_out_dir", "load_unit", "load_units", "write_table", "FolderLock",
-           "UNITS_FOLDER", "REJECTED_FOLDER", "MANIFEST", "TABLE", "FORMAT"]
+__all__ = ["atomic_write_text", "check_out_dir", "read_manifest", "load_unit", "load_units", "write_table",
+           "FolderLock", "remove_stale_temporaries", "stray_files", "UNITS_FOLDER", "REJECTED_FOLDER", "MANIFEST",
+           "TABLE", "FORMAT"]
 
 UNITS_FOLDER = "units"
 REJECTED_FOLDER = "units-rejected"
@@ -121,7 +123,29 @@ def remove_stale_temporaries(out_dir: Path) -> None:
             path.unlink(missing_ok=True)
 
 
-def _problem(record: dict[str, Any], unit: Unit) -> str | None:
+def read_manifest(out_dir: Path) -> dict[str, Any] | None:
+    """The manifest of ``out_dir`` (None for a new folder); ValueError when it cannot be used.
+
+    Refused: unit files without a manifest, a manifest that does not parse, and one written in
+    another folder format.
+    """
+    path = out_dir / MANIFEST
+    if not path.exists():
+        if (out_dir / UNITS_FOLDER).is_dir() and any((out_dir / UNITS_FOLDER).glob("*.json")):
+            raise ValueError(f"{out_dir} holds unit files but no {MANIFEST}; use another folder")
+        return None
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} cannot be read ({error}); use another folder") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise ValueError(f"{out_dir} was written by an older dueling-gym (results-folder format "
+                         f"{manifest.get('format', 1) if isinstance(manifest, dict) else '?'}, this one reads {FORMAT}); "
+                         "use another folder")
+    return manifest
+
+
+def _problem(record: dict[str, Any], unit: WorkUnit) -> str | None:
     """Why ``record`` is not a complete result of ``unit`` (None when it is)."""
     if not isinstance(record, dict):
         return "not a unit record"
@@ -133,21 +157,7 @@ def _problem(record: dict[str, Any], unit: Unit) -> str | None:
     if canonical_json(identity) != canonical_json(unit.identity):
         differing = sorted(k for k in set(identity) | set(unit.identity) if identity.get(k) != unit.identity.get(k))
         return "belongs to another unit (differs in " + ", ".join(differing) + ")"
-    checkpoints = record.get("checkpoints")
-    if checkpoints != list(unit.checkpoints):
-        return "checkpoints do not match"
-    n = len(checkpoints)
-    regret = record.get("cumulative_regret")
-    if not isinstance(regret, dict) or not regret:
-        return "no regret values"
-    for notion, values in regret.items():
-        if (not isinstance(values, list) or len(values) != n
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)):
-            return f"regret values of {notion!r} are incomplete"
-    for name in ("recommendations", "recommendation_is_copeland_winner"):
-        if not isinstance(record.get(name), list) or len(record[name]) != n:
-            return f"{name} are incomplete"
-    return None
+    return unit.check_result(record)
 
 
 def _reject(path: Path, out_dir: Path, reason: str) -> None:
@@ -159,7 +169,7 @@ def _reject(path: Path, out_dir: Path, reason: str) -> None:
                   stacklevel=4)
 
 
-def load_unit(unit: Unit, out_dir: Path, *, reject: bool = True) -> dict[str, Any] | None:
+def load_unit(unit: WorkUnit, out_dir: Path, *, reject: bool = True) -> dict[str, Any] | None:
     """The verified record of ``unit`` in ``out_dir``, or None when it has to be run.
 
     A file that is empty, truncated, not JSON, incomplete or of another unit is moved to
@@ -179,8 +189,7 @@ def load_unit(unit: Unit, out_dir: Path, *, reject: bool = True) -> dict[str, An
         if reason is not None:
             reason = f"is not a result of this unit: {reason}"
     if reason is None:
-        # Tables use the label of the current sweep (labels are not part of a unit's identity).
-        return record | {"agent": unit.agent.label, "problem": unit.problem.label}
+        return unit.labelled(record)
     if reject:
         _reject(path, out_dir, reason)
     else:
@@ -188,12 +197,12 @@ def load_unit(unit: Unit, out_dir: Path, *, reject: bool = True) -> dict[str, An
     return None
 
 
-def load_units(units: Sequence[Unit], out_dir: Path, *, reject: bool = True) -> list[dict[str, Any] | None]:
+def load_units(units: Sequence[WorkUnit], out_dir: Path, *, reject: bool = True) -> list[dict[str, Any] | None]:
     """:func:`load_unit` for every unit (None where a unit has no valid file)."""
     return [load_unit(unit, out_dir, reject=reject) for unit in units]
 
 
-def stray_files(out_dir: Path, units: Iterable[Unit]) -> list[Path]:
+def stray_files(out_dir: Path, units: Iterable[WorkUnit]) -> list[Path]:
     """Files in ``units/`` that are no unit of the folder's sweep (left alone, never read)."""
     folder = out_dir / UNITS_FOLDER
     if not folder.is_dir():
