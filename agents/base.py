@@ -356,6 +356,15 @@ class DuelingAgent(ArmedAgent):
     #: True for pure-exploration agents, which expose :attr:`done`.
     pure_exploration: ClassVar[bool] = False
 
+    @classmethod
+    def content_digests(cls, n_arms: int, hyperparameters: dict[str, Any]) -> dict[str, str]:
+        """SHA-256 of every file the agent would read that changes its runs, by name (none by default).
+
+        A sweep puts these in a run's identity, so a file rewritten at the same path makes
+        new runs instead of reusing the old file's.
+        """
+        return {}
+
     @abstractmethod
     def act(self) -> tuple[int, int]:
         """The next duel ``(first, second)``; ``first == second`` means pure exploitation."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -506,6 +507,15 @@ class LearnedAgent(KernelDuelingAgent):
         self.policy = policy
         self._weights: dict[str, np.ndarray] | None = None
         super().__init__(n_arms, seed=seed)
+
+    @classmethod
+    def content_digests(cls, n_arms: int, hyperparameters: dict[str, Any]) -> dict[str, str]:
+        """The SHA-256 of the policy file the agent plays (the shipped one for ``n_arms`` by default)."""
+        policy = hyperparameters.get("policy")
+        path = DATA_DIRECTORY / f"learned_k{n_arms}.npz" if policy is None else Path(policy)
+        if not path.is_file():
+            return {}  # the constructor refuses it with its own message
+        return {"policy_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
     @property
     def metadata(self) -> dict[str, Any]:

@@ -283,6 +283,15 @@ def _command_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _command_verify(args: argparse.Namespace) -> int:
+    from dueling_gym.experiments.verify import verify_folder
+
+    report = verify_folder(args.results, fraction=args.fraction, seed=args.seed, jobs=args.jobs,
+                           progress=not args.no_progress)
+    print("\n".join(report.lines()))
+    return 0 if report.ok else 1
+
+
 def _command_reproduce(args: argparse.Namespace) -> int:
     from dueling_gym.experiments.presets import PRESETS, get_preset
     from dueling_gym.experiments.sweep import SweepSpec
@@ -448,6 +457,15 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--svg", action="store_true", help="also write the plot as SVG")
     plot.set_defaults(handler=_command_plot)
 
+    verify = subcommands.add_parser("verify", help="re-play a results folder's runs and compare them with their files")
+    verify.add_argument("results", help="results folder (of run, reproduce or a study)")
+    verify.add_argument("--fraction", type=_fraction, default=1.0,
+                        help="share of the unit files re-played, drawn at random (default: 1, all)")
+    verify.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the random share (default: 0)")
+    verify.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default: 1)")
+    verify.add_argument("--no-progress", action="store_true", help="no progress bar")
+    verify.set_defaults(handler=_command_verify)
+
     reproduce = subcommands.add_parser("reproduce", help="run a published experiment (--list shows them)")
     reproduce.add_argument("name", nargs="?", help="preset name")
     reproduce.add_argument("--list", action="store_true", help="list the presets")
@@ -483,6 +501,26 @@ def build_parser() -> argparse.ArgumentParser:
                                          help="held-out problems per family of the final comparison (0: none)")
         parser_of_algorithm.set_defaults(handler=_command_train, argv=None)
     return parser
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text}")
+    return value
 
 
 def _positive_int(text: str) -> int:

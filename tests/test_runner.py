@@ -14,6 +14,7 @@ import pytest
 
 from dueling_gym.experiments.runner import run_units
 from dueling_gym.experiments.sweep import SweepInterrupted, UnitFailed
+from dueling_gym.experiments.sweep_store import content_digest
 from dueling_gym.experiments.work_units import WorkUnit, identity_digest
 
 
@@ -33,13 +34,17 @@ class Square(WorkUnit):
     def key(self) -> str:
         return f"square{self.value}__{identity_digest(self.identity)[:16]}"
 
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Square:
+        return cls(record["identity"]["value"], record["log"])
+
     def run(self) -> dict[str, Any]:
         if self.value == self.interrupt_at:
             raise KeyboardInterrupt
         if self.value < 0:
             raise ArithmeticError("negative")
         Path(self.log, f"{self.value}.{os.getpid()}.{np.random.default_rng().integers(1 << 60)}").touch()
-        return {"square": self.value ** 2}
+        return {"square": self.value ** 2, "log": self.log}
 
     def check_result(self, record: dict[str, Any]) -> str | None:
         square = record.get("square")
@@ -142,6 +147,7 @@ def test_the_sample_complexity_study_resumes_from_verified_files(tmp_path, monke
     path = sorted((tmp_path / "units").glob("*.json"))[0]
     record = json.loads(path.read_text())
     record["samples"] = "many"
+    record["content_sha256"] = content_digest(record)  # re-signed: the field's own check must catch it
     path.write_text(json.dumps(record))
     monkeypatch.undo()
     with pytest.warns(UserWarning, match="samples is missing or not int"):
@@ -187,3 +193,62 @@ def test_the_learned_evaluation_resumes_and_notices_a_changed_policy_file(tmp_pa
     np.savez(policy, **{**weights, "w": weights["w"] * 2.0})
     evaluate(out, **settings)
     assert played == ["learned"]  # a policy file with other contents is another unit
+
+
+def test_more_local_jobs_than_cores_warn_and_workers_never_outnumber_the_units(tmp_path):
+    from dueling_gym.experiments.runner import usable_cores
+
+    with pytest.warns(UserWarning, match="more than the .* cores"):
+        records = run_units(_squares(tmp_path, range(3)), None, kind="squares", jobs=usable_cores() + 1, progress=False)
+    assert [record["square"] for record in records] == [0, 1, 4]
+    pids = {path.name.split(".")[1] for path in (tmp_path / "log").iterdir()}
+    assert len(pids) <= 3
+
+
+# --------------------------------------------------------------------------------------------
+# dueling-gym verify: re-play and compare
+# --------------------------------------------------------------------------------------------
+
+def test_verify_replays_a_sweep_and_names_the_file_and_field_that_differ(tmp_path, capsys):
+    from dueling_gym.cli import main
+    from dueling_gym.experiments.sweep import SweepSpec, run_sweep
+    from dueling_gym.experiments.verify import verify_folder
+
+    out = tmp_path / "sweep"
+    run_sweep(SweepSpec(agents=("rucb", "ccb:alpha=1"), problems=("multisol",), seeds=(0, 1, 2), horizon=500), out,
+              progress=False)
+    report = verify_folder(out, progress=False)
+    assert report.ok and len(report.identical) == 6 == report.n_files
+    files = sorted((out / "units").glob("rucb*.json"))
+    # Another seed's numbers, re-signed: every check of the file passes, only re-playing tells.
+    donor, target = (json.loads(path.read_text()) for path in files[:2])
+    target["cumulative_regret"] = donor["cumulative_regret"]
+    target["content_sha256"] = content_digest(target)
+    files[1].write_text(json.dumps(target))
+    files[2].write_text("{")
+    report = verify_folder(out, progress=False, jobs=2)
+    assert report.differing == {files[1].name: ["cumulative_regret"]}
+    assert list(report.failing) == [files[2].name] and len(report.identical) == 4
+    share = verify_folder(out, fraction=0.5, seed=3, progress=False)
+    assert len(share.identical) + len(share.differing) + len(share.failing) == 3
+    assert main(["verify", str(out), "--no-progress"]) == 1
+    printed = capsys.readouterr().out
+    assert f"differs: {files[1].name}: cumulative_regret" in printed and "6 of 6 unit files checked" in printed
+    with pytest.raises(SystemExit):
+        main(["verify", str(out), "--fraction", "0"])
+    with pytest.raises(ValueError, match="no manifest.json"):
+        verify_folder(tmp_path)
+
+
+def test_verify_replays_the_studies(tmp_path):
+    from dueling_gym.experiments.learned_evaluation import evaluate
+    from dueling_gym.experiments.sample_complexity import run_study
+    from dueling_gym.experiments.verify import verify_folder
+
+    run_study(tmp_path / "cpe", quick=True, agents=("clucb_borda_pac",), progress=False)
+    report = verify_folder(tmp_path / "cpe", fraction=0.4, progress=False)
+    assert report.ok and len(report.identical) == 2 and report.kind == "CPE-DB sample-complexity study"
+    evaluate(tmp_path / "eval", agents=["learned", "rmed1"], families=("utility_based",), n_arms=5, horizons=(30,),
+             n_problems=3, published=("cyclic4",), runs_per_published=2)
+    report = verify_folder(tmp_path / "eval", progress=False)
+    assert report.ok and report.n_files == 3  # learned has no K=4 policy for cyclic4

@@ -9,6 +9,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -108,6 +109,83 @@ def test_damaged_or_foreign_unit_files_are_moved_aside_and_rerun(clean, damage, 
             assert any(name in message for message in messages), (name, messages)
         for name, content in stray_contents.items():  # strays are neither read nor touched
             assert (out / "units" / name).read_text() == content
+
+
+def _edit(field_path: tuple, value):
+    """An edit of one field of a unit record (``field_path`` into the nested record)."""
+    def edit(record: dict) -> None:
+        target = record
+        for key in field_path[:-1]:
+            target = target[key]
+        if callable(value):
+            target[field_path[-1]] = value(target[field_path[-1]])
+        else:
+            target[field_path[-1]] = value
+    return edit
+
+
+def _drop_notion(record: dict) -> None:
+    del record["cumulative_regret"]["borda"]
+
+
+def _invent_notion(record: dict) -> None:
+    record["cumulative_regret"]["bogus"] = list(record["cumulative_regret"]["borda"])
+
+
+#: Hand edits that keep the file well-formed JSON of the right unit, each with the field the
+#: rejection must name.  (cyclic4 has no Condorcet winner: copeland_komiyama, copeland_zoghi, borda.)
+IMPLAUSIBLE = {
+    "huge regret": (_edit(("cumulative_regret", "borda", -1), 1e300), "regret of 'borda'"),
+    "integer beyond floats": (_edit(("cumulative_regret", "borda", -1), 10 ** 400), "regret of 'borda'"),
+    "negative regret": (_edit(("cumulative_regret", "copeland_zoghi", 0), -1.0), "regret of 'copeland_zoghi'"),
+    "decreasing regret": (_edit(("cumulative_regret", "borda"), lambda v: v[::-1] if v[0] != v[-1] else [1.0] + v[1:]),
+                          "regret of 'borda'"),
+    "string regret": (_edit(("cumulative_regret", "borda", 0), "0.5"), "regret of 'borda'"),
+    "missing notion": (_drop_notion, "notions"),
+    "invented notion": (_invent_notion, "notions"),
+    "seed relabelled": (_edit(("seed",), 7), "seed"),
+    "horizon edited": (_edit(("horizon",), 1), "horizon"),
+    "arm out of range": (_edit(("recommendations", -1), 999), "recommendations"),
+    "boolean arm": (_edit(("recommendations", 0), True), "recommendations"),
+    "string booleans": (_edit(("recommendation_is_copeland_winner",), lambda v: ["x" for _ in v]),
+                        "recommendation_is_copeland_winner"),
+    "flipped winner flag": (_edit(("recommendation_is_copeland_winner", -1), lambda v: not v),
+                            "recommendation_is_copeland_winner"),
+    "permutation edited": (_edit(("permutation",), lambda v: v[::-1]), "permutation"),
+    "negative wall time": (_edit(("wall_time",), -3.0), "wall_time"),
+    "problem relabelled": (_edit(("problem_spec", "name"), "sushi"), "problem_spec"),
+    "key of another file": (_edit(("key",), "rucb__cyclic4__seed1__0000000000000000"), "key"),
+}
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(st.integers(0, 3), st.sampled_from(sorted(IMPLAUSIBLE)), st.booleans()), min_size=1,
+                      max_size=3, unique_by=lambda e: e[0]))
+def test_implausible_unit_files_are_rejected_naming_the_field(clean, edits):
+    """Edited files are caught by their content digest; re-signed ones by the check of the field itself."""
+    from dueling_gym.experiments.sweep_store import content_digest
+
+    folder, _ = clean
+    expected_table = (folder / "results.csv").read_text()
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "sweep"
+        shutil.copytree(folder, out)
+        files = _units(out)
+        for index, name, resign in edits:
+            record = json.loads(files[index].read_text())
+            IMPLAUSIBLE[name][0](record)
+            if resign:
+                record["content_sha256"] = content_digest(record)
+            files[index].write_text(json.dumps(record))
+
+        records, messages = _quiet_run(SweepSpec(**BASE), out)
+
+        assert (out / "results.csv").read_text() == expected_table
+        assert len(records) == 4 and len(list((out / "units-rejected").iterdir())) == len(edits)
+        for index, name, resign in edits:
+            message = next(m for m in messages if files[index].name in m)
+            expected = IMPLAUSIBLE[name][1] if resign else "content_sha256"
+            assert expected in message, (name, message)
 
 
 def test_duplicates_are_counted_once(tmp_path):
@@ -246,3 +324,53 @@ def test_settings_that_cannot_be_stored_are_refused():
         AgentSpec("rucb", {"alpha": np.int64(1)})
     with pytest.raises(TypeError, match="JSON"):
         ProblemSpec("unique_copeland_winner", 4, 0, {"min_gap": object()})
+
+
+def test_equal_settings_typed_differently_are_one_run(tmp_path):
+    with pytest.warns(UserWarning, match="given more than once"):
+        spec = SweepSpec(agents=("ccb:alpha=1", "ccb:alpha=1.0"), problems=(
+            "unique_copeland_winner:n_arms=5,problem_seed=1,min_gap=0", "unique_copeland_winner:n_arms=5,problem_seed=1"),
+            seeds=(0,), horizon=HORIZON)
+    assert len(spec.agents) == 1 and spec.agents[0].hyperparameters == {"alpha": 1.0}
+    assert spec.agents[0].label == "ccb:alpha=1"  # tables show what was typed
+    assert len(spec.problems) == 1 and spec.problems[0].options == {}
+    with pytest.raises(ValueError, match="alpha of agent 'ccb' must be a real number within float range"):
+        SweepSpec(agents=(f"ccb:alpha={10 ** 400}",), problems=("cyclic4",), seeds=(0,), horizon=HORIZON)
+
+
+def test_a_policy_file_rewritten_at_its_path_makes_new_runs(tmp_path):
+    from dueling_gym.agents.learned import DATA_DIRECTORY
+
+    policy = tmp_path / "policy.npz"
+    policy.write_bytes((DATA_DIRECTORY / "learned_k5.npz").read_bytes())
+    spec = SweepSpec(agents=(f"learned:policy={json.dumps(str(policy))}",), problems=("mslr5-condorcet",), seeds=(0,),
+                     horizon=HORIZON)
+    first = run_sweep(spec, tmp_path / "sweep", progress=False)
+    assert first[0]["identity"]["agent"]["files"]["policy_sha256"]
+    with np.load(policy) as archive:
+        weights = {name: archive[name] for name in archive.files}
+    np.savez(policy, **{**weights, "w": -weights["w"]})
+    second = run_sweep(spec, tmp_path / "sweep", progress=False)
+    assert second[0]["key"] != first[0]["key"] and len(_units(tmp_path / "sweep")) == 2
+    assert second[0]["cumulative_regret"] != first[0]["cumulative_regret"]
+
+
+def test_the_folder_lock_is_taken_before_the_manifest_is_read(tmp_path, monkeypatch):
+    from dueling_gym.experiments import sweep
+    from dueling_gym.experiments.sweep_store import FolderLock
+
+    out = tmp_path / "sweep"
+    run_sweep(SweepSpec(**BASE), out, progress=False)
+    manifest = (out / "manifest.json").read_text()
+    with FolderLock(out):  # another sweep is running in the folder
+        with pytest.raises(ValueError, match="in use by another running sweep"):
+            run_sweep(SweepSpec(**(BASE | {"seeds": (5,)})), out, progress=False)
+    assert (out / "manifest.json").read_text() == manifest
+    # A sweep into a new folder that fails before writing anything (here: no cluster) leaves nothing behind.
+    def unreachable(address, jobs):
+        raise ConnectionError("could not connect to Ray")
+
+    monkeypatch.setattr(sweep, "connect_ray", unreachable)
+    with pytest.raises(ConnectionError):
+        run_sweep(SweepSpec(**BASE), tmp_path / "new", progress=False, backend="ray", address="auto")
+    assert not (tmp_path / "new").exists()

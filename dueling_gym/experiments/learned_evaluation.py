@@ -45,7 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from dueling_gym.agents import AGENT_REGISTRY, list_agents, make_agent
-from dueling_gym.agents.learned import DATA_DIRECTORY, shipped_policies
+from dueling_gym.agents.learned import shipped_policies
 from dueling_gym.experiments.runner import check_backend, run_units
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.work_units import WorkUnit, identity_digest, package_version, safe_name
@@ -85,15 +85,23 @@ def _generated_sets(families: Sequence[str], arm_counts: Sequence[int]) -> dict[
 
 
 def _problem_sets(generated: dict[str, tuple[int, str, int]], n_problems: int, seed: int,
-                  published: Sequence[str]) -> dict[str, list]:
-    sets = {}
+                  published: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Where every problem set comes from: a generator stream or a published matrix (see :func:`_draw_source`)."""
+    sets: dict[str, dict[str, Any]] = {}
     for set_name, (index, family, n_arms) in generated.items():
         # K = 5 keeps the stream of the single-K evaluation; other K get their own.
         key = [seed, _HELD_OUT_SALT, index] if n_arms == 5 else [seed, _HELD_OUT_SALT, index, n_arms]
-        sets[set_name] = _draw(family, n_arms, n_problems, key)
+        sets[set_name] = {"family": family, "n_arms": n_arms, "stream": key, "n_problems": n_problems}
     for name in published:
-        sets[name] = [load_problem(name)]
+        sets[name] = {"published": name}
     return sets
+
+
+def _draw_source(source: dict[str, Any]) -> list[PreferenceMatrix]:
+    """The problems of a source: ``n_problems`` draws of a family's stream, or one published matrix."""
+    if "published" in source:
+        return [load_problem(source["published"])]
+    return _draw(source["family"], source["n_arms"], source["n_problems"], list(source["stream"]))
 
 
 def _draw(family: str, n_arms: int, n_problems: int, key: list[int]) -> list:
@@ -120,24 +128,21 @@ def _agent_regrets(task: tuple[str, list, list[int], dict[str, Any]]) -> np.ndar
     return regrets
 
 
-def _policy_sha256(options: dict[str, Any], n_arms: int) -> str:
-    """SHA-256 of the policy file ``learned`` plays (the shipped one for ``n_arms`` by default)."""
-    path = Path(options["policy"]) if "policy" in options else DATA_DIRECTORY / f"learned_k{n_arms}.npz"
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 @dataclass(frozen=True, eq=False)
 class EvaluationUnit(WorkUnit):
     """One agent on a share of a problem set's runs (run ``i`` plays ``problems[i]`` with seed ``run_seeds[i]``).
 
-    Its identity holds the agent and its options (for ``learned``, the SHA-256 of the policy file
-    rather than its path), the problem set's name, a SHA-256 of the runs' matrices, the run seeds
-    and the horizons; its result, the cumulative Copeland regret (Komiyama scale) of every run at
-    every horizon.
+    ``source`` says where the set's problems come from (a generator stream, or a published
+    matrix played by every run) and ``part`` which share of the set's runs this is.  The
+    identity holds the agent and its options (for ``learned``, the SHA-256 of the policy file
+    rather than its path), the problem set, its source, a SHA-256 of the runs' matrices, the
+    run seeds and the horizons; the result, the cumulative Copeland regret (Komiyama scale) of
+    every run at every horizon.
     """
 
     agent: str
     problem_set: str
+    source: dict[str, Any]
     part: int
     problems: tuple[PreferenceMatrix, ...]
     run_seeds: tuple[int, ...]
@@ -151,10 +156,26 @@ class EvaluationUnit(WorkUnit):
             matrices.update(np.ascontiguousarray(problem.matrix, dtype="<f8").tobytes())
         options = {key: value for key, value in self.options.items() if key != "policy"}
         agent: dict[str, Any] = {"name": self.agent, "options": options}
-        if self.agent == "learned":
-            agent["policy_sha256"] = _policy_sha256(self.options, self.problems[0].n_arms)
-        return {"study": KIND, "agent": agent, "problem_set": self.problem_set, "problems_sha256": matrices.hexdigest(),
-                "run_seeds": list(self.run_seeds), "horizons": list(self.horizons), "dueling_gym": package_version()}
+        if self.agent in AGENT_REGISTRY:  # files the agent reads (a policy) enter by content, not path
+            agent.update(AGENT_REGISTRY[self.agent].content_digests(self.problems[0].n_arms, self.options))
+        return {"study": KIND, "agent": agent, "problem_set": self.problem_set, "source": dict(self.source),
+                "part": self.part, "problems_sha256": matrices.hexdigest(), "run_seeds": list(self.run_seeds),
+                "horizons": list(self.horizons), "dueling_gym": package_version()}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> EvaluationUnit:
+        """The unit of a record, its problems drawn again from their source (the options, a policy's path
+        included, as the record says they ran)."""
+        identity = record["identity"]
+        agent = identity["agent"]
+        options = dict(record["options"])
+        runs = _source_runs(_draw_source(identity["source"]))
+        start = identity["part"] * _RUNS_PER_UNIT
+        problems = tuple(problem for problem, _ in runs[start:start + _RUNS_PER_UNIT])
+        if "published" in identity["source"]:  # one matrix, as many runs as the unit holds
+            problems = problems[:1] * len(identity["run_seeds"])
+        return cls(agent["name"], identity["problem_set"], dict(identity["source"]), identity["part"], problems,
+                   tuple(identity["run_seeds"]), tuple(identity["horizons"]), options)
 
     @property
     def key(self) -> str:
@@ -162,7 +183,7 @@ class EvaluationUnit(WorkUnit):
 
     def run(self) -> dict[str, Any]:
         runs = list(zip(self.problems, self.run_seeds))
-        return {"agent": self.agent, "problem_set": self.problem_set,
+        return {"agent": self.agent, "problem_set": self.problem_set, "options": dict(self.options),
                 "regrets": _agent_regrets((self.agent, runs, list(self.horizons), self.options)).tolist()}
 
     def check_result(self, record: dict[str, Any]) -> str | None:
@@ -176,10 +197,18 @@ class EvaluationUnit(WorkUnit):
         return None
 
 
-def _units(agent: str, problem_set: str, runs: list[tuple[PreferenceMatrix, int]], horizons: Sequence[int],
-           options: dict[str, Any]) -> list[EvaluationUnit]:
+def _source_runs(problems: list[PreferenceMatrix], runs_per_published: int | None = None
+                 ) -> list[tuple[PreferenceMatrix, int]]:
+    """The runs of a problem set: each generated problem once (seed = its index), a published one repeatedly."""
+    if len(problems) == 1 and runs_per_published is not None:
+        return [(problems[0], index) for index in range(runs_per_published)]
+    return [(problem, index) for index, problem in enumerate(problems)]
+
+
+def _units(agent: str, problem_set: str, source: dict[str, Any], runs: list[tuple[PreferenceMatrix, int]],
+           horizons: Sequence[int], options: dict[str, Any]) -> list[EvaluationUnit]:
     """``agent`` on ``runs``, in units of at most :data:`_RUNS_PER_UNIT` runs."""
-    return [EvaluationUnit(agent, problem_set, start // _RUNS_PER_UNIT,
+    return [EvaluationUnit(agent, problem_set, dict(source), start // _RUNS_PER_UNIT,
                            tuple(problem for problem, _ in runs[start:start + _RUNS_PER_UNIT]),
                            tuple(int(seed) for _, seed in runs[start:start + _RUNS_PER_UNIT]), tuple(horizons),
                            dict(options))
@@ -249,15 +278,13 @@ def evaluate(
     problem_sets = _problem_sets(generated, n_problems, seed, published)
     learned_options = {"policy": str(policy)} if policy is not None else {}
     units = []
-    for set_name, problems in problem_sets.items():
-        if len(problems) == 1:
-            runs = [(problems[0], index) for index in range(runs_per_published)]
-        else:
-            runs = [(problem, index) for index, problem in enumerate(problems)]
+    for set_name, source in problem_sets.items():
+        problems = _draw_source(source)
+        runs = _source_runs(problems, runs_per_published if "published" in source else None)
         for name in agents:
             if name == "learned" and problems[0].n_arms not in policy_arms:
                 continue  # no policy trained for this number of arms
-            units += _units(name, set_name, runs, horizons, learned_options if name == "learned" else {})
+            units += _units(name, set_name, source, runs, horizons, learned_options if name == "learned" else {})
     request = {"agents": agents, "families": list(families), "n_arms": arm_counts, "horizons": horizons,
                "n_problems": n_problems, "published": list(published), "runs_per_published": runs_per_published,
                "seed": seed, "policy": None if policy is None else str(policy)}
@@ -314,11 +341,11 @@ def _follow_up(per_run: dict[tuple[str, str], np.ndarray], column: int, horizons
             plan.append((set_name, index, family, n_arms, undecided))
     units = []
     for set_name, index, family, n_arms, undecided in plan:
-        key = [seed, _FOLLOW_UP_SALT, index, n_arms]
-        problems = _draw(family, n_arms, n_problems, key)
-        runs = [(problem, index) for index, problem in enumerate(problems)]
+        source = {"family": family, "n_arms": n_arms, "stream": [seed, _FOLLOW_UP_SALT, index, n_arms],
+                  "n_problems": n_problems}
+        runs = _source_runs(_draw_source(source))
         for agent in ["learned", *undecided]:
-            units += _units(agent, set_name, runs, [horizon], learned_options if agent == "learned" else {})
+            units += _units(agent, set_name, source, runs, [horizon], learned_options if agent == "learned" else {})
     collected = run(units) if units else {}
     follow_ups = []
     for set_name, _, _, _, undecided in plan:

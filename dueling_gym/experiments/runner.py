@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -35,27 +36,42 @@ from dueling_gym.experiments.sweep_backends import (
     run_serial,
 )
 from dueling_gym.experiments.sweep_store import (
+    CONTENT_DIGEST,
     FORMAT,
     MANIFEST,
     UNITS_FOLDER,
-    FolderLock,
     atomic_write_text,
-    check_out_dir,
+    content_digest,
     load_units,
+    locked_folder,
     read_manifest,
-    remove_stale_temporaries,
 )
 from dueling_gym.experiments.work_units import WorkUnit, canonical_json, package_version
 
-__all__ = ["run_units", "run_one", "execute_units", "unit_batches", "check_backend"]
+__all__ = ["run_units", "run_one", "execute_units", "unit_batches", "check_backend", "usable_cores"]
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1  # pragma: no cover - macOS, Windows
 
 
 def check_backend(jobs: Any, backend: Any) -> int:
-    """Refuse a bad job count or backend name; returns ``jobs``."""
+    """Refuse a bad job count or backend name (warn when local jobs outnumber the cores); returns ``jobs``.
+
+    More local workers than cores only share the cores (and each costs memory); the pool never
+    starts more workers than it has batches of units.
+    """
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    cores = usable_cores()
+    if backend == "local" and jobs > cores:
+        warnings.warn(f"jobs={jobs} is more than the {cores} cores this machine lets the process use; the workers "
+                      "will share them (and never outnumber the units)", UserWarning, stacklevel=3)
     return jobs
 
 
@@ -63,6 +79,9 @@ def run_one(unit: WorkUnit, out_dir: str | os.PathLike | None = None) -> dict[st
     """Run ``unit`` and return its record; with ``out_dir``, also write it atomically to ``units/``."""
     record = {"format": FORMAT, "identity": unit.identity, "key": unit.key}
     record.update(unit.run())
+    # The digest is taken of the record as it reads back (lists, not tuples), as it is checked.
+    record = json.loads(json.dumps(record))
+    record[CONTENT_DIGEST] = content_digest(record)
     text = json.dumps(record)
     if out_dir is not None:
         # Not flushed to the disk: a unit file a power cut left short fails verification and is run again.
@@ -185,22 +204,18 @@ def run_units(units: Sequence[WorkUnit], out_dir: str | os.PathLike | None, *, k
     """
     jobs = check_backend(jobs, backend)
     unique = list({unit.key: unit for unit in units}.values())
-    folder = None if out_dir is None else Path(out_dir)
-    manifest = None
-    if folder is not None:
-        check_out_dir(folder)
-        manifest = _study_manifest(folder, kind, request or {})
-    started_ray = connect_ray(address, jobs) if backend == "ray" else False
     by_key: dict[str, dict[str, Any]] = {}
+    started_ray = False
     try:
-        if folder is None:
-            todo = unique
-            records = execute_units(todo, total=len(todo), out_dir=None, jobs=jobs, backend=backend,
+        if out_dir is None:
+            started_ray = connect_ray(address, jobs) if backend == "ray" else False
+            records = execute_units(unique, total=len(unique), out_dir=None, jobs=jobs, backend=backend,
                                     progress=progress, desc=desc)
         else:
-            folder.mkdir(exist_ok=True)
-            with FolderLock(folder):
-                remove_stale_temporaries(folder)
+            folder = Path(out_dir)
+            with locked_folder(folder):
+                manifest = _study_manifest(folder, kind, request or {})
+                started_ray = connect_ray(address, jobs) if backend == "ray" else False
                 atomic_write_text(folder / MANIFEST, json.dumps(manifest, indent=2))
                 for unit, record in zip(unique, load_units(unique, folder)):
                     if record is not None:

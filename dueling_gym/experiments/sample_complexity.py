@@ -92,6 +92,13 @@ class SampleComplexityUnit(WorkUnit):
     seed: int
     delta: float
 
+    volatile_fields = ("wall_time_s", "us_per_sample")
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> SampleComplexityUnit:
+        identity = record["identity"]
+        return cls(dict(identity["instance"]), identity["agent"], identity["seed"], identity["delta"])
+
     @cached_property
     def identity(self) -> dict[str, Any]:
         problem = build(self.instance)

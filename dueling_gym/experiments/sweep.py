@@ -42,12 +42,10 @@ from dueling_gym.experiments.sweep_store import (
     FORMAT,
     MANIFEST,
     TABLE,
-    FolderLock,
     atomic_write_text,
-    check_out_dir,
     load_units,
+    locked_folder,
     read_manifest,
-    remove_stale_temporaries,
     stray_files,
     write_table,
 )
@@ -272,15 +270,12 @@ def execute_sweep(
     if notion is not None:
         spec.check_notion(notion)
     out_dir = Path(out_dir)
-    check_out_dir(out_dir)
-    manifest = _merge_manifest(_read_manifest(out_dir), spec, out_dir, notion)
-    all_units = _union(_specs_of(manifest))
-    started_ray = connect_ray(address, jobs) if backend == "ray" else False
-
+    started_ray = False
     try:
-        out_dir.mkdir(exist_ok=True)
-        with FolderLock(out_dir):
-            remove_stale_temporaries(out_dir)
+        with locked_folder(out_dir):
+            manifest = _merge_manifest(_read_manifest(out_dir), spec, out_dir, notion)
+            all_units = _union(_specs_of(manifest))
+            started_ray = connect_ray(address, jobs) if backend == "ray" else False
             atomic_write_text(out_dir / MANIFEST, json.dumps(manifest, indent=2))
             units = spec.units()
             by_key = {unit.key: record for unit, record in zip(all_units, load_units(all_units, out_dir))}

@@ -34,7 +34,8 @@ from dueling_gym.problems.generators import GENERATORS
 from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.validation import check_bool, check_integer, check_number
 
-__all__ = ["AgentSpec", "ProblemSpec", "SweepSpec", "Unit", "unit_problem", "package_version", "canonical_json"]
+__all__ = ["AgentSpec", "ProblemSpec", "SweepSpec", "Unit", "unit_problem", "arm_permutation", "package_version",
+           "canonical_json"]
 
 
 def _check_json_values(values: dict[str, Any], what: str) -> None:
@@ -45,6 +46,33 @@ def _check_json_values(values: dict[str, Any], what: str) -> None:
         same = False
     if not same:
         raise TypeError(f"{what} must be JSON values (numbers, strings, booleans, lists), got {values!r}")
+
+
+def _declares_float(parameter: inspect.Parameter | None) -> bool:
+    """Whether a keyword declares a real number (a float default, or ``float`` / ``float | None``)."""
+    if parameter is None:
+        return False
+    if isinstance(parameter.default, float):
+        return True
+    annotation = parameter.annotation
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    return {part.strip() for part in str(text).split("|")} in ({"float"}, {"float", "None"})
+
+
+def _canonical_value(value: Any, parameter: inspect.Parameter | None, what: str) -> Any:
+    """``value`` in the canonical form of its declared type: an integer given for a real number becomes a float.
+
+    So ``alpha=1`` and ``alpha=1.0`` (or ``min_gap=0`` and the default ``0.0``) are one setting,
+    one run and one row.  Nothing else is converted: a wrong type is left for the agent or
+    generator to refuse with its own message.
+    """
+    if type(value) is int and _declares_float(parameter):
+        try:
+            return float(value)
+        except OverflowError:
+            raise ValueError(f"{what} must be a real number within float range, got an integer of "
+                             f"{len(str(abs(value)))} digits") from None
+    return value
 
 
 def _parse_options(text: str, what: str) -> dict[str, Any]:
@@ -94,10 +122,13 @@ class AgentSpec:
             if reserved in self.hyperparameters:
                 raise ValueError(f"agent {name!r}: {reserved!r} is set by the sweep, not as a hyperparameter")
         object.__setattr__(self, "name", name)
-        object.__setattr__(self, "hyperparameters", dict(self.hyperparameters))
-        if not self.label:
+        if not self.label:  # as typed: alpha=2 stays alpha=2 in tables, though it runs as 2.0
             suffix = ",".join(f"{key}={value}" for key, value in sorted(self.hyperparameters.items()))
             object.__setattr__(self, "label", f"{name}:{suffix}" if suffix else name)
+        parameters = inspect.signature(AGENT_REGISTRY[name].__init__).parameters
+        object.__setattr__(self, "hyperparameters", {
+            key: _canonical_value(value, parameters[key] if key in parameters else None, f"{key} of agent {name!r}")
+            for key, value in self.hyperparameters.items()})
 
     @classmethod
     def parse(cls, text: str) -> AgentSpec:
@@ -175,6 +206,10 @@ class ProblemSpec:
             if unknown:
                 raise ValueError(f"generator {name!r} has no option {unknown}; its options are "
                                  f"{sorted(defaults) + ['n_arms', 'problem_seed']}")
+            parameters = inspect.signature(GENERATORS[name]).parameters
+            canonical = {key: _canonical_value(value, parameters[key], f"{key} of problem {name!r}")
+                         for key, value in self.options.items()}
+            object.__setattr__(self, "options", canonical)
             for key, value in self.options.items():
                 default = defaults[key]
                 if isinstance(default, bool):
@@ -246,6 +281,12 @@ class ProblemSpec:
         return self.matrix
 
     @cached_property
+    def max_duel_regrets(self) -> dict[str, float]:
+        """The largest regret one duel can cost under each regret notion defined on the problem."""
+        problem = self.matrix
+        return {notion: float(problem.regret_matrix(notion).max()) for notion in problem.defined_regret_notions}
+
+    @cached_property
     def identity(self) -> dict[str, Any]:
         """The canonical problem with the SHA-256 of its matrix (catches changed data or generators)."""
         digest = hashlib.sha256(np.ascontiguousarray(self.matrix.matrix, dtype="<f8").tobytes()).hexdigest()
@@ -266,9 +307,16 @@ class Unit(WorkUnit):
     @cached_property
     def identity(self) -> dict[str, Any]:
         """Everything that changes this unit's numbers, as JSON-ready data."""
+        from dueling_gym.agents import AGENT_REGISTRY
+
+        hyperparameters = self.agent.resolved_hyperparameters(self.horizon)
+        agent: dict[str, Any] = {"name": self.agent.name, "hyperparameters": hyperparameters}
+        # Files the agent reads (a policy) enter by content: one rewritten at its path is another run.
+        files = AGENT_REGISTRY[self.agent.name].content_digests(self.problem.matrix.n_arms, hyperparameters)
+        if files:
+            agent["files"] = files
         return json.loads(canonical_json({
-            "agent": {"name": self.agent.name,
-                      "hyperparameters": self.agent.resolved_hyperparameters(self.horizon)},
+            "agent": agent,
             "problem": self.problem.identity,
             "seed": self.seed,
             "horizon": self.horizon,
@@ -277,9 +325,20 @@ class Unit(WorkUnit):
             "dueling_gym": package_version(),
         }))
 
+    volatile_fields = ("wall_time",)
+
     @cached_property
     def digest(self) -> str:
         return identity_digest(self.identity)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Unit:
+        identity = record["identity"]
+        agent, problem = identity["agent"], identity["problem"]
+        # The hyperparameters as given (the identity holds them with the defaults filled in).
+        return cls(AgentSpec(agent["name"], dict(record["hyperparameters"]), str(record.get("agent", ""))),
+                   ProblemSpec(problem["name"], problem["n_arms"], problem["problem_seed"], dict(problem["options"])),
+                   identity["seed"], identity["horizon"], identity["shuffle_arms"], tuple(identity["checkpoints"]))
 
     @property
     def key(self) -> str:
@@ -314,26 +373,76 @@ class Unit(WorkUnit):
         }
 
     def check_result(self, record: dict[str, Any]) -> str | None:
-        checkpoints = record.get("checkpoints")
-        if checkpoints != list(self.checkpoints):
-            return "checkpoints do not match"
-        n = len(checkpoints)
+        """Why ``record`` cannot be this run's result: every field is what the run implies.
+
+        Checked: the run's seed, horizon, number of arms, problem, agent, arm permutation and
+        checkpoints; exactly the regret notions defined on the problem, each a finite,
+        non-negative, non-decreasing curve bounded by ``t`` times the notion's largest per-duel
+        regret; recommendations that are arms; and the Copeland-winner flags those
+        recommendations imply.
+        """
+        problem = self.problem.matrix
+        permutation = arm_permutation(self.seed, problem.n_arms, self.shuffle_arms)
+        expected = {"seed": self.seed, "horizon": self.horizon, "n_arms": problem.n_arms, "agent_name": self.agent.name,
+                    "problem_spec": self.problem.to_json(), "permutation": permutation.tolist(),
+                    "checkpoints": list(self.checkpoints)}
+        for name, value in expected.items():
+            if canonical_json(record.get(name)) != canonical_json(value):
+                return f"{name} is {record.get(name)!r:.60}, the run's is {value!r:.60}"
+        for name, kind in (("wall_time", float), ("fused", bool), ("agent_repr", str), ("hyperparameters", dict)):
+            if not isinstance(record.get(name), kind):
+                return f"{name} is missing or not a {kind.__name__}"
+        if not math.isfinite(record["wall_time"]) or record["wall_time"] < 0:
+            return "wall_time is not a finite non-negative number"
         regret = record.get("cumulative_regret")
-        if not isinstance(regret, dict) or not regret:
-            return "no regret values"
+        if not isinstance(regret, dict):
+            return "cumulative_regret is missing"
+        notions = self.problem.max_duel_regrets
+        if set(regret) != set(notions):
+            return (f"cumulative_regret has the notions {sorted(regret)}, the problem defines "
+                    f"{sorted(notions)}")
         for notion, values in regret.items():
-            if (not isinstance(values, list) or len(values) != n
-                    or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                               for v in values)):
-                return f"regret values of {notion!r} are incomplete"
-        for name in ("recommendations", "recommendation_is_copeland_winner"):
-            if not isinstance(record.get(name), list) or len(record[name]) != n:
-                return f"{name} are incomplete"
+            reason = _curve_problem(values, self.checkpoints, notions[notion])
+            if reason is not None:
+                return f"regret of {notion!r} {reason}"
+        recommendations = record.get("recommendations")
+        if (not isinstance(recommendations, list) or len(recommendations) != len(self.checkpoints)
+                or not all(type(arm) is int and 0 <= arm < problem.n_arms for arm in recommendations)):
+            return f"recommendations are not {len(self.checkpoints)} arms of 0..{problem.n_arms - 1}"
+        winners = record.get("recommendation_is_copeland_winner")
+        if winners != np.isin(recommendations, problem.copeland_winners).tolist():
+            return "recommendation_is_copeland_winner does not match the recommendations"
         return None
 
     def labelled(self, record: dict[str, Any]) -> dict[str, Any]:
         # Tables use the labels of the current sweep (labels are not part of a unit's identity).
         return record | {"agent": self.agent.label, "problem": self.problem.label}
+
+
+def _curve_problem(values: Any, checkpoints: tuple[int, ...], max_duel_regret: float) -> str | None:
+    """Why ``values`` is not a cumulative-regret curve at ``checkpoints`` (None when it can be one)."""
+    if not isinstance(values, list) or len(values) != len(checkpoints):
+        return f"is not {len(checkpoints)} values"
+    # JSON numbers of a written file are floats; an int (possibly beyond any float) was typed in.
+    if not all(type(value) is float and math.isfinite(value) for value in values):
+        return "holds values that are not finite numbers"
+    previous = 0.0
+    for value, t in zip(values, checkpoints):
+        if value < previous:
+            return f"is negative or decreases at t={t}"
+        # Each duel costs at most max_duel_regret; the margin covers the rounding of a running sum.
+        if value > t * max_duel_regret * (1 + 1e-9) + 1e-9:
+            return f"exceeds t times the largest per-duel regret at t={t}"
+        previous = value
+    return None
+
+
+def arm_permutation(seed: int, n_arms: int, shuffle_arms: bool) -> np.ndarray:
+    """The relabelling of a run's arms, drawn from its seed (the identity without shuffling)."""
+    if not shuffle_arms:
+        return np.arange(n_arms)
+    shuffle_seed = np.random.SeedSequence([seed, 0x5EED]).generate_state(1)[0]
+    return np.random.default_rng(shuffle_seed).permutation(n_arms)
 
 
 def unit_problem(unit: Unit) -> tuple[PreferenceMatrix, PreferenceMatrix, np.ndarray]:
@@ -343,10 +452,7 @@ def unit_problem(unit: Unit) -> tuple[PreferenceMatrix, PreferenceMatrix, np.nda
     permutation is drawn from the unit's seed, so every backend plays the same run.
     """
     problem = unit.problem.build()
-    permutation = np.arange(problem.n_arms)
-    if unit.shuffle_arms:
-        shuffle_seed = np.random.SeedSequence([unit.seed, 0x5EED]).generate_state(1)[0]
-        permutation = np.random.default_rng(shuffle_seed).permutation(problem.n_arms)
+    permutation = arm_permutation(unit.seed, problem.n_arms, unit.shuffle_arms)
     run_problem = PreferenceMatrix(problem.matrix[np.ix_(permutation, permutation)], name=problem.name)
     return problem, run_problem, permutation
 

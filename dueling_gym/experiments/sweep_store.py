@@ -18,7 +18,9 @@ supposed to be.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import hashlib
 import io
 import json
 import os
@@ -26,20 +28,27 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from dueling_gym.experiments.work_units import WorkUnit, canonical_json
 
-__all__ = ["atomic_write_text", "check_out_dir", "read_manifest", "load_unit", "load_units", "write_table",
-           "FolderLock", "remove_stale_temporaries", "stray_files", "UNITS_FOLDER", "REJECTED_FOLDER", "MANIFEST",
-           "TABLE", "FORMAT"]
+__all__ = ["atomic_write_text", "check_out_dir", "locked_folder", "read_manifest", "record_problem", "load_unit",
+           "load_units", "write_table", "FolderLock", "remove_stale_temporaries", "stray_files", "content_digest",
+           "UNITS_FOLDER", "REJECTED_FOLDER", "MANIFEST", "TABLE", "FORMAT", "CONTENT_DIGEST"]
 
 UNITS_FOLDER = "units"
 REJECTED_FOLDER = "units-rejected"
 MANIFEST = "manifest.json"
 TABLE = "results.csv"
-#: Version of the unit-file and manifest layout.
-FORMAT = 2
+#: Version of the unit-file and manifest layout (3: unit files carry a digest of their content).
+FORMAT = 3
+#: The field of a unit file holding the SHA-256 of the rest of its content.
+CONTENT_DIGEST = "content_sha256"
+
+
+def content_digest(record: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``record`` without its :data:`CONTENT_DIGEST` field."""
+    return hashlib.sha256(canonical_json({k: v for k, v in record.items() if k != CONTENT_DIGEST}).encode()).hexdigest()
 
 
 def _umask() -> int:
@@ -115,6 +124,28 @@ class FolderLock:
         self._handle.close()  # closing releases the lock
 
 
+@contextlib.contextmanager
+def locked_folder(out_dir: Path) -> Iterator[None]:
+    """Create ``out_dir`` if needed and hold its lock; what a folder holds is read only inside.
+
+    Reading the manifest before the lock would let a sweep started meanwhile write its request
+    and be overwritten.  A folder this call created is removed again when the block fails
+    before writing anything into it (a refused sweep leaves nothing behind).
+    """
+    check_out_dir(out_dir)
+    created = not out_dir.exists()
+    out_dir.mkdir(exist_ok=True)
+    try:
+        with FolderLock(out_dir):
+            remove_stale_temporaries(out_dir)
+            yield
+    except BaseException:
+        if created and [path.name for path in out_dir.iterdir()] in ([], [".lock"]):
+            (out_dir / ".lock").unlink(missing_ok=True)
+            out_dir.rmdir()
+        raise
+
+
 def remove_stale_temporaries(out_dir: Path) -> None:
     """Delete half-written temporaries of killed writers (only called while holding the lock)."""
     folder = out_dir / UNITS_FOLDER
@@ -145,7 +176,7 @@ def read_manifest(out_dir: Path) -> dict[str, Any] | None:
     return manifest
 
 
-def _problem(record: dict[str, Any], unit: WorkUnit) -> str | None:
+def record_problem(record: dict[str, Any], unit: WorkUnit) -> str | None:
     """Why ``record`` is not a complete result of ``unit`` (None when it is)."""
     if not isinstance(record, dict):
         return "not a unit record"
@@ -157,6 +188,10 @@ def _problem(record: dict[str, Any], unit: WorkUnit) -> str | None:
     if canonical_json(identity) != canonical_json(unit.identity):
         differing = sorted(k for k in set(identity) | set(unit.identity) if identity.get(k) != unit.identity.get(k))
         return "belongs to another unit (differs in " + ", ".join(differing) + ")"
+    if record.get(CONTENT_DIGEST) != content_digest(record):
+        return f"its content does not match its {CONTENT_DIGEST} (the file was edited)"
+    if record.get("key") != unit.key:
+        return f"key is {record.get('key')!r:.80}, not the file's own"
     return unit.check_result(record)
 
 
@@ -180,12 +215,15 @@ def load_unit(unit: WorkUnit, out_dir: Path, *, reject: bool = True) -> dict[str
         return None
     try:
         record = json.loads(path.read_text())
-        reason = _problem(record, unit)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         reason = "is empty, truncated or not JSON" if path.stat().st_size else "is empty"
     except OSError as error:
         reason = f"cannot be read ({error.strerror})"
     else:
+        try:
+            reason = record_problem(record, unit)
+        except Exception as error:  # noqa: BLE001 - a hand-made file must never stop the folder from loading
+            reason = f"cannot be checked ({type(error).__name__}: {error})"
         if reason is not None:
             reason = f"is not a result of this unit: {reason}"
     if reason is None:

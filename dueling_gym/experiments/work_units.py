@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = ["WorkUnit", "canonical_json", "identity_digest", "safe_name", "package_version"]
 
@@ -43,13 +43,18 @@ def package_version() -> str:
 
 
 class WorkUnit(ABC):
-    """One unit of work of a study.  Subclasses implement :attr:`identity`, :attr:`key` and :meth:`run`.
+    """One unit of work of a study.
 
-    A unit's record is ``{"format", "identity", "key"}`` followed by what :meth:`run` returns;
-    the runner writes it to ``units/<key>.json`` and, when the study is resumed, reuses a file
-    only when its identity equals the unit's and :meth:`check_result` finds it complete.
-    Units are pickled to worker processes, so they hold plain data.
+    Subclasses implement :attr:`identity`, :attr:`key`, :meth:`run` and :meth:`from_record`.
+    A unit's record is ``{"format", "identity", "key"}``, what :meth:`run` returns and a SHA-256
+    of all that; the runner writes it to ``units/<key>.json`` and, when the study is resumed,
+    reuses a file only when its identity equals the unit's, its digest matches and
+    :meth:`check_result` finds it plausible.  Units are pickled to worker processes, so they
+    hold plain data.
     """
+
+    #: Fields of the result that measure time rather than outcome (a re-play need not match them).
+    volatile_fields: ClassVar[tuple[str, ...]] = ()
 
     @property
     @abstractmethod
@@ -64,6 +69,11 @@ class WorkUnit(ABC):
     @abstractmethod
     def run(self) -> dict[str, Any]:
         """Do the work and return the result (JSON-ready; not the ``format``, ``identity`` or ``key``)."""
+
+    @classmethod
+    @abstractmethod
+    def from_record(cls, record: dict[str, Any]) -> WorkUnit:
+        """The unit a record (as written by the runner) is the result of: what ``dueling-gym verify`` re-plays."""
 
     def check_result(self, record: dict[str, Any]) -> str | None:
         """Why ``record`` (whose identity matches) is not a complete result of this unit; None when it is."""
