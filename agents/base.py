@@ -48,7 +48,9 @@ from dueling_gym.validation import (
     check_n_arms,
     check_number,
     check_outcome,
+    check_pairwise_memory,
     check_reward,
+    check_seed,
 )
 
 __all__ = [
@@ -276,8 +278,8 @@ class SeededAgent(ABC):
     name: ClassVar[str] = ""
 
     def __init__(self, *, seed: SeedLike = None):
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
+        self.seed = check_seed("seed", seed)
+        self.rng = np.random.default_rng(self.seed)
 
     @property
     def hyperparameters(self) -> dict[str, Any]:
@@ -294,8 +296,8 @@ class SeededAgent(ABC):
         With ``seed=None`` the generator continues its stream (a new, different run).
         """
         if seed is not None:
-            self.seed = seed
-            self.rng = np.random.default_rng(seed)
+            self.seed = check_seed("seed", seed)
+            self.rng = np.random.default_rng(self.seed)
         self._reset_state()
 
     @abstractmethod
@@ -331,6 +333,8 @@ class ArmedAgent(SeededAgent):
 
     def __init__(self, n_arms: int, *, seed: SeedLike = None):
         self.n_arms = check_n_arms(n_arms, self._minimum_arms())
+        if isinstance(self, DuelingAgent):  # pairwise statistics: K x K arrays
+            check_pairwise_memory(f"agent {self.name or type(self).__name__!r}", self.n_arms, arrays=4)
         super().__init__(seed=seed)
         self._reset_state()
 

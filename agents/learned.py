@@ -22,26 +22,24 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 import numba
 import numpy as np
 
+from dueling_gym.agents import _policy_validation as policy_files
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
-from dueling_gym.observations import N_PAIR_CHANNELS, N_RECORD_FEATURES
 from dueling_gym.validation import check_bool, check_n_arms
 
 __all__ = ["LearnedAgent", "shipped_policies", "load_policy_weights", "policy_episode_regret", "WEIGHT_NAMES", "DATA_DIRECTORY"]
 
 #: Where the shipped weights live (``learned_k{K}.npz``).
 DATA_DIRECTORY = Path(__file__).resolve().parent / "data"
-WEIGHT_NAMES = _WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0",
-                                "G", "G_s", "s_n", "R_a", "R_b", "R_s")
+WEIGHT_NAMES = _WEIGHT_NAMES = policy_files.WEIGHT_NAMES
 #: Arrays of the first version of the network (mean-pooled arm summaries, no global context).
-_MEAN_ONLY_NAMES = _WEIGHT_NAMES[:16]
+_MEAN_ONLY_NAMES = policy_files.MEAN_ONLY_NAMES
 
 
 def shipped_policies() -> list[int]:
@@ -64,38 +62,25 @@ def load_policy_weights(path: str | Path, n_arms: int | None = None) -> tuple[di
     ``A``, ``B``, ``S`` and the context weights ``G``, ``G_s`` set to zero; likewise a file
     without the self-duel weights ``s_n`` or the arm-record weights ``R_a``, ``R_b``, ``R_s``
     (written before they existed) gets them at zero, which leaves its scores unchanged.
+
+    Every array is checked before the compiled kernels see it (they index the arrays without
+    bounds checks): its dtype (real floating point for the weights, one integer for ``n_arms``
+    and ``hidden``, one JSON object string for ``metadata``), its exact shape for the declared
+    ``hidden``, and finite values.  Nothing is unpickled.
+
+    Raises
+    ------
+    ValueError
+        The file is not a readable ``.npz`` policy, or an array is missing or wrong (the message
+        names the file and the array), or the policy is for another number of arms.
+    OSError
+        The file cannot be opened.
     """
-    with np.load(Path(path), allow_pickle=False) as archive:
-        names = _MEAN_ONLY_NAMES + tuple(name for name in _WEIGHT_NAMES[16:] if name in archive.files)
-        missing = [name for name in names + ("n_arms", "hidden") if name not in archive.files]
-        if missing:
-            raise ValueError(f"{path} is not an exported pair policy (missing arrays {missing})")
-        weights = {name: archive[name].astype(np.float64) for name in names}
-        trained_arms = int(archive["n_arms"])
-        hidden = int(archive["hidden"])
-        metadata = json.loads(str(archive["metadata"])) if "metadata" in archive.files else {}
+    weights, trained_arms, hidden, metadata = policy_files.read_policy_file(path)
     if n_arms is not None and trained_arms != n_arms:
         raise ValueError(f"{path} holds a policy for {trained_arms} arms, not {n_arms}")
-    if "G" not in weights:
-        for name in ("A", "B", "S"):
-            if weights[name].shape == (hidden, hidden):
-                weights[name] = np.vstack([weights[name], np.zeros((hidden, hidden))])
-        weights["G"] = np.zeros((2 * hidden, hidden))
-        weights["G_s"] = np.zeros((2 * hidden, hidden))
-    if "s_n" not in weights:
-        weights["s_n"] = np.zeros(hidden)
-    for name in ("R_a", "R_b", "R_s"):
-        if name not in weights:
-            weights[name] = np.zeros((N_RECORD_FEATURES, hidden))
-    summary = (2 * hidden, hidden)
-    expected = {"W1": (N_PAIR_CHANNELS, hidden), "W2": (hidden, hidden), "A": summary, "B": summary,
-                "C": (N_PAIR_CHANNELS, hidden), "S": summary, "w": (hidden,), "s": (hidden,), "G": summary,
-                "G_s": summary, "s_n": (hidden,), "R_a": (N_RECORD_FEATURES, hidden), "R_b": (N_RECORD_FEATURES, hidden),
-                "R_s": (N_RECORD_FEATURES, hidden)}
-    for name, shape in expected.items():
-        if weights[name].shape != shape:
-            raise ValueError(f"{path}: array {name} has shape {weights[name].shape}, expected {shape}")
     metadata["hidden"] = hidden
+    metadata["n_arms"] = trained_arms
     return weights, metadata
 
 

@@ -427,8 +427,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = subcommands.add_parser("demo", help="a random agent on CopelandDuel-v0, printing its regret")
     demo.add_argument("--problem", default="multisol", choices=list_problems(), help="shipped problem (default: multisol)")
-    demo.add_argument("--horizon", type=_positive_int, default=10_000, help="number of duels (default: 10000)")
-    demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    demo.add_argument("--horizon", type=_horizon, default=10_000, help="number of duels (default: 10000)")
+    demo.add_argument("--seed", type=_non_negative_int, default=0, help="random seed (default: 0)")
     demo.set_defaults(handler=_command_demo)
 
     from dueling_gym.problems.preference import REGRET_NOTIONS
@@ -444,7 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--agents", nargs="+", required=True, metavar="AGENT")
     run.add_argument("--problems", nargs="+", required=True, metavar="PROBLEM")
     run.add_argument("--seeds", type=_parse_seeds, default=tuple(range(10)), help="count, range or list (default: 10)")
-    run.add_argument("--horizon", type=_positive_int, required=True, help="duels per run")
+    run.add_argument("--horizon", type=_horizon, required=True, help="duels per run (at most 10^12)")
     run.add_argument("--out", required=True, help="results folder")
     run.add_argument("--no-shuffle", action="store_true", help="keep the problem's arm order in every run")
     _add_sweep_options(run, "copeland_komiyama")
@@ -497,7 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, text in (("ppo", "PPO (Stable-Baselines3; the rl extra)"), ("a2c", "A2C (Stable-Baselines3; the rl extra)")):
         training.build_parser(algorithms.add_parser(name, help=text), algorithm=name)
     for parser_of_algorithm in algorithms.choices.values():
-        parser_of_algorithm.add_argument("--report-problems", type=int, default=100,
+        parser_of_algorithm.add_argument("--report-problems", type=_non_negative_int, default=100,
                                          help="held-out problems per family of the final comparison (0: none)")
         parser_of_algorithm.set_defaults(handler=_command_train, argv=None)
     return parser
@@ -523,6 +523,15 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _horizon(text: str) -> int:
+    from dueling_gym.experiments.simulate import MAX_HORIZON
+
+    value = _positive_int(text)
+    if value > MAX_HORIZON:
+        raise argparse.ArgumentTypeError(f"expected a horizon of at most 10^12 duels, got {value}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -539,6 +548,15 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dueling-gym`` console script."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # Ctrl-C while starting (imports, validation) or in a command that keeps nothing: one line.
+        print("dueling-gym: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     import warnings
 
     from dueling_gym.experiments.sweep import SweepInterrupted, UnitFailed

@@ -19,6 +19,9 @@ __all__ = [
     "check_bool",
     "check_integer",
     "check_n_arms",
+    "available_memory",
+    "check_pairwise_memory",
+    "check_reset_options",
     "check_number",
     "check_probability",
     "check_real_array",
@@ -63,6 +66,33 @@ def check_integer(name: str, value: Any, *, minimum: int | None = None, maximum:
 def check_n_arms(n_arms: Any, minimum: int = 2) -> int:
     """Validate a number of arms (an integer ``>= minimum``)."""
     return check_integer("n_arms", n_arms, minimum=minimum)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine can still hand out (Linux ``MemAvailable``; None where unknown)."""
+    try:
+        with open("/proc/meminfo") as stream:
+            for line in stream:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_pairwise_memory(what: str, n_arms: int, *, arrays: int = 8) -> None:
+    """Refuse ``n_arms`` when ``arrays`` K x K float64 arrays (what a problem or a dueling agent holds, with
+    the copies made while building it) do not fit in the memory available now.
+
+    A preference matrix, its derived matrices and an agent's pairwise statistics are all K x K;
+    at ``K = 100 000`` one such array alone takes 80 GB, and an allocation that fails part-way
+    leaves the machine swapping before Python can say anything.
+    """
+    needed = arrays * 8 * n_arms * n_arms
+    available = available_memory()
+    if available is not None and needed > available:
+        raise ValueError(f"{what} with n_arms={n_arms} needs about {needed / 2**30:.1f} GiB ({arrays} K x K arrays of "
+                         f"float64), more than the {available / 2**30:.1f} GiB this machine has available")
 
 
 def check_number(
@@ -143,8 +173,11 @@ def check_atol(atol: Any) -> float:
 
 
 def real_matrix(name: str, values: Any) -> NDArray[np.float64]:
-    """A float64 copy of ``values``; non-numeric (strings, objects) and complex input is refused, not parsed."""
-    array = np.asarray(values)
+    """A float64 copy of ``values``; non-numeric (strings, objects), complex and ragged input is refused, not parsed."""
+    try:
+        array = np.asarray(values)
+    except ValueError:  # rows of different lengths
+        raise ValueError(f"{name} must be a rectangular array: its rows have different lengths") from None
     if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
         raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
     if np.issubdtype(array.dtype, np.complexfloating):
@@ -214,6 +247,18 @@ def check_seed(name: str, seed: Any, *, allow_sequence: bool = True) -> int | np
             return seed
         raise TypeError(f"{name} must be None or a non-negative integer, got a numpy.random.SeedSequence")
     return check_integer(name, seed, minimum=0)
+
+
+def check_reset_options(options: Any) -> None:
+    """Refuse ``reset(options=...)`` other than None or an empty dict: the library's environments take none,
+    and an option that is silently ignored looks like one that worked."""
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise TypeError(f"options must be None or a dict, got {type(options).__name__}")
+    if options:
+        raise ValueError(f"this environment takes no reset options, got {sorted(map(str, options))}; "
+                         "choose the problem when making the environment")
 
 
 def check_rng(rng: Any) -> np.random.Generator:

@@ -16,7 +16,7 @@ from dueling_gym.envs._duels import DuelEngine
 from dueling_gym.envs._render import blank_frame, preference_frame
 from dueling_gym.problems.bipartite import BipartiteDuelProblem
 from dueling_gym.problems.datasets import load_bipartite_problem
-from dueling_gym.validation import check_discrete_action, check_seed
+from dueling_gym.validation import check_discrete_action, check_reset_options, check_seed
 
 __all__ = ["CombinatorialDuelEnv"]
 
@@ -214,6 +214,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.int64, dict[str, Any]]:
+        check_reset_options(options)
         super().reset(seed=check_seed("seed", seed, allow_sequence=False))
         if self.problem_sampler is not None:
             self._install(self._checked_draw(self.problem_sampler(self.np_random), self._graph))

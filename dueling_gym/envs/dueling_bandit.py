@@ -16,7 +16,7 @@ from dueling_gym.envs._duels import DuelEngine
 from dueling_gym.envs._render import blank_frame, preference_frame
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix
-from dueling_gym.validation import check_action, check_integer, check_n_arms, check_seed
+from dueling_gym.validation import check_action, check_integer, check_n_arms, check_reset_options, check_seed
 
 __all__ = ["DuelingBanditEnv", "ProblemSpec"]
 
@@ -227,6 +227,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.int64, dict[str, Any]]:
+        check_reset_options(options)
         super().reset(seed=check_seed("seed", seed, allow_sequence=False))
         if self.problem_sampler is not None:
             self._install_problem(self._validated(self.problem_sampler(self.np_random)))

@@ -19,7 +19,7 @@ from gymnasium.vector.utils import batch_space
 from dueling_gym.envs._duels import BatchDuelEngine
 from dueling_gym.envs.copeland_duel import CopelandDuelEnv
 from dueling_gym.envs.dueling_bandit import DuelingBanditEnv
-from dueling_gym.validation import check_action_batch, check_integer, check_seed
+from dueling_gym.validation import check_action_batch, check_integer, check_reset_options, check_seed
 
 __all__ = ["DuelingBanditVectorEnv", "CopelandDuelVectorEnv"]
 
@@ -155,6 +155,7 @@ class DuelingBanditVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ VectorEnv API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        check_reset_options(options)
         super().reset(seed=check_seed("seed", seed, allow_sequence=False))
         self._draw_problems(np.arange(self.num_envs))
         self._engine.reset(self.np_random)

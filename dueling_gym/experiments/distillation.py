@@ -41,6 +41,7 @@ import numpy as np
 from dueling_gym.agents import AGENT_REGISTRY, make_agent
 from dueling_gym.agents.learned import load_policy_weights, policy_episode_regret
 from dueling_gym.experiments.evolution import widen_weights
+from dueling_gym.experiments.npz_files import save_policy_atomically
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.observations import encode_wins
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
@@ -120,7 +121,8 @@ def distill_policy(
     ----------
     output_dir : path
         Receives ``config.json``, ``evaluations.csv`` (validation regret after every epoch) and
-        ``policy.npz`` (the last epoch's weights, with the configuration and command).
+        ``policy.npz`` (the last epoch's weights, with the configuration and command; written
+        atomically, and refused with a ValueError if the weights are not all finite).
     init : path
         The exported pair policy to start from; also the teacher ``"init"``.
     teachers : mapping of str to str
@@ -259,8 +261,8 @@ def distill_policy(
     metadata = {"config": config, "command": command, "epochs": epochs,
                 "observation": "dueling_gym.observations (pair features v1)"}
     target = output / "policy.npz"
-    np.savez(target, **weights, n_arms=np.array(n_arms), hidden=np.array(config["hidden"]),
-             metadata=np.array(json.dumps(metadata)))
+    save_policy_atomically(target, weights, n_arms=np.array(n_arms), hidden=np.array(config["hidden"]),
+                           metadata=np.array(json.dumps(metadata)))
     return target
 
 

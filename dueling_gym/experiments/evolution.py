@@ -20,7 +20,9 @@ by the regret of the best of a few strong classic agents on the family's validat
 (measured once), otherwise by the regret of uniformly random duels (known in closed form).  The
 policy with the best normalised regret on a fixed set of validation problems (independent of
 training and of the held-out problems used for reporting) is exported.  Checkpoints hold the whole optimiser state
-and the generator, so a resumed run is bit-identical to an uninterrupted one.  Across machines
+and the generator, so a resumed run is bit-identical to an uninterrupted one; they and the policy are
+written atomically (a crash leaves the previous file whole), and a checkpoint that is damaged or
+holds non-finite weights is refused on resume rather than trained on.  Across machines
 the gradient's matrix-vector product goes through NumPy's BLAS, whose kernel (chosen for the CPU)
 decides the last place; ``OPENBLAS_CORETYPE`` fixes it (``agents/data/README.md``).
 
@@ -42,6 +44,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from dueling_gym.agents.learned import WEIGHT_NAMES, load_policy_weights, policy_episode_regret
+from dueling_gym.experiments.npz_files import check_finite, load_npz, save_npz_atomically, save_policy_atomically
 from dueling_gym.observations import N_PAIR_CHANNELS, N_RECORD_FEATURES
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
 from dueling_gym.validation import check_integer, check_number
@@ -187,6 +190,50 @@ def reference_regret(problems: Sequence[Any], horizon: int, agents: Sequence[str
     return best
 
 
+#: The arrays of ``checkpoint.npz``.
+_CHECKPOINT_ARRAYS = ("theta", "first_moment", "second_moment", "best_theta", "best_score", "generation", "rng_state")
+#: How to get past a checkpoint that cannot be resumed, in the words of the command line.
+_START_AFRESH = ("the run cannot resume from it: delete it, or start afresh by re-running the command with "
+                 "--no-resume (resume=False from Python)")
+
+
+def _load_checkpoint(path: Path, n_parameters: int,
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, int]:
+    """``theta``, the Adam moments, ``best_theta``, ``best_score`` and ``generation`` of the
+    checkpoint ``path`` of a network with ``n_parameters`` weights; restores ``rng``'s state.
+
+    Everything is checked first (a readable archive, every array, the sizes, finite values), so
+    a damaged checkpoint stops the run with one ValueError naming the file instead of a crash
+    or a silently NaN policy.
+    """
+    saved = load_npz(path, _CHECKPOINT_ARRAYS, hint=_START_AFRESH)
+
+    def refuse(name: str, problem: str) -> ValueError:
+        return ValueError(f"{path}: array {name} {problem}; {_START_AFRESH}")
+
+    vectors = {name: saved[name] for name in _CHECKPOINT_ARRAYS[:4]}
+    for name, vector in vectors.items():
+        if vector.dtype.kind != "f" or vector.shape != (n_parameters,):
+            raise refuse(name, f"has dtype {vector.dtype} and shape {vector.shape}, expected {n_parameters} "
+                               "floating-point numbers (the network's weights)")
+    check_finite(vectors, str(path), _START_AFRESH)
+    if (vectors["second_moment"] < 0).any():
+        raise refuse("second_moment", "holds negative values")
+    best_score, generation, rng_state = saved["best_score"], saved["generation"], saved["rng_state"]
+    if best_score.dtype.kind != "f" or best_score.shape != () or np.isnan(best_score):
+        raise refuse("best_score", f"is {best_score!r}, expected one number")
+    if generation.dtype.kind not in "iu" or generation.shape != () or generation < 0:
+        raise refuse("generation", f"is {generation!r}, expected one integer >= 0")
+    if rng_state.dtype.kind != "U" or rng_state.shape != ():
+        raise refuse("rng_state", f"has dtype {rng_state.dtype} and shape {rng_state.shape}, expected one JSON string")
+    try:
+        rng.bit_generator.state = json.loads(str(rng_state))
+    except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as error:
+        raise refuse("rng_state", f"is not the state of the run's generator ({type(error).__name__}: {error})") from error
+    return (vectors["theta"], vectors["first_moment"], vectors["second_moment"], vectors["best_theta"],
+            float(best_score), int(generation))
+
+
 def train_evolution(
     output_dir: str | Path,
     *,
@@ -217,7 +264,9 @@ def train_evolution(
     ----------
     output_dir : path
         Receives ``config.json``, ``evaluations.csv``, ``checkpoint.npz`` and ``policy.npz``.  With
-        ``resume`` and a checkpoint of the same configuration there, training continues from it.
+        ``resume`` and a checkpoint of the same configuration there, training continues from it
+        (a damaged checkpoint, or one with non-finite weights, raises ValueError: delete it or
+        pass ``resume=False``).
     families, n_arms, horizon
         Training problems (``problems_per_family`` fresh ones of each family per generation) and
         the length of every run.
@@ -294,7 +343,8 @@ def train_evolution(
     output.mkdir(parents=True, exist_ok=True)
     config_path = output / "config.json"
     if config_path.exists() and resume and json.loads(config_path.read_text()) != config:
-        raise ValueError(f"{output} holds a run with another configuration; use another output folder or resume=False")
+        raise ValueError(f"{output} holds a run with another configuration; use another output folder or start afresh with "
+                         "--no-resume (resume=False from Python)")
     config_path.write_text(json.dumps(config, indent=1) + "\n")
     command = command if command is not None else shlex.join([Path(sys.executable).name, *sys.argv])
 
@@ -318,11 +368,8 @@ def train_evolution(
     checkpoint_path = output / "checkpoint.npz"
     evaluations_path = output / "evaluations.csv"
     if resume and checkpoint_path.exists():
-        with np.load(checkpoint_path, allow_pickle=False) as saved:
-            theta, first_moment, second_moment = saved["theta"], saved["first_moment"], saved["second_moment"]
-            best_theta, best_score = saved["best_theta"], float(saved["best_score"])
-            generation = int(saved["generation"])
-            rng.bit_generator.state = json.loads(str(saved["rng_state"]))
+        theta, first_moment, second_moment, best_theta, best_score, generation = _load_checkpoint(
+            checkpoint_path, theta.size, rng)
         print(f"resuming {output} from generation {generation}")
     elif evaluations_path.exists():
         evaluations_path.unlink()  # a fresh run owns its log
@@ -383,16 +430,22 @@ def train_evolution(
                 log(score, means)
                 if score < best_score:
                     best_score, best_theta = score, theta.copy()
-                np.savez(checkpoint_path, theta=theta, first_moment=first_moment, second_moment=second_moment,
-                         best_theta=best_theta, best_score=best_score, generation=generation,
-                         rng_state=json.dumps(rng.bit_generator.state))
+                state = {"theta": theta, "first_moment": first_moment, "second_moment": second_moment,
+                         "best_theta": best_theta}
+                # A diverged run stops here, keeping its last good checkpoint, rather than saving
+                # a state that every resume would refuse.
+                check_finite(state, f"refusing to write {checkpoint_path}",
+                             f"training diverged by generation {generation} (the previous checkpoint is kept)")
+                save_npz_atomically(checkpoint_path, **state, best_score=best_score, generation=generation,
+                                    rng_state=json.dumps(rng.bit_generator.state))
 
     weights = {name: array.copy() for name, array in _unflatten(best_theta, hidden).items()}
     metadata = {"config": config, "command": command, "generations": generation,
                 "validation_normalised_regret": best_score,
                 "observation": "dueling_gym.observations (pair features v1)"}
     target = output / "policy.npz"
-    np.savez(target, **weights, n_arms=np.array(n_arms), hidden=np.array(hidden), metadata=np.array(json.dumps(metadata)))
+    save_policy_atomically(target, weights, n_arms=np.array(n_arms), hidden=np.array(hidden),
+                           metadata=np.array(json.dumps(metadata)))
     return target
 
 

@@ -45,7 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from dueling_gym.agents import AGENT_REGISTRY, list_agents, make_agent
-from dueling_gym.agents.learned import shipped_policies
+from dueling_gym.agents.learned import load_policy_weights, shipped_policies
 from dueling_gym.experiments.runner import check_backend, run_units
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.work_units import WorkUnit, identity_digest, package_version, safe_name
@@ -266,14 +266,13 @@ def evaluate(
     if follow_up_problems and follow_up_horizon not in horizons:
         raise ValueError(f"follow_up_horizon must be one of the horizons {horizons}, got {follow_up_horizon!r}")
     agents = list(agents) if agents is not None else ["learned", *classic_agents()]
+    if policy is None:
+        policy_arms = shipped_policies()
+    else:  # the whole file is checked (a damaged one is refused naming it) before anything runs
+        policy_arms = [load_policy_weights(policy)[1]["n_arms"]]
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     rows = []
-    if policy is None:
-        policy_arms = shipped_policies()
-    else:
-        with np.load(Path(policy), allow_pickle=False) as archive:
-            policy_arms = [int(archive["n_arms"])]
     generated = _generated_sets(families, arm_counts)
     problem_sets = _problem_sets(generated, n_problems, seed, published)
     learned_options = {"policy": str(policy)} if policy is not None else {}

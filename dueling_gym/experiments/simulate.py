@@ -30,8 +30,13 @@ from dueling_gym.agents.base import DuelingAgent, KernelDuelingAgent
 from dueling_gym.envs import DuelEngine
 from dueling_gym.experiments.kernel_loops import loop_for
 from dueling_gym.problems.preference import PreferenceMatrix, as_preference_matrix
+from dueling_gym.validation import check_integer
 
-__all__ = ["SimulationResult", "simulate", "fused_loop", "log_checkpoints", "derive_seeds"]
+__all__ = ["SimulationResult", "simulate", "fused_loop", "log_checkpoints", "derive_seeds", "MAX_HORIZON"]
+
+#: The longest run accepted (10^12 duels: hours even for the fastest agents); larger values are
+#: typos, and beyond 2^63 they no longer fit the counters.
+MAX_HORIZON = 10**12
 
 
 def derive_seeds(seed: int) -> tuple[int, int]:
@@ -183,9 +188,7 @@ def simulate(
         raise TypeError(f"agent must be a DuelingAgent, got {type(agent).__name__}")
     if agent.n_arms != problem.n_arms:
         raise ValueError(f"agent has {agent.n_arms} arms but the problem has {problem.n_arms}")
-    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
-        raise ValueError(f"horizon must be a positive integer, got {horizon!r}")
-    horizon = int(horizon)
+    horizon = check_integer("horizon", horizon, minimum=1, maximum=MAX_HORIZON)
     points = log_checkpoints(horizon) if checkpoints is None else np.unique(np.asarray(checkpoints, dtype=np.int64))
     if points.size == 0 or points[0] < 1 or points[-1] > horizon:
         raise ValueError(f"checkpoints must lie in [1, {horizon}]")

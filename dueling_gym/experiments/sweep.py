@@ -93,8 +93,19 @@ def run_unit(unit: Unit, out_dir: str | os.PathLike | None = None) -> dict[str, 
 
 def _read_manifest(out_dir: Path) -> dict[str, Any] | None:
     manifest = read_manifest(out_dir)
-    if manifest is not None and "kind" in manifest:
+    if manifest is None:
+        return None
+    if "kind" in manifest:
         raise ValueError(f"{out_dir} holds a {manifest['kind']}, not a regret sweep; use another folder")
+    try:  # every field a sweep reads, with the type it needs
+        for key, kind in (("horizon", int), ("shuffle_arms", bool), ("checkpoints", list), ("dueling_gym", str),
+                          ("agents", list), ("problems", list), ("requests", list)):
+            if not isinstance(manifest[key], kind):
+                raise TypeError(f"{key!r} is not a {kind.__name__}")
+        _specs_of(manifest)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        shown = f"no {error}" if isinstance(error, KeyError) else str(error)
+        raise ValueError(f"{out_dir / MANIFEST} is damaged ({shown}); use another folder") from None
     return manifest
 
 

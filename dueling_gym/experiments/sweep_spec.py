@@ -517,7 +517,9 @@ class SweepSpec:
     shuffle_arms: bool = True
 
     def __post_init__(self) -> None:
-        horizon = check_integer("horizon", self.horizon, minimum=1)
+        from dueling_gym.experiments.simulate import MAX_HORIZON
+
+        horizon = check_integer("horizon", self.horizon, minimum=1, maximum=MAX_HORIZON)
         object.__setattr__(self, "horizon", horizon)
         object.__setattr__(self, "shuffle_arms", check_bool("shuffle_arms", self.shuffle_arms))
         for what, values in (("agents", self.agents), ("problems", self.problems), ("seeds", self.seeds)):

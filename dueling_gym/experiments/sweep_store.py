@@ -92,6 +92,8 @@ def check_out_dir(out_dir: Path) -> None:
         target = out_dir
     else:
         parent = out_dir.parent
+        if parent.exists() and not parent.is_dir():
+            raise ValueError(f"cannot create output folder {out_dir}: its parent {parent} is a file")
         if not parent.is_dir():
             raise ValueError(f"cannot create output folder {out_dir}: its parent {parent} does not exist")
         target = parent

@@ -11,7 +11,9 @@ which the ``learned`` agent evaluates with NumPy alone.  :func:`evaluate` (in
 Reproducibility: the same arguments and seed give the same weights (torch runs on one thread;
 the seed drives torch, SB3 and the native env's generator).  Checkpoints store the weights,
 the optimiser, the reward normaliser and the generators' states, and a resumed run continues
-from the latest one; it is not yet bit-identical to an uninterrupted run.
+from the latest one; it is not yet bit-identical to an uninterrupted run.  Every file is
+written atomically (a crash leaves the previous file whole), and a checkpoint that is damaged or
+holds non-finite values is refused on resume rather than trained on.
 
     python -m dueling_gym.experiments.training --out results/learned-k5 --n-arms 5 --timesteps 20000000
 
@@ -27,10 +29,17 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from dueling_gym.experiments.npz_files import (
+    atomic_write,
+    check_finite,
+    load_npz,
+    save_npz_atomically,
+    save_policy_atomically,
+)
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
 from dueling_gym.validation import check_integer, check_number
 
@@ -128,6 +137,76 @@ def _checkpoints(directory: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
+class _SavedState(NamedTuple):
+    """What a checkpoint restores besides the model's parameters and its optimiser."""
+
+    generator: np.random.Generator  # the native env's episode generator
+    episodes_completed: int
+    ret_rms: np.ndarray  # the reward normaliser's mean, variance and count
+    torch_rng: np.ndarray
+
+
+def _parameters(model: Any) -> dict[str, np.ndarray]:
+    return {name: tensor.detach().cpu().numpy() for name, tensor in model.policy.state_dict().items()}
+
+
+def _read_checkpoint(model: Any, path: Path) -> _SavedState:
+    """Load the parameters and the optimiser of checkpoint ``path`` (``checkpoint_<steps>.zip``)
+    into ``model``, and read the rest of its state, checking every file: a damaged checkpoint or
+    one with non-finite values raises one ValueError naming the file, instead of a crash deep in
+    a library or a run that trains on NaN."""
+    import torch
+
+    hint = (f"the run cannot resume from it: delete {path.with_suffix('.*').name} to resume from the checkpoint "
+            "before it, or start afresh by re-running the command with --no-resume (resume=False from Python)")
+
+    def refuse(file: Path, problem: str) -> ValueError:
+        return ValueError(f"{file} {problem}; {hint}")
+
+    state_path, optimiser_path = path.with_suffix(".state.npz"), path.with_suffix(".optim.pt")
+    state = load_npz(state_path, ("json", "ret_rms", "torch_rng"), hint=hint)
+    try:
+        if state["json"].dtype.kind != "U" or state["json"].shape != ():
+            raise TypeError(f"dtype {state['json'].dtype} and shape {state['json'].shape}, expected one JSON string")
+        json_state = json.loads(str(state["json"]))
+        generator = np.random.Generator(np.random.PCG64())
+        generator.bit_generator.state = json_state["env_rng"]
+        episodes = json_state["episodes_completed"]
+    except Exception as error:  # not JSON, not a dict, no such key, not a generator state ...
+        raise refuse(state_path, f"holds no valid array json ({type(error).__name__}: {error})") from error
+    if not isinstance(episodes, int) or isinstance(episodes, bool) or episodes < 0:
+        raise refuse(state_path, f"counts {episodes!r} completed episodes, expected an integer >= 0")
+    ret_rms, torch_rng = state["ret_rms"], state["torch_rng"]
+    if ret_rms.dtype.kind != "f" or ret_rms.shape != (3,):
+        raise refuse(state_path, f"holds an array ret_rms of dtype {ret_rms.dtype} and shape {ret_rms.shape}, "
+                                 "expected 3 numbers")
+    check_finite({"ret_rms": ret_rms}, str(state_path), hint)
+    if ret_rms[1] < 0 or ret_rms[2] <= 0:
+        raise refuse(state_path, f"holds a reward normaliser with variance {ret_rms[1]} and count {ret_rms[2]}")
+    expected_rng = torch.get_rng_state().numpy()
+    if torch_rng.dtype != expected_rng.dtype or torch_rng.shape != expected_rng.shape:
+        raise refuse(state_path, f"holds an array torch_rng of dtype {torch_rng.dtype} and shape {torch_rng.shape}, "
+                                 f"expected {expected_rng.dtype} of shape {expected_rng.shape}")
+    try:
+        optimiser = torch.load(optimiser_path, weights_only=True)
+        tensors = {f"state[{index}].{key}": value.detach().cpu().numpy()
+                   for index, entry in optimiser["state"].items() for key, value in entry.items()
+                   if isinstance(value, torch.Tensor)}
+    except Exception as error:  # a missing, truncated or foreign file
+        raise refuse(optimiser_path, f"is not a readable optimiser state ({type(error).__name__}: {error})") from error
+    check_finite(tensors, str(optimiser_path), hint)
+    try:
+        model.set_parameters(str(path), exact_match=True, device="cpu")
+    except Exception as error:
+        raise refuse(path, f"is not a readable checkpoint of this model ({type(error).__name__}: {error})") from error
+    check_finite(_parameters(model), str(path), hint)
+    try:
+        model.policy.optimizer.load_state_dict(optimiser)
+    except Exception as error:
+        raise refuse(optimiser_path, f"does not fit this model's optimiser ({type(error).__name__}: {error})") from error
+    return _SavedState(generator, episodes, ret_rms, torch_rng)
+
+
 def train(
     output_dir: str | Path,
     *,
@@ -162,7 +241,8 @@ def train(
     output_dir : path
         Receives ``config.json``, ``evaluations.csv``, ``checkpoint_<steps>.zip`` (+ ``.state.npz``),
         ``model.zip`` and ``policy.npz``.  With ``resume`` and a checkpoint of the same
-        configuration there, training continues from the latest checkpoint.
+        configuration there, training continues from the latest checkpoint (a damaged one, or
+        one with non-finite values, raises ValueError: delete it or pass ``resume=False``).
     families, n_arms, horizon
         Problems (each episode draws one from a uniformly chosen family) and duels per episode.
     timesteps : int
@@ -214,7 +294,8 @@ def train(
     if config_path.exists() and resume:
         previous = json.loads(config_path.read_text())
         if {k: v for k, v in previous.items() if k != "timesteps"} != {k: v for k, v in config.items() if k != "timesteps"}:
-            raise ValueError(f"{output} holds a run with another configuration; use another output_dir or resume=False")
+            raise ValueError(f"{output} holds a run with another configuration; use another output folder or start afresh "
+                             "with --no-resume (resume=False from Python)")
     config_path.write_text(json.dumps(config, indent=1) + "\n")
     command = command if command is not None else shlex.join([Path(sys.executable).name, *sys.argv])
 
@@ -226,18 +307,13 @@ def train(
     checkpoints = _checkpoints(output) if resume else []
     if checkpoints:
         steps, path = checkpoints[-1]
-        model.set_parameters(str(path), exact_match=True, device="cpu")
+        saved = _read_checkpoint(model, path)
         model.num_timesteps = steps
-        state = np.load(path.with_suffix(".state.npz"), allow_pickle=False)
-        json_state = json.loads(str(state["json"]))
-        generator = np.random.Generator(np.random.PCG64())
-        generator.bit_generator.state = json_state["env_rng"]
         adapter.vector_env.reset(seed=0)  # build the native env's state; its generator is replaced next
-        adapter.vector_env.np_random = generator
-        adapter.episodes_completed = json_state["episodes_completed"]
-        env.ret_rms.mean, env.ret_rms.var, env.ret_rms.count = (float(x) for x in state["ret_rms"])
-        torch.set_rng_state(torch.from_numpy(state["torch_rng"]))
-        model.policy.optimizer.load_state_dict(torch.load(path.with_suffix(".optim.pt"), weights_only=True))
+        adapter.vector_env.np_random = saved.generator
+        adapter.episodes_completed = saved.episodes_completed
+        env.ret_rms.mean, env.ret_rms.var, env.ret_rms.count = (float(x) for x in saved.ret_rms)
+        torch.set_rng_state(torch.from_numpy(saved.torch_rng))
         adapter._reset_seeds()  # drop the seed the model's constructor set: it would re-seed the restored generator
         model._last_obs = env.reset()  # the restored generator replays the checkpoint's episode
         model._last_episode_starts = np.ones(n_envs, dtype=bool)
@@ -280,12 +356,22 @@ def train(
 
     def save_checkpoint(steps: int) -> None:
         path = output / f"checkpoint_{steps}.zip"
-        model.save(str(path), exclude=["env", "_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer", "ep_success_buffer"])
-        torch.save(model.policy.optimizer.state_dict(), path.with_suffix(".optim.pt"))
+        # A diverged run stops here, keeping its last good checkpoint, rather than saving a state
+        # that every resume would refuse.
+        check_finite(_parameters(model), f"refusing to write {path}",
+                     f"training diverged by {steps} duels (the previous checkpoints are kept)")
+        # Each file is replaced whole, and the state file comes last: a crash leaves no
+        # half-written file, and a checkpoint counts only once its state file exists.
+        with atomic_write(path) as handle:
+            model.save(handle, exclude=["env", "_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer",
+                                        "ep_success_buffer"])
+        with atomic_write(path.with_suffix(".optim.pt")) as handle:
+            torch.save(model.policy.optimizer.state_dict(), handle)
         json_state = {"env_rng": adapter.episode_rng_state, "episodes_completed": adapter.episodes_completed}
-        np.savez(path.with_suffix(".state.npz"), json=json.dumps(json_state),
-                 ret_rms=np.array([np.asarray(env.ret_rms.mean).item(), np.asarray(env.ret_rms.var).item(), env.ret_rms.count]),
-                 torch_rng=torch.get_rng_state().numpy())
+        save_npz_atomically(
+            path.with_suffix(".state.npz"), json=json.dumps(json_state),
+            ret_rms=np.array([np.asarray(env.ret_rms.mean).item(), np.asarray(env.ret_rms.var).item(), env.ret_rms.count]),
+            torch_rng=torch.get_rng_state().numpy())
         for old_steps, old in _checkpoints(output)[:-2]:  # keep the two newest
             for suffix in (".zip", ".state.npz", ".optim.pt"):
                 old.with_suffix(suffix).unlink(missing_ok=True)
@@ -295,7 +381,8 @@ def train(
     if remaining > 0:
         model.learn(total_timesteps=remaining, callback=Progress(), reset_num_timesteps=not checkpoints)
     evaluate_now()
-    model.save(str(output / "model.zip"), exclude=["env"])
+    with atomic_write(output / "model.zip") as handle:
+        model.save(handle, exclude=["env"])
     if policy != "pair":
         return output / "model.zip"
     from dueling_gym.experiments.pair_policy import export_policy_weights
@@ -303,9 +390,8 @@ def train(
     weights = export_policy_weights(model.policy)
     metadata = {"config": config, "command": command, "timesteps_trained": int(model.num_timesteps),
                 "observation": "dueling_gym.observations (pair features v1)"}
-    weights["metadata"] = np.array(json.dumps(metadata))
     target = output / "policy.npz"
-    np.savez(target, **weights)
+    save_policy_atomically(target, weights, metadata=np.array(json.dumps(metadata)))
     return target
 
 

@@ -22,6 +22,7 @@ from dueling_gym.validation import (
     check_bool,
     check_integer,
     check_n_arms,
+    check_pairwise_memory,
     check_number,
     check_probability,
     check_rng,
@@ -76,6 +77,7 @@ def utility_based(
     distinct, so every pair has a strict winner.
     """
     n_arms = check_n_arms(n_arms)
+    check_pairwise_memory("a generated problem", n_arms)
     rng = check_rng(rng)
     spread = check_number("spread", spread, minimum=0.0)
     if model not in ("bradley_terry", "thurstone"):
@@ -104,6 +106,7 @@ def no_condorcet_winner(n_arms: int, rng: np.random.Generator, *, min_gap: float
     redrawn until no arm beats all others.  Needs ``n_arms >= 3``.
     """
     n_arms = check_n_arms(n_arms, minimum=3)
+    check_pairwise_memory("a generated problem", n_arms)
     rng = check_rng(rng)
     min_gap = _check_gap(min_gap)
     for _ in range(_MAX_REJECTIONS):
@@ -131,6 +134,7 @@ def cyclic_copeland_winners(
     random, so index-based tie-breaking cannot favour the winners.  Needs ``n_arms >= 4``.
     """
     n_arms = check_n_arms(n_arms, minimum=4)
+    check_pairwise_memory("a generated problem", n_arms)
     rng = check_rng(rng)
     low = check_number("low", low, minimum=0.5, maximum=1.0)
     high = check_number("high", high, minimum=0.5, maximum=1.0)
@@ -158,6 +162,7 @@ def unique_copeland_winner(n_arms: int, rng: np.random.Generator, *, min_gap: fl
     and redrawn until exactly one arm has the maximal Copeland score.
     """
     n_arms = check_n_arms(n_arms)
+    check_pairwise_memory("a generated problem", n_arms)
     rng = check_rng(rng)
     min_gap = _check_gap(min_gap)
     for _ in range(_MAX_REJECTIONS):

@@ -113,7 +113,7 @@ class PreferenceMatrix:
         This is how a printed matrix whose two triangles disagree by rounding is repaired
         (e.g. the MSLR-5 Condorcet matrix of Komiyama et al. 2016, Appendix A).
         """
-        array = np.array(matrix, dtype=np.float64, copy=True)
+        array = real_matrix("preference matrix", matrix)
         if array.ndim != 2 or array.shape[0] != array.shape[1]:
             raise ValueError(f"preference matrix must be square and two-dimensional, got shape {array.shape}")
         return cls(antisymmetric_rebuild(array), **kwargs)

@@ -1,0 +1,240 @@
+"""Reading exported pair-policy files (``.npz``) with every array checked before use.
+
+The ``learned`` agent's compiled kernels trust the arrays they are given: they take the hidden
+width from ``W1`` and index every other array with it, without bounds checks (a short ``b1``
+makes them read whatever memory follows it), and one NaN weight turns every score into NaN.  So
+a policy file is read here one member at a time: each array's header (dtype and shape) is
+checked against the sizes the file declares (``n_arms``, ``hidden``) before its data is read,
+the data must be exactly what the header announces (and pass the archive's CRC-32), and the
+values must be finite.  Nothing is ever unpickled.  Every defect raises one :class:`ValueError`
+naming the file and the array; only errors of the operating system on opening the file (a
+missing file, no permission) are left as :class:`OSError`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from dueling_gym.observations import N_PAIR_CHANNELS, N_RECORD_FEATURES
+
+__all__ = ["WEIGHT_NAMES", "MEAN_ONLY_NAMES", "weight_shapes", "read_policy_file"]
+
+#: Arrays of the pair network, in the order of the compiled kernels' arguments.
+WEIGHT_NAMES = ("W1", "b1", "W2", "b2", "A", "B", "C", "c", "d", "w", "w0", "S", "s_b", "s_t", "s", "s0",
+                "G", "G_s", "s_n", "R_a", "R_b", "R_s")
+#: Arrays of the first version of the network (mean-pooled arm summaries, no global context).
+MEAN_ONLY_NAMES = WEIGHT_NAMES[:16]
+#: Arrays added later; a file written before they existed reads them as zero (same scores).
+_LATER_NAMES = WEIGHT_NAMES[16:]
+#: The context weights enter together: one without the other is no version of the network.
+_CONTEXT_NAMES = ("G", "G_s")
+#: Weights reading the arm summaries, which the first version pooled by mean only (``hidden`` rows).
+_SUMMARY_READERS = ("A", "B", "S")
+
+
+def weight_shapes(hidden: int) -> dict[str, tuple[int, ...]]:
+    """The shape of every array of the current network with ``hidden`` units, in
+    :data:`WEIGHT_NAMES` order (row-vector convention, ``x @ W``).
+
+    The compiled kernels allocate their caches from ``W1.shape[1]`` and loop over those sizes
+    when they read the other arrays, so every array must have exactly this shape.
+    """
+    units = (hidden,)
+    pair = (N_PAIR_CHANNELS, hidden)  # reads the N_PAIR_CHANNELS features of an ordered pair
+    summary = (2 * hidden, hidden)  # reads an arm summary [mean part, max part] or the global context
+    record = (N_RECORD_FEATURES, hidden)  # reads an arm's record
+    return {
+        # Pair embedding relu(relu(e @ W1 + b1) @ W2 + b2).
+        "W1": pair, "b1": units, "W2": (hidden, hidden), "b2": units,
+        # Duel scorer w . relu(h_i @ A + h_j @ B + e_ij @ C + c + tau * d + ...) + w0.
+        "A": summary, "B": summary, "C": pair, "c": units, "d": units, "w": units, "w0": (1,),
+        # Self-duel scorer s . relu(h_i @ S + s_b + tau * s_t + n_i * s_n + ...) + s0.
+        "S": summary, "s_b": units, "s_t": units, "s": units, "s0": (1,),
+        # Global context m @ G (duels) and m @ G_s (self-duels), self-duel count weights.
+        "G": summary, "G_s": summary, "s_n": units,
+        # Arm records r_i @ R_a, r_j @ R_b (duels) and r_i @ R_s (self-duels).
+        "R_a": record, "R_b": record, "R_s": record,
+    }
+
+
+class _Header(NamedTuple):
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+
+def _cause(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+class _Refused(ValueError):
+    """A header refused by a check (its message is final)."""
+
+
+class _Archive:
+    """The members of an open ``.npz`` archive, each read header first and without pickles."""
+
+    def __init__(self, archive: zipfile.ZipFile, label: str):
+        self._zip = archive
+        self.label = label
+        # np.savez stores array NAME as member NAME.npy.
+        self._members = {info.filename[:-4]: info for info in archive.infolist() if info.filename.endswith(".npy")}
+
+    def has(self, name: str) -> bool:
+        return name in self._members
+
+    def _damaged(self, name: str, error: BaseException) -> ValueError:
+        return ValueError(f"{self.label} is not a readable .npz policy file: array {name} is damaged ({_cause(error)})")
+
+    def read(self, name: str, check: Callable[[_Header], None]) -> np.ndarray:
+        """Array ``name``, once ``check`` (which raises :class:`_Refused`) has accepted its header:
+        only then are its data read, and only as many bytes as the file really holds."""
+        info = self._members[name]
+        # A damaged member fails in many ways (zipfile, zlib, NumPy's header parser): all mean
+        # the same to the caller.
+        try:
+            with self._zip.open(info) as member:
+                version = np.lib.format.read_magic(member)
+                if version == (1, 0):
+                    shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(member)
+                else:
+                    shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(member)
+                header = _Header(tuple(int(size) for size in shape), dtype)
+                check(header)
+                expected = math.prod(header.shape) * dtype.itemsize
+                held = info.file_size - member.tell()
+                if held != expected:
+                    raise ValueError(f"{held} bytes of data where the header announces {expected}")
+                data = member.read(expected + 1)  # reaching the end makes zipfile check the CRC-32
+                if len(data) != expected:
+                    raise ValueError(f"{len(data)} bytes of data where the header announces {expected}")
+                return np.frombuffer(data, dtype=dtype).reshape(header.shape, order="F" if fortran_order else "C")
+        except _Refused:
+            raise
+        except Exception as error:
+            raise self._damaged(name, error) from error
+
+
+def _read_size(archive: _Archive, name: str, minimum: int) -> int:
+    def check(header: _Header) -> None:
+        if header.dtype.kind not in "iu" or header.shape != ():
+            raise _Refused(f"{archive.label}: array {name} has dtype {header.dtype} and shape {header.shape}, "
+                           "expected one integer")
+
+    value = int(archive.read(name, check))
+    if value < minimum:
+        raise ValueError(f"{archive.label}: array {name} is {value}, expected at least {minimum}")
+    return value
+
+
+def _read_metadata(archive: _Archive) -> dict[str, Any]:
+    def check(header: _Header) -> None:
+        if header.dtype.kind != "U" or header.shape != ():
+            raise _Refused(f"{archive.label}: array metadata has dtype {header.dtype} and shape {header.shape}, "
+                           "expected one JSON string")
+
+    text = str(archive.read("metadata", check))
+    try:
+        metadata = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"{archive.label}: array metadata is not valid JSON ({error})") from error
+    if not isinstance(metadata, dict):
+        raise ValueError(f"{archive.label}: array metadata holds a JSON {type(metadata).__name__}, expected an object")
+    return metadata
+
+
+def _read_weights(archive: _Archive, hidden: int) -> dict[str, np.ndarray]:
+    expected = weight_shapes(hidden)
+    names = MEAN_ONLY_NAMES + tuple(name for name in _LATER_NAMES if archive.has(name))
+    first_version = "G" not in names
+    weights = {}
+    for name in names:
+        allowed = [expected[name]]
+        if first_version and name in _SUMMARY_READERS:
+            allowed.insert(0, (hidden, hidden))  # arm summaries by mean only
+
+        def check(header: _Header, name: str = name, allowed: list[tuple[int, ...]] = allowed) -> None:
+            if header.dtype.kind != "f":
+                raise _Refused(f"{archive.label}: array {name} has dtype {header.dtype}, "
+                               "expected real floating-point numbers")
+            if header.shape not in allowed:
+                raise _Refused(f"{archive.label}: array {name} has shape {header.shape}, expected "
+                               + " or ".join(str(shape) for shape in allowed))
+
+        # float64 is what the kernels compute in; a float128 beyond its range becomes inf, refused too.
+        with np.errstate(over="ignore"):
+            values = archive.read(name, check).astype(np.float64)
+        if not np.isfinite(values).all():
+            raise ValueError(f"{archive.label}: array {name} holds non-finite values (NaN or infinity)")
+        weights[name] = values
+    return weights
+
+
+def _complete(weights: dict[str, np.ndarray], hidden: int) -> dict[str, np.ndarray]:
+    """The weights of an older version of the network as the current network computing the same
+    scores: the parts it did not have are zero."""
+    if "G" not in weights:
+        for name in _SUMMARY_READERS:
+            if weights[name].shape == (hidden, hidden):
+                weights[name] = np.vstack([weights[name], np.zeros((hidden, hidden))])
+        for name in _CONTEXT_NAMES:
+            weights[name] = np.zeros((2 * hidden, hidden))
+    if "s_n" not in weights:
+        weights["s_n"] = np.zeros(hidden)
+    for name in ("R_a", "R_b", "R_s"):
+        if name not in weights:
+            weights[name] = np.zeros((N_RECORD_FEATURES, hidden))
+    return {name: weights[name] for name in WEIGHT_NAMES}
+
+
+def read_policy_file(path: str | Path) -> tuple[dict[str, np.ndarray], int, int, dict[str, Any]]:
+    """Read and check an exported pair policy.
+
+    Parameters
+    ----------
+    path : str or Path
+        An ``.npz`` file written by ``dueling-gym train`` (or of an older version of the network).
+
+    Returns
+    -------
+    weights : dict of str to ndarray
+        Every array of :data:`WEIGHT_NAMES` as a float64 copy, those of an older version of the
+        network completed with zeros.
+    n_arms, hidden : int
+        The sizes the file declares.
+    metadata : dict
+        The file's ``metadata`` JSON object (empty without one).
+
+    Raises
+    ------
+    ValueError
+        The file is no readable ``.npz`` archive, lacks an array, or holds an array of the wrong
+        dtype or shape or with non-finite values; the message names the file and the array.
+    OSError
+        The file cannot be opened.
+    """
+    label = str(path)
+    with open(path, "rb") as handle:
+        try:
+            opened = zipfile.ZipFile(handle)
+        except Exception as error:  # empty, truncated, random bytes, a pickle, a lone .npy ...
+            raise ValueError(f"{label} is not a readable .npz policy file ({_cause(error)})") from error
+        with opened:
+            archive = _Archive(opened, label)
+            missing = [name for name in MEAN_ONLY_NAMES + ("n_arms", "hidden") if not archive.has(name)]
+            if missing:
+                raise ValueError(f"{label} is not an exported pair policy (missing arrays {missing})")
+            context = [name for name in _CONTEXT_NAMES if archive.has(name)]
+            if len(context) == 1:
+                other = next(name for name in _CONTEXT_NAMES if name not in context)
+                raise ValueError(f"{label} is not an exported pair policy (array {context[0]} without {other})")
+            n_arms = _read_size(archive, "n_arms", minimum=2)
+            hidden = _read_size(archive, "hidden", minimum=1)
+            weights = _read_weights(archive, hidden)
+            metadata = _read_metadata(archive) if archive.has("metadata") else {}
+    return _complete(weights, hidden), n_arms, hidden, metadata

@@ -1,0 +1,148 @@
+"""Crash-safe files of training runs: written atomically, read back with every defect a ValueError.
+
+Training writes checkpoints and exported policies while it runs, so a crash, a full disk or an
+interrupt can come at any byte of a write.  :func:`atomic_write` (and :func:`save_npz_atomically`
+on top of it) writes to a temporary file in the same folder, flushes it to the disk and renames
+it over the target: the target is always either the complete old file or the complete new one,
+and the temporary file is removed if anything fails.  :func:`load_npz` reads arrays back
+without unpickling anything and turns every way a file can be unreadable into one
+:class:`ValueError` naming the file; :func:`check_finite` refuses NaN and infinity, which would
+otherwise resume or export silently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+from typing import BinaryIO, Iterator, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["atomic_write", "save_npz_atomically", "save_policy_atomically", "load_npz", "check_finite"]
+
+
+def _create_temporary(target: Path) -> tuple[Path, BinaryIO]:
+    """A new, empty file beside ``target`` (same folder, so the final rename stays on one file
+    system), created with mode 0666 so that the umask gives it the permissions of any new file."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            descriptor = os.open(temporary, flags, 0o666)
+        except FileExistsError:
+            continue
+        return temporary, os.fdopen(descriptor, "wb")
+    raise FileExistsError(f"could not create a temporary file beside {target}")
+
+
+def _sync(path: Path) -> None:
+    """Flush ``path`` (a file or a folder) to the disk; folders cannot be opened on some systems."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass  # e.g. a file system that cannot sync folders: the rename is still atomic
+    finally:
+        os.close(descriptor)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path) -> Iterator[BinaryIO]:
+    """Write ``path`` all at once: the block writes to the yielded binary file, which replaces
+    ``path`` only once the block has finished and the data are on the disk.
+
+    If the block (or the flush, or the rename) raises, ``path`` is left as it was and the
+    temporary file is removed.
+    """
+    target = Path(path)
+    temporary, handle = _create_temporary(target)
+    try:
+        try:
+            yield handle
+            if handle.closed:  # the writer closed it itself: sync the file through a new descriptor
+                _sync(temporary)
+            else:
+                handle.flush()
+                os.fsync(handle.fileno())
+        finally:
+            handle.close()
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync(target.parent)  # the rename itself survives a power cut once the folder is on the disk
+
+
+def save_npz_atomically(path: str | Path, /, **arrays: object) -> Path:
+    """:func:`numpy.savez` of ``arrays`` to ``path`` (exactly that name: no ``.npz`` is added),
+    through :func:`atomic_write`; returns ``path`` as a :class:`~pathlib.Path`."""
+    target = Path(path)
+    with atomic_write(target) as handle:
+        np.savez(handle, **arrays)
+    return target
+
+
+def check_finite(arrays: Mapping[str, object], where: str, hint: str = "") -> None:
+    """Raise ``ValueError("{where}: array {name} holds non-finite values ...")`` for the first of
+    ``arrays`` holding NaN or infinity (``hint``, if given, ends the message)."""
+    for name, array in arrays.items():
+        values = np.asarray(array)
+        if values.dtype.kind in "fc" and not np.isfinite(values).all():
+            ending = f"; {hint}" if hint else ""
+            raise ValueError(f"{where}: array {name} holds non-finite values (NaN or infinity){ending}")
+
+
+def save_policy_atomically(path: str | Path, weights: Mapping[str, np.ndarray], **extra: object) -> Path:
+    """Export a pair policy: ``weights`` then ``extra`` (e.g. ``n_arms``, ``hidden``,
+    ``metadata``) to ``path`` through :func:`save_npz_atomically`, refusing non-finite weights
+    (which the ``learned`` agent would refuse to load) with a ValueError; ``path`` is then left
+    as it was."""
+    check_finite(weights, f"refusing to write {path}",
+                 "training produced non-finite weights (try a smaller learning rate)")
+    return save_npz_atomically(path, **weights, **extra)
+
+
+def load_npz(path: str | Path, names: Sequence[str], hint: str = "") -> dict[str, np.ndarray]:
+    """The arrays ``names`` of the ``.npz`` file ``path``, read at once, without unpickling.
+
+    Raises
+    ------
+    ValueError
+        ``path`` is not a readable ``.npz`` archive (empty, truncated, damaged, random bytes,
+        pickled objects) or lacks one of ``names``; the message names the file and ends with
+        ``hint``, if given (e.g. how to start afresh).
+    OSError
+        ``path`` cannot be opened.
+    """
+    label = str(path)
+    ending = f"; {hint}" if hint else ""
+    with open(path, "rb") as handle:
+        # A damaged archive fails in many ways (zipfile, zlib, NumPy's header parser): all mean
+        # the same to the caller.
+        try:
+            archive = np.load(handle, allow_pickle=False)
+        except Exception as error:
+            raise ValueError(f"{label} is not a readable .npz file ({type(error).__name__}: {error}){ending}") from error
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise ValueError(f"{label} is not a readable .npz file (it holds a single array){ending}")
+        with archive:
+            missing = [name for name in names if name not in archive.files]
+            if missing:
+                raise ValueError(f"{label} is not a complete file of this kind (missing arrays {missing}){ending}")
+            try:
+                damaged = archive.zip.testzip()  # every member's CRC-32, so flipped bits are caught too
+                if damaged is not None:
+                    raise ValueError(f"member {damaged} fails its CRC-32 check")
+                arrays = {name: archive[name] for name in names}
+            except Exception as error:
+                raise ValueError(f"{label} is not a readable .npz file ({type(error).__name__}: {error}){ending}") from error
+    for name, array in arrays.items():
+        if not isinstance(array, np.ndarray):  # a member that is no .npy array comes back as bytes
+            raise ValueError(f"{label}: array {name} is not a NumPy array{ending}")
+    return arrays
