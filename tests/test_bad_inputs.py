@@ -111,3 +111,16 @@ def test_ctrl_c_while_starting_is_one_line(capsys, monkeypatch):
     monkeypatch.setattr(cli, "build_parser", interrupted)
     assert main(["problems"]) == 130
     assert capsys.readouterr().err == "dueling-gym: interrupted\n"
+
+
+def test_a_folder_of_too_many_runs_is_refused_before_anything_is_read(capsys, tmp_path):
+    from dueling_gym.experiments.sweep import MAX_RUNS, run_sweep
+
+    with pytest.raises(ValueError, match=f"more than the {MAX_RUNS} one results folder holds"):
+        SweepSpec(agents=("rucb",), problems=("cyclic4",), seeds=range(MAX_RUNS + 1), horizon=10)
+    out = tmp_path / "sweep"
+    run_sweep(SweepSpec(agents=("rucb",), problems=("cyclic4",), seeds=(0,), horizon=10), out, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["requests"][0]["seeds"] = list(range(10**6))  # edited by hand
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    _one_line_error(capsys, ["plot", str(out)], "more than the 200000 one results folder holds")

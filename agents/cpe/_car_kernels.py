@@ -1,9 +1,16 @@
-"""Compiled verification step of CAR-Verify / CAR-Parallel (Chen, Du, Huang, Zhao, ICML 2020).
+"""Compiled steps of CAR-Cond, CAR-Verify and CAR-Parallel (Chen, Du, Huang, Zhao, ICML 2020).
 
-Algorithm 4 (CAR-Verify), lines 5-15; ``[A4 Ln]`` points to its lines.  One verification step
-builds the bounds ``P̄_s, P̲_s`` from the pair statistics, finds the strongest challenger of
-``M̂`` under each (``l`` max-weight matchings, each forbidding one edge of ``M̂``) and either
-stops ("error" or the answer ``M̂``) or names the next duel.  The Python version of the step
+:func:`cond_round` is the bookkeeping of one CAR-Cond round (Algorithm 2, line 7 and the exact
+LP-skipping test of :mod:`~dueling_gym.agents.cpe.car`): the bounds of
+:func:`~dueling_gym.agents.cpe.bounds.preference_bounds` and the drift of
+:func:`~dueling_gym.agents.cpe.condorcet_oracle.oracle_drift`, with NumPy's operations and
+summation order, so which LPs run is unchanged.  The oracle LPs themselves stay in Python.
+
+:func:`verify_step` is Algorithm 4 (CAR-Verify), lines 5-15; ``[A4 Ln]`` points to its lines.
+One verification step builds the bounds ``P̄_s, P̲_s`` from the pair statistics, finds the
+strongest challenger of ``M̂`` under each (``l`` max-weight matchings, each forbidding one
+edge of ``M̂``) and either stops ("error" or the answer ``M̂``) or names the next duel.  The
+Python version of the step
 (:func:`~dueling_gym.agents.cpe.bounds.preference_bounds`,
 :func:`~dueling_gym.agents.cpe.bounds.bound_matrices`,
 :meth:`~dueling_gym.problems.BipartiteDuelProblem.strongest_challenger`) is reproduced
@@ -31,6 +38,123 @@ def new_verify_workspace(n_edges: int, n_positions: int, n_candidates: int, n_pa
             np.zeros(n_edges), np.ones(n_edges, dtype=np.bool_), np.zeros(n_positions, dtype=np.int64),
             np.zeros(n_positions, dtype=np.int64), np.zeros(n_positions),
             new_assignment_workspace(n_positions, n_candidates))
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_sum(values, first, n):
+    """``values[first:first + n].sum()`` for ``n <= 128``: NumPy's ``pairwise_sum`` base case."""
+    if n < 8:
+        total = 0.0
+        for i in range(first, first + n):
+            total += values[i]
+        return total
+    r0, r1, r2, r3 = values[first], values[first + 1], values[first + 2], values[first + 3]
+    r4, r5, r6, r7 = values[first + 4], values[first + 5], values[first + 6], values[first + 7]
+    i = 8
+    while i < n - n % 8:
+        r0 += values[first + i]
+        r1 += values[first + i + 1]
+        r2 += values[first + i + 2]
+        r3 += values[first + i + 3]
+        r4 += values[first + i + 4]
+        r5 += values[first + i + 5]
+        r6 += values[first + i + 6]
+        r7 += values[first + i + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        total += values[first + i]
+        i += 1
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _pairwise_sum(values, n):
+    """``values[:n].sum()`` in NumPy's order (its ``pairwise_sum`` for doubles).
+
+    Fewer than 8 terms are added in turn; up to 128 go to 8 running sums combined pairwise,
+    then the remainder; longer runs are the sum of their two halves, split at a multiple of 8.
+    The same order gives the same rounding, hence the same drift bound as :func:`oracle_drift`.
+    """
+    if n <= 128:
+        return _block_sum(values, 0, n)
+    # The halving tree walked with an explicit stack: a recursive kernel crashed when Numba
+    # loaded it back from its on-disk cache.
+    starts, sizes = np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64)
+    left, left_done = np.zeros(64), np.zeros(64, dtype=np.bool_)
+    sizes[0] = n
+    depth = 0
+    total = 0.0
+    while depth >= 0:
+        size = sizes[depth]
+        if size > 128:                      # descend into the first half
+            half = size // 2
+            half -= half % 8
+            starts[depth + 1], sizes[depth + 1], left_done[depth + 1] = starts[depth], half, False
+            depth += 1
+            continue
+        total = _block_sum(values, starts[depth], size)
+        depth -= 1
+        while depth >= 0:                   # hand the finished half to its parent
+            if left_done[depth]:
+                total = left[depth] + total
+                depth -= 1
+            else:
+                left[depth], left_done[depth] = total, True
+                half = sizes[depth] // 2
+                half -= half % 8
+                starts[depth + 1], sizes[depth + 1] = starts[depth] + half, sizes[depth] - half
+                left_done[depth + 1] = False
+                depth += 1
+                break
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def cond_round(counts, wins, half_level, edges, cache_valid, ref_lower, ref_upper, values, starts, n_positions,
+               epsilon, tolerance, lower, upper, needs, per_position):
+    """Bounds and LP-skipping test of one CAR-Cond round; returns how many edges need their LPs.
+
+    ``lower``/``upper`` get :func:`preference_bounds` with ``half_level = ln(4 K t³ / δ) / 2``
+    (``sqrt(half_level / T)`` is the radius).  For each undecided edge ``edges[i]``,
+    ``needs[i]`` is False when its cached values pass the skipping test, i.e.
+    ``InL - ExU + 2 D + tolerance <= ε`` and ``ExL - InU + 2 D + tolerance <= ε`` with ``D``
+    the :func:`oracle_drift` since they were computed (``starts``: :func:`position_starts`,
+    one per position with pairs).  ``per_position`` is a buffer of at least ``len(starts)``.
+    """
+    n_pairs = counts.shape[0]
+    for k in range(n_pairs):                                                              # [A2 L7]
+        if counts[k] > 0:
+            count = float(counts[k])
+            radius = math.sqrt(half_level / count)
+            mean = float(wins[k]) / count
+            lower[k] = max(0.0, mean - radius)
+            upper[k] = min(1.0, mean + radius)
+        else:
+            lower[k], upper[k] = 0.0, 1.0
+    n_segments = starts.shape[0]
+    n_needed = 0
+    for i in range(edges.shape[0]):
+        e = edges[i]
+        needs[i] = True
+        if cache_valid[e]:
+            # oracle_drift: per position the largest bound change of its pairs, summed.
+            for j in range(n_segments):
+                end = starts[j + 1] if j + 1 < n_segments else n_pairs
+                largest = -np.inf
+                for k in range(starts[j], end):
+                    change = max(abs(ref_lower[e, k] - lower[k]), abs(ref_upper[e, k] - upper[k]))
+                    if change > largest:
+                        largest = change
+                per_position[j] = largest
+            drift = _pairwise_sum(per_position, n_segments) / n_positions
+            slack = 2.0 * drift + tolerance
+            in_up, in_low, ex_up, ex_low = values[e, 0], values[e, 1], values[e, 2], values[e, 3]
+            if in_low - ex_up + slack <= epsilon and ex_low - in_up + slack <= epsilon:
+                needs[i] = False
+        if needs[i]:
+            n_needed += 1
+    return n_needed
 
 
 @numba.njit(cache=True, nogil=True)

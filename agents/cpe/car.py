@@ -34,8 +34,11 @@ the ``P̄`` challenger with the largest radius.  The best challenger is that of
 :meth:`~dueling_gym.problems.BipartiteDuelProblem.strongest_challenger` (``l`` max-weight
 matchings, each forbidding one edge of ``M̂``); a whole verification step runs in one compiled
 call (:mod:`._car_kernels`, the same operations and tie-breaking as the Python functions).
-CAR-Cond's rounds stay in Python: their cost is the oracle LPs (HiGHS through
-:func:`scipy.optimize.linprog`), which have no exact compiled equivalent.
+CAR-Cond's rounds stay in Python around one compiled call for the bounds and the skipping test
+(:func:`._car_kernels.cond_round`, NumPy's operations and summation order): their cost is the
+oracle LPs (HiGHS, as :func:`scipy.optimize.linprog` calls it), which have no exact compiled
+equivalent.  An LP identical to one solved earlier in the run (in CAR-Parallel, often one of
+another instance) is answered from the oracle's memo.
 
 **CAR-Parallel(δ)**: instances ``V_k = CAR-Verify(δ / 2^{k+1})``, ``k = 0, 1, ...`` (each with its
 own statistics and its own CAR-Cond run); at global step ``t`` every ``V_k`` with
@@ -69,7 +72,7 @@ from dueling_gym.agents.base import register_agent
 from dueling_gym.agents.cpe import _car_kernels
 from dueling_gym.agents.cpe.base import Duel, GeneratorAgent, MatchingSolver, SeedLike
 from dueling_gym.agents.cpe.bounds import PairStatistics, bound_matrices, log_constant
-from dueling_gym.agents.cpe.condorcet_oracle import CondorcetOracle, oracle_drift, position_starts
+from dueling_gym.agents.cpe.condorcet_oracle import CondorcetOracle, position_starts
 from dueling_gym.problems.bipartite import Matching
 from dueling_gym.validation import check_probability
 
@@ -138,6 +141,11 @@ class _CAR(GeneratorAgent):
         self._pair_of[self._pairs[:, 1], self._pairs[:, 2]] = np.arange(self.n_comparable_pairs)
         self._pair_of[self._pairs[:, 2], self._pairs[:, 1]] = np.arange(self.n_comparable_pairs)
 
+    def _reset_state(self) -> None:
+        # Each run starts with an empty LP memo, so that its cost does not depend on earlier runs.
+        self._oracle.clear_memo()
+        super()._reset_state()
+
     # ------------------------------------------------------------------ states
     def _new_cond_state(self) -> CondState:
         m, K = self.n_edges, self.n_comparable_pairs
@@ -169,7 +177,13 @@ class _CAR(GeneratorAgent):
     # ------------------------------------------------------------------ CAR-Cond (Algorithm 2)
     def _car_cond(self, delta: float, state: CondState) -> Generator[Duel, bool, Matching | None]:
         pairs, l = self._pairs, self.n_positions
-        stats = state.stats
+        counts, wins = state.stats.counts, state.stats.wins
+        K = self.n_comparable_pairs
+        # Per-round buffers: the bounds are copied into the cache rows, never kept across rounds.
+        lower, upper = np.zeros(K), np.zeros(K)
+        needs = np.zeros(self.n_edges, dtype=np.bool_)
+        per_position = np.zeros(max(1, self._starts.size))
+        sets_changed = True
         q = 1                                                                               # [A2 L2-3]
         while True:
             state.t += 1
@@ -178,30 +192,39 @@ class _CAR(GeneratorAgent):
                 q += 1
             state.epoch = q
             epsilon = 2.0 ** -q
-            undecided = ~(state.accepted | state.rejected)
+            if sets_changed:
+                # A, R (frozen during a round [A2 L8, L10]) and what depends on them change only
+                # after a decision.
+                undecided = ~(state.accepted | state.rejected)
+                active = np.flatnonzero(undecided[pairs[:, 1]] & undecided[pairs[:, 2]]).tolist()
+                duels = [(int(pairs[k, 1]), int(pairs[k, 2])) for k in active]
+                A = np.flatnonzero(state.accepted).tolist()
+                R = np.flatnonzero(state.rejected).tolist()
+                edges = np.flatnonzero(undecided)
+                edge_list = edges.tolist()
+                sets_changed = False
             # [A2 L6]: one duel per pair of undecided edges at the same position (ascending pairs).
-            active = np.flatnonzero(undecided[pairs[:, 1]] & undecided[pairs[:, 2]])
-            for k in active.tolist():
-                won = yield (int(pairs[k, 1]), int(pairs[k, 2]))
-                stats.counts[k] += 1
-                stats.wins[k] += bool(won)
+            for k, duel in zip(active, duels):
+                won = yield duel
+                counts[k] += 1
+                wins[k] += bool(won)
                 state.samples += 1
-            lower, upper = stats.bounds(t, delta, self._log_constant)                       # [A2 L7]
+            # [A2 L7] and the skipping test in one compiled call (preference_bounds, oracle_drift).
+            half_level = 0.5 * math.log(4.0 * self._log_constant * float(t) ** 3 / delta)
+            n_needed = _car_kernels.cond_round(counts, wins, half_level, edges, state.cache_valid, state.ref_lower,
+                                               state.ref_upper, state.values, self._starts, l, epsilon,
+                                               SKIP_TOLERANCE, lower, upper, needs, per_position)
+            if n_needed == 0:
+                state.skipped_evaluations += len(edge_list)
+                if not active:
+                    return None   # stalled: no duel to play and nothing decided (only after a wrong decision)
+                continue
             matrices: tuple[np.ndarray, np.ndarray] | None = None
-            A = np.flatnonzero(state.accepted).tolist()                                     # [A2 L8, L10]: frozen
-            R = np.flatnonzero(state.rejected).tolist()
-            edges = np.flatnonzero(undecided)
-            if edges.size:
-                drift = np.asarray(oracle_drift(self.graph, state.ref_lower[edges], state.ref_upper[edges],
-                                                lower, upper, starts=self._starts))
             accept, reject = [], []
-            for i, e in enumerate(edges.tolist()):                                          # [A2 L9]
-                if state.cache_valid[e]:
-                    in_up, in_low, ex_up, ex_low = state.values[e]
-                    slack = 2.0 * drift[i] + SKIP_TOLERANCE
-                    if in_low - ex_up + slack <= epsilon and ex_low - in_up + slack <= epsilon:
-                        state.skipped_evaluations += 1
-                        continue
+            for i, e in enumerate(edge_list):                                               # [A2 L9]
+                if not needs[i]:
+                    state.skipped_evaluations += 1
+                    continue
                 if matrices is None:
                     matrices = bound_matrices(self.graph, lower, upper)
                 p_upper, p_lower = matrices
@@ -229,9 +252,10 @@ class _CAR(GeneratorAgent):
                 state.accepted[accept] = True
                 state.rejected[reject] = True
                 state.cache_valid[:] = False   # oracle values depend on A and R
+                sets_changed = True
                 if int(state.accepted.sum()) >= l:                                          # [A2 L20]
                     return tuple(sorted(np.flatnonzero(state.accepted).tolist()))
-            elif active.size == 0:
+            elif not active:
                 return None   # stalled: no duel to play and nothing decided (only after a wrong decision)
 
     # ------------------------------------------------------------------ verification (Algorithm 4)
@@ -244,11 +268,12 @@ class _CAR(GeneratorAgent):
                                                       self.n_comparable_pairs)
         duel = np.zeros(2, dtype=np.int64)
         positions, candidates, edge_at = self._graph_arrays
+        pair_of, counts, wins = self._pair_of, stats.counts, stats.wins
         s = 0
         while True:                                                                         # [A4 L4]
             s += 1
-            outcome = _car_kernels.verify_step(stats.counts, stats.wins, s, delta, float(self._log_constant),
-                                               self._pairs, self._pair_of, m_hat_array, positions, candidates,
+            outcome = _car_kernels.verify_step(counts, wins, s, delta, float(self._log_constant),
+                                               self._pairs, pair_of, m_hat_array, positions, candidates,
                                                edge_at, workspace, duel)
             if outcome == _car_kernels.VERIFY_ERROR:                                        # [A4 L6-8]
                 return None
@@ -256,7 +281,10 @@ class _CAR(GeneratorAgent):
                 return m_hat
             e, g = int(duel[0]), int(duel[1])
             won = yield (e, g)                                                              # [A4 L15]
-            stats.record(e, g, won)
+            # stats.record(e, g, won) for a pair of distinct edges, with the pair looked up here.
+            k = pair_of[e, g]
+            counts[k] += 1
+            wins[k] += bool(won) == (e < g)
 
     def _car_verify(self, delta: float, instance: _Instance) -> Generator[Duel, bool, Matching | None]:
         m_hat = yield from self._car_cond(self.delta0, instance.cond)                      # [A4 L2-3]

@@ -33,6 +33,7 @@ from dueling_gym.experiments.sweep_spec import (
     AgentSpec,
     ProblemSpec,
     SweepSpec,
+    MAX_RUNS,
     Unit,
     canonical_json,
     package_version,
@@ -168,6 +169,9 @@ def _union(specs: Sequence[SweepSpec]) -> list[Unit]:
     for spec in specs:
         for unit in spec.units():
             units.setdefault(unit.key, unit)
+        if len(units) > MAX_RUNS:
+            raise ValueError(f"the folder's sweeps hold more than the {MAX_RUNS} runs one results folder holds; "
+                             "use another folder")
     return list(units.values())
 
 

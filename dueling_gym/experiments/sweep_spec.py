@@ -35,7 +35,7 @@ from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.validation import check_bool, check_integer, check_number
 
 __all__ = ["AgentSpec", "ProblemSpec", "SweepSpec", "Unit", "unit_problem", "arm_permutation", "package_version",
-           "canonical_json"]
+           "canonical_json", "MAX_RUNS"]
 
 
 def _check_json_values(values: dict[str, Any], what: str) -> None:
@@ -471,6 +471,11 @@ def _dedupe(items: Iterable[Any], key: Any, what: str, describe: Any) -> tuple[t
     return tuple(kept.values()), dropped
 
 
+#: The most runs one results folder holds: each is a file, and the folder's tables, plots and
+#: verification hold every run in memory (at this size, about 2 GB and minutes of reading).
+MAX_RUNS = 200_000
+
+
 def resolve_checkpoints(horizon: int, checkpoints: Sequence[int] | None) -> tuple[int, ...]:
     """The checkpoints a run records: the given ones (validated, sorted, horizon added) or the default."""
     from dueling_gym.experiments.simulate import log_checkpoints
@@ -530,6 +535,10 @@ class SweepSpec:
         seeds = [check_integer("seed", s, minimum=0) for s in self.seeds]
         if not agents or not problems or not seeds:
             raise ValueError("a sweep needs at least one agent, one problem and one seed")
+        runs = len(agents) * len(problems) * len(seeds)
+        if runs > MAX_RUNS:
+            raise ValueError(f"a sweep of {runs} runs ({len(agents)} agents x {len(problems)} problems x {len(seeds)} seeds) "
+                             f"is more than the {MAX_RUNS} one results folder holds; split it over several folders")
         if self.checkpoints is not None:
             object.__setattr__(self, "checkpoints", resolve_checkpoints(horizon, self.checkpoints))
         problems_kept, dropped_problems = _dedupe(problems, lambda p: canonical_json(p.to_json()), "problem",
