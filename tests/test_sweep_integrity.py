@@ -188,6 +188,26 @@ def test_implausible_unit_files_are_rejected_naming_the_field(clean, edits):
             assert expected in message, (name, message)
 
 
+def test_every_field_of_a_unit_file_with_a_value_of_another_type_is_rejected(clean):
+    """Each field in turn gets a value of a type it never has (the file re-signed): always rejected."""
+    from dueling_gym.experiments.sweep_store import content_digest
+
+    folder, _ = clean
+    record = json.loads(_units(folder)[0].read_text())
+    for field in sorted(set(record) - {"content_sha256"}):
+        bogus = [1] if isinstance(record[field], dict) else {"bogus": 1}
+        with tempfile.TemporaryDirectory() as scratch:
+            out = Path(scratch) / "sweep"
+            shutil.copytree(folder, out)
+            path = _units(out)[0]
+            edited = json.loads(path.read_text()) | {field: bogus}
+            edited["content_sha256"] = content_digest(edited)
+            path.write_text(json.dumps(edited))
+            records, messages = _quiet_run(SweepSpec(**BASE), out)
+            assert any(path.name in message for message in messages), field
+            assert (out / "results.csv").read_text() == (folder / "results.csv").read_text(), field
+
+
 def test_duplicates_are_counted_once(tmp_path):
     with pytest.warns(UserWarning, match="given more than once"):
         spec = SweepSpec(agents=("rucb", "RUCB", "rucb:alpha=0.51"), problems=("cyclic4", "cyclic"),

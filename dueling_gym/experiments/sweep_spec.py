@@ -389,9 +389,13 @@ class Unit(WorkUnit):
         for name, value in expected.items():
             if canonical_json(record.get(name)) != canonical_json(value):
                 return f"{name} is {record.get(name)!r:.60}, the run's is {value!r:.60}"
-        for name, kind in (("wall_time", float), ("fused", bool), ("agent_repr", str), ("hyperparameters", dict)):
+        for name, kind in (("wall_time", float), ("fused", bool), ("agent_repr", str), ("hyperparameters", dict),
+                           ("agent", str), ("problem", str)):
             if not isinstance(record.get(name), kind):
                 return f"{name} is missing or not a {kind.__name__}"
+        given = AgentSpec(self.agent.name, record["hyperparameters"]).resolved_hyperparameters(self.horizon)
+        if canonical_json(given) != canonical_json(self.identity["agent"]["hyperparameters"]):
+            return "hyperparameters are not those of the run's identity"
         if not math.isfinite(record["wall_time"]) or record["wall_time"] < 0:
             return "wall_time is not a finite non-negative number"
         regret = record.get("cumulative_regret")
