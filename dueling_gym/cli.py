@@ -230,7 +230,7 @@ def _run_spec(spec: Any, out_dir: Path, args: argparse.Namespace, title: str) ->
     from dueling_gym.experiments.sweep import execute_sweep
 
     result = execute_sweep(spec, out_dir, jobs=args.jobs, backend=args.backend, address=args.address,
-                           progress=not args.no_progress, notion=args.notion)
+                           progress=not args.no_progress, notion=args.notion, title=title or None)
     records = _checked_records(out_dir, result.folder_units, result.folder_records)
     _finish_report(records, out_dir, args.notion, title, plot=not args.no_plot,
                    primary_notion=result.manifest.get("notion"), svg=args.svg)
@@ -279,7 +279,8 @@ def _command_plot(args: argparse.Namespace) -> int:
     _, manifest = folder_units(out_dir)
     records = _folder_records(out_dir)
     notion = args.notion or manifest.get("notion") or "copeland_komiyama"
-    _finish_report(records, out_dir, notion, title="", plot=True, primary_notion=manifest.get("notion"), svg=args.svg)
+    title = manifest.get("title") if isinstance(manifest.get("title"), str) else ""
+    _finish_report(records, out_dir, notion, title=title, plot=True, primary_notion=manifest.get("notion"), svg=args.svg)
     return 0
 
 

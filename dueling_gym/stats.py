@@ -1,4 +1,5 @@
-"""Shared statistical routines: Bernoulli KL divergence and KL confidence bounds.
+"""Shared statistical routines: Bernoulli KL divergence, KL confidence bounds, and the confidence
+intervals of means that every report of the library prints.
 
 The KL-based algorithms and the lower-bound machinery use these functions; nothing in the
 project re-implements them.  (The pair statistics of the dueling agents -- win counts,
@@ -10,6 +11,13 @@ function that accepts scalars or arrays.
 Conventions: natural logarithms (as in every paper implemented here); ``0 ln 0 = 0``; the second argument of the
 divergence is clipped into ``[1e-15, 1 - 1e-15]``; bounds are found by bisection on the
 monotone branch until the bracket is narrower than ``1e-12`` (at most 64 halvings).
+
+Intervals of means (:func:`mean_half_width`) use Student's t with ``n - 1`` degrees of freedom:
+with the few runs of a typical table (10 seeds: ``t = 2.262``) the normal quantile 1.96 would
+make them about 13% too narrow.  :func:`bootstrap_mean_interval` gives percentile-bootstrap
+intervals for skewed or bimodal samples.  The t quantile is computed here (regularised
+incomplete beta function by its continued fraction, inverted by bisection) so that a report
+does not import SciPy's statistics for one number.
 """
 
 from __future__ import annotations
@@ -23,6 +31,10 @@ from numpy.typing import ArrayLike, NDArray
 from dueling_gym.validation import check_real_array
 
 __all__ = [
+    "student_t_quantile",
+    "mean_half_width",
+    "bootstrap_mean_interval",
+    "INTERVAL_METHOD",
     "kl_bernoulli",
     "kl_upper_bound",
     "kl_lower_bound",
@@ -178,3 +190,127 @@ def kl_lower_bound(mean: ArrayLike, count: ArrayLike, level: ArrayLike) -> NDArr
     mean_array = check_real_array("mean", mean, minimum=0.0, maximum=1.0)
     count_array = check_real_array("count", count, minimum=0.0)
     return _elementwise(_kl_lower_elementwise, mean_array, count_array, level)
+
+
+# ------------------------------------------------------------------------------------------
+# Confidence intervals of means
+# ------------------------------------------------------------------------------------------
+
+#: How every table of the library computes its "± half-width" (printed with the tables).
+INTERVAL_METHOD = "95% confidence intervals of the mean, Student's t with n - 1 degrees of freedom"
+
+
+def _beta_continued_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularised incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    fraction = d
+    for m in range(1, 1000):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            fraction *= c * d
+        if abs(c * d - 1.0) < 1e-16:
+            break
+    return fraction
+
+
+def _regularised_incomplete_beta(a: float, b: float, x: float) -> float:
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):  # the fraction converges fast on this side
+        return math.exp(log_front) * _beta_continued_fraction(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _beta_continued_fraction(b, a, 1.0 - x) / b
+
+
+def _student_t_upper_tail(t: float, df: float) -> float:
+    """``P(T > t)`` for ``t >= 0`` (accurate in the far tail)."""
+    return 0.5 * _regularised_incomplete_beta(0.5 * df, 0.5, df / (df + t * t))
+
+
+def _student_t_centre(t: float, df: float) -> float:
+    """``P(0 < T < t)`` for ``t >= 0`` (accurate near the centre, where ``1 - tail`` would cancel)."""
+    return 0.5 * _regularised_incomplete_beta(0.5, 0.5 * df, t * t / (df + t * t))
+
+
+def student_t_quantile(probability: float, df: float) -> float:
+    """The ``probability`` quantile of Student's t distribution with ``df`` degrees of freedom.
+
+    Accurate to about ``1e-8`` relative (bisection on the distribution function, measured
+    from the centre for probabilities up to 0.75 and from the tail above).
+
+    Examples
+    --------
+    >>> round(student_t_quantile(0.975, 9), 6)
+    2.262157
+    """
+    if not 0.0 < probability < 1.0:
+        raise ValueError(f"probability must lie in (0, 1), got {probability!r}")
+    if not df > 0:
+        raise ValueError(f"df must be positive, got {df!r}")
+    if probability < 0.5:
+        return -student_t_quantile(1.0 - probability, df)
+    if probability == 0.5:
+        return 0.0
+    if probability <= 0.75:
+        target, below = probability - 0.5, lambda t: _student_t_centre(t, df) < target
+    else:
+        target, below = 1.0 - probability, lambda t: _student_t_upper_tail(t, df) > target
+    low, high = 0.0, 1.0
+    while below(high):
+        low, high = high, 2.0 * high
+    while high - low > 1e-14 * high:
+        middle = 0.5 * (low + high)
+        if below(middle):
+            low = middle
+        else:
+            high = middle
+    return 0.5 * (low + high)
+
+
+def mean_half_width(values: ArrayLike, *, level: float = 0.95, axis: int = 0) -> NDArray[np.float64] | float:
+    """Half-width of the Student's t confidence interval of the mean of ``values`` along ``axis``.
+
+    ``t_{n-1, (1 + level) / 2} · s / sqrt(n)`` with the sample standard deviation ``s``; 0 for a
+    single value (no spread can be estimated from it).
+
+    Examples
+    --------
+    >>> round(mean_half_width([1.0, 2.0, 3.0]), 4)
+    2.4841
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    array = np.asarray(values, dtype=np.float64)
+    n = array.shape[axis] if array.ndim else 1
+    if n < 2:
+        zeros = np.zeros(np.delete(array.shape, axis)) if array.ndim > 1 else 0.0
+        return zeros
+    half = student_t_quantile(0.5 * (1.0 + level), n - 1) * array.std(axis=axis, ddof=1) / math.sqrt(n)
+    return float(half) if np.ndim(half) == 0 else half
+
+
+def bootstrap_mean_interval(values: ArrayLike, *, level: float = 0.95, resamples: int = 10_000,
+                            seed: int = 0) -> tuple[float, float]:
+    """Percentile-bootstrap confidence interval ``(low, high)`` of the mean of ``values``.
+
+    For skewed or bimodal samples (regret on a matrix where some runs lock onto a wrong arm),
+    where a symmetric t interval misplaces the mass.  Resampling draws from
+    ``numpy.random.default_rng(seed)``, so the interval is reproducible.
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    array = np.asarray(values, dtype=np.float64).ravel()
+    if array.size < 2:
+        return float(array.mean()), float(array.mean())
+    rng = np.random.default_rng(seed)
+    means = array[rng.integers(0, array.size, size=(resamples, array.size))].mean(axis=1)
+    low, high = np.quantile(means, [0.5 * (1.0 - level), 0.5 * (1.0 + level)])
+    return float(low), float(high)

@@ -201,7 +201,7 @@ def test_the_paired_comparison_takes_the_best_other_agent_and_says_below_above_o
     first, second = paired_comparison(runs, (100, 1000))
     # T = 100: the best other agent is "strong" (mean 6); differences -4, -3, -5.
     assert first["best_classic"] == "strong" and first["difference"] == pytest.approx(-4.0)
-    assert first["ci95"] == pytest.approx(1.96 * 1.0 / np.sqrt(3)) and first["verdict"] == "below"
+    assert first["ci95"] == pytest.approx(4.302653 * 1.0 / np.sqrt(3)) and first["verdict"] == "below"  # t_2
     # T = 1000: "strong" again (mean 2); differences 8, 11, 11.
     assert second["difference"] == pytest.approx(10.0) and second["verdict"] == "above"
     tied = paired_comparison({("s", "learned"): np.array([[1.0], [3.0]]), ("s", "x"): np.array([[2.0], [2.0]])}, (10,))

@@ -91,3 +91,58 @@ def test_rmed_exploration_function_spot_check():
 
     agent = RMED1(5)
     assert agent.f_scale * 5 ** agent.f_exponent == pytest.approx(SPOT["RMED f(K)=0.3K^1.01 for K=5"], abs=1e-9)
+
+
+# ------------------------------------------------------------------------------------------
+# Confidence intervals of means
+# ------------------------------------------------------------------------------------------
+
+def test_student_t_quantile_matches_scipy():
+    from scipy.special import stdtrit
+
+    from dueling_gym.stats import student_t_quantile
+
+    for df in (1, 2, 3, 4, 9, 29, 99, 1000, 0.5, 2.5):
+        for probability in (0.6, 0.75, 0.9, 0.95, 0.975, 0.995, 0.9999, 1 - 1e-9, 0.025, 1e-6):
+            assert student_t_quantile(probability, df) == pytest.approx(stdtrit(df, probability), rel=1e-8)
+        # Next to the centre the quantile is (p - 1/2) / density(0), where SciPy's loses digits.
+        density = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+        assert student_t_quantile(0.5 + 1e-7, df) == pytest.approx((0.5 + 1e-7 - 0.5) / density, rel=1e-6)
+    with pytest.raises(ValueError, match="probability"):
+        student_t_quantile(1.0, 3)
+    with pytest.raises(ValueError, match="df"):
+        student_t_quantile(0.9, 0)
+
+
+def test_mean_half_width_is_students_t():
+    from dueling_gym.stats import mean_half_width
+
+    values = np.array([3.0, 5.0, 4.0, 8.0, 1.0, 6.0, 2.0, 7.0, 5.0, 4.0])
+    # 10 runs: t_9 = 2.262157, not the normal 1.96 (13% narrower).
+    assert mean_half_width(values) == pytest.approx(2.262157163 * values.std(ddof=1) / np.sqrt(10))
+    runs = np.vstack([values, 2 * values]).T  # (runs, checkpoints)
+    np.testing.assert_allclose(mean_half_width(runs, axis=0), [mean_half_width(values), 2 * mean_half_width(values)])
+    assert mean_half_width([7.0]) == 0.0
+
+
+def test_student_t_intervals_cover_the_mean_of_small_normal_samples():
+    """With 5 runs the t interval covers the true mean ~95% of the time; the z = 1.96 one only ~88%."""
+    from dueling_gym.stats import mean_half_width
+
+    rng = np.random.default_rng(0)
+    samples = rng.normal(0.0, 1.0, size=(20_000, 5))
+    means = samples.mean(axis=1)
+    t_cover = np.mean(np.abs(means) <= mean_half_width(samples, axis=1))
+    z_cover = np.mean(np.abs(means) <= 1.96 * samples.std(axis=1, ddof=1) / np.sqrt(5))
+    assert 0.94 < t_cover < 0.96 and z_cover < 0.90
+
+
+def test_bootstrap_interval_is_reproducible_and_asymmetric_for_skewed_samples():
+    from dueling_gym.stats import bootstrap_mean_interval
+
+    skewed = np.array([1.0] * 18 + [100.0, 120.0])
+    low, high = bootstrap_mean_interval(skewed, seed=3)
+    assert (low, high) == bootstrap_mean_interval(skewed, seed=3)
+    mean = skewed.mean()
+    assert low < mean < high and high - mean > mean - low
+    assert bootstrap_mean_interval([4.0]) == (4.0, 4.0)

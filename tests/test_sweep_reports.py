@@ -241,3 +241,47 @@ def test_any_command_line_runs_correctly_or_fails_in_one_line(tmp_path_factory, 
     units = list((out / "units").glob("*.json"))
     first_notion = rows[0]["notion"]
     assert sum(int(row["runs"]) for row in rows if row["notion"] == first_notion) == len(units)
+
+
+def _curve(agent: str, values, runs: int = 3):
+    from dueling_gym.experiments.report import RegretCurve
+
+    t = np.array([1, 10, 100, 1000, 10_000])
+    values = np.asarray(values, dtype=float)
+    return RegretCurve(agent, "p", "copeland_komiyama", t, np.vstack([values] * runs), np.ones(runs, dtype=bool))
+
+
+def test_the_y_axis_shows_the_sublinear_curves_and_the_bounds_and_marks_the_linear_ones():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dueling_gym.experiments.report import _draw_over_t, series_styles
+
+    logarithmic = _curve("ccb", [0, 20, 40, 60, 80])
+    linear = _curve("rucb", [0, 5, 50, 500, 5000])
+    styles = series_styles(["ccb", "rucb"])
+    figure, axis = plt.subplots()
+    _draw_over_t(axis, [logarithmic, linear], styles, {"LB": 10.0})
+    top = axis.get_ylim()[1]
+    # The logarithmic curve and the bound (10 ln 10^4 = 92.1) fit; the linear one is marked off scale.
+    assert 92.1 < top < 5000 / 10 and axis.get_yscale() == "linear"
+    assert any("off scale" in text.get_text() and "rucb 5e+03" in text.get_text() for text in axis.texts)
+    figure, axis = plt.subplots()
+    _draw_over_t(axis, [linear, _curve("savage", [0, 3, 30, 300, 3000])], styles | series_styles(["savage"]), {"LB": 10.0})
+    assert axis.get_yscale() == "log"  # every agent linear at this horizon: nothing hidden
+    plt.close("all")
+
+
+def test_plot_draws_a_folder_with_the_title_it_was_run_with(tmp_path, monkeypatch):
+    from dueling_gym.cli import main
+    from dueling_gym.experiments import report
+    from dueling_gym.experiments.sweep import SweepSpec, execute_sweep
+
+    execute_sweep(SweepSpec(agents=("rucb",), problems=("cyclic4",), seeds=(0, 1), horizon=200), tmp_path / "run",
+                  progress=False, title="A preset's title")
+    titles = []
+    monkeypatch.setattr(report, "plot_regret", lambda *args, **kwargs: titles.append(kwargs["title"]) or [])
+    assert main(["plot", str(tmp_path / "run")]) == 0
+    assert titles == ["A preset's title"]

@@ -52,6 +52,7 @@ from dueling_gym.experiments.work_units import WorkUnit, identity_digest, packag
 from dueling_gym.problems import load_problem
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.problems.preference import PreferenceMatrix
+from dueling_gym.stats import INTERVAL_METHOD, mean_half_width
 from dueling_gym.validation import check_integer
 
 __all__ = ["classic_agents", "evaluate", "paired_comparison", "EvaluationUnit", "KIND", "PUBLISHED_SMALL"]
@@ -307,7 +308,7 @@ def evaluate(
                                                                 desc="follow-up", **run))
         _write_csv(output / "follow_up.csv", follow_ups)
     (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_up_problems)
-                                       + _summary(rows, horizons))
+                                       + _summary(rows, horizons) + f"\nIntervals: {INTERVAL_METHOD}.\n")
     _plot(rows, horizons, output / "regret.png")
     return rows
 
@@ -371,8 +372,8 @@ def _follow_up_summary(follow_ups: list[dict], n_problems: int) -> str:
 
 
 def _half_width(values: np.ndarray) -> float:
-    """95% half-width of the mean of ``values`` (normal approximation; 0 for a single value)."""
-    return float(1.96 * values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else 0.0
+    """95% half-width of the mean of ``values`` (Student's t; 0 for a single value)."""
+    return float(mean_half_width(values))
 
 
 def _paired(mine: np.ndarray, theirs: np.ndarray) -> tuple[float, float, str]:
@@ -391,7 +392,7 @@ def paired_comparison(per_run: dict[tuple[str, str], np.ndarray], horizons: Sequ
     ``per_run[(problem_set, agent)]`` holds each run's regret (rows: runs, the same runs for every
     agent; columns: ``horizons``).  For every problem set where ``subject`` played and every
     horizon: the other agent with the lowest mean, the mean of the differences ``subject − best``
-    with its 95% half-width (normal approximation), and the verdict: ``"below"`` or ``"above"``
+    with its 95% half-width (Student's t), and the verdict: ``"below"`` or ``"above"``
     when the interval excludes zero, ``"tied"`` when it contains it.
     """
     comparisons = []
@@ -443,22 +444,31 @@ def _plot(rows: list[dict], horizons: list[int], path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:  # the plot extra is optional; the table is written regardless
         return
+    from dueling_gym.experiments.report import series_styles
+
     sets = list(dict.fromkeys(row["problems"] for row in rows))
     columns = min(3, len(sets))
     lines = -(-len(sets) // columns)
     figure, axes = plt.subplots(lines, columns, figsize=(4.8 * columns, 3.9 * lines), squeeze=False)
     for axis in axes.flat[len(sets):]:
         axis.set_visible(False)
-    for axis, set_name in zip(axes.flat, sets):
-        subset = [row for row in rows if row["problems"] == set_name]
-        final = {row["agent"]: row["mean"] for row in subset if row["horizon"] == horizons[-1]}
+    shown_in: dict[str, list[str]] = {}
+    for set_name in sets:
+        final = {row["agent"]: row["mean"] for row in rows if row["problems"] == set_name and row["horizon"] == horizons[-1]}
         shown = sorted(final, key=final.get)[:6]
         if "learned" in final and "learned" not in shown:
             shown.append("learned")
-        for name in shown:
+        shown_in[set_name] = shown
+    # One colour per agent across the panels (the learned policy first).
+    every = [name for shown in shown_in.values() for name in shown]
+    styles = series_styles(["learned"] * ("learned" in every) + every)
+    for axis, set_name in zip(axes.flat, sets):
+        subset = [row for row in rows if row["problems"] == set_name]
+        for name in shown_in[set_name]:
             points = [row for row in subset if row["agent"] == name]
-            axis.errorbar(horizons, [p["mean"] for p in points], yerr=[p["ci95"] for p in points],
-                          label=name, marker="o", linewidth=2.5 if name == "learned" else 1.2, capsize=2)
+            axis.errorbar(horizons, [p["mean"] for p in points], yerr=[p["ci95"] for p in points], label=name,
+                          color=styles[name]["color"], linestyle=styles[name]["linestyle"], marker="o",
+                          linewidth=2.5 if name == "learned" else 1.2, capsize=2)
         axis.set_xscale("log")
         axis.set_title(set_name)
         axis.set_xlabel("horizon T")

@@ -11,6 +11,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from dueling_gym.stats import INTERVAL_METHOD, mean_half_width
+
 __all__ = ["RegretCurve", "aggregate", "problems_of", "summary_rows", "summary_markdown", "summary_csv", "plot_regret",
            "lower_bound_lines", "family_summary_markdown", "panel_layout", "Panel", "MAX_PROBLEM_PANELS", "SUMMARY_COLUMNS",
            "series_styles"]
@@ -18,8 +20,6 @@ __all__ = ["RegretCurve", "aggregate", "problems_of", "summary_rows", "summary_m
 #: Above this many problems, problems of one generator family are plotted as aggregates.
 MAX_PROBLEM_PANELS = 12
 
-#: Two-sided 95% normal quantile used for confidence bands.
-_Z95 = 1.959963984540054
 
 
 @dataclass
@@ -45,10 +45,10 @@ class RegretCurve:
 
     @property
     def half_width(self) -> np.ndarray:
-        """Half-width of the 95% confidence interval of the mean (normal approximation)."""
+        """Half-width of the 95% confidence interval of the mean at every checkpoint (Student's t)."""
         if self.n_runs < 2:
             return np.zeros(self.runs.shape[1])
-        return _Z95 * self.runs.std(axis=0, ddof=1) / math.sqrt(self.n_runs)
+        return np.asarray(mean_half_width(self.runs, axis=0))
 
 
 def aggregate(records: Sequence[dict[str, Any]], notion: str = "copeland_komiyama") -> list[RegretCurve]:
@@ -129,6 +129,7 @@ def summary_markdown(curves: Sequence[RegretCurve], notion: str | None = None) -
     for row in rows:
         lines.append(f"| {row['problem']} | {row['agent']} | {row['runs']} | {row['T']} | "
                      f"{row['mean_regret']:.1f} ± {row['ci95']:.1f} | {100 * row['copeland_winner_rate']:.0f}% |")
+    lines += ["", f"Intervals: {INTERVAL_METHOD}."]
     return "\n".join(lines) + "\n"
 
 
@@ -145,9 +146,10 @@ def family_summary_markdown(curves: Sequence[RegretCurve]) -> str:
     for (family, n_arms, agent), members in sorted(groups.items(), key=lambda item: (item[0][0], item[0][1])):
         finals = np.concatenate([c.runs[:, -1] for c in members])
         correct = np.concatenate([c.correct_final for c in members])
-        half = _Z95 * finals.std(ddof=1) / math.sqrt(finals.size) if finals.size > 1 else 0.0
+        half = mean_half_width(finals)
         lines.append(f"| {family} | {n_arms} | {agent} | {len(members)} | {finals.size} | "
                      f"{int(members[0].checkpoints[-1])} | {finals.mean():.1f} ± {half:.1f} | {100 * correct.mean():.0f}% |")
+    lines += ["", f"Intervals: {INTERVAL_METHOD}."]
     return "\n".join(lines) + "\n"
 
 
@@ -180,12 +182,47 @@ def lower_bound_lines(problem: Any, notion: str) -> dict[str, float]:
     return {"LB": scale * lower_bound_constant(problem), "ECWB": scale * ecw_lower_bound_constant(problem)}
 
 
-def _y_limit(finals: Sequence[float]) -> float:
-    """Top of a panel: clip agents that are far above the rest (e.g. Random, linear) as papers do."""
-    finals = sorted(float(f) for f in finals)
-    reference = float(np.median(finals))
-    kept = [f for f in finals if f <= 4 * max(reference, 1e-9)]
-    return 1.15 * max(kept) if kept and max(kept) > 0 else 1.0
+#: A curve that grows this much over its last decade of t grows linearly (a logarithmic one
+#: grows by 1.1-2x there, a linear one by about 10x).
+_LINEAR_GROWTH = 5.0
+
+
+def _grows_linearly(curve: RegretCurve) -> bool:
+    """Whether ``curve``'s mean regret grows about linearly over its last decade of t."""
+    t, mean = curve.checkpoints, curve.mean
+    earlier = np.flatnonzero(t <= t[-1] / 10)
+    if earlier.size == 0 or mean[-1] <= 0:
+        return False
+    before = mean[earlier[-1]]
+    return before <= 0 or mean[-1] / before > _LINEAR_GROWTH
+
+
+def _y_limit(curves: Sequence[RegretCurve], bound_tops: Sequence[float] = ()) -> float:
+    """Top of a linear y-axis: the curves whose regret is not linear, and the lower-bound lines.
+
+    Linear-regret curves (agents that fail on the problem) would otherwise set the scale, and
+    every logarithmic curve and the bounds would lie flat on zero: they leave the panel at the
+    top, marked there (see :func:`_mark_off_scale`).
+    """
+    kept = [curve for curve in curves if not _grows_linearly(curve)]
+    tops = [float(np.max(curve.mean + curve.half_width)) for curve in kept] + [float(b) for b in bound_tops]
+    top = max(tops, default=0.0)
+    return 1.15 * top if top > 0 else 1.0
+
+
+def _mark_off_scale(axis: Any, curves: Sequence[RegretCurve], styles: dict[str, dict[str, Any]], top: float) -> None:
+    """Mark, at the top edge, where each curve leaves the panel, and name them with their final regret."""
+    names = []
+    for curve in curves:
+        above = np.flatnonzero(curve.mean > top)
+        if above.size:
+            axis.plot([curve.checkpoints[above[0]]], [top], marker="^", markersize=7, color=styles[curve.agent]["color"],
+                      clip_on=False, zorder=5)
+            names.append(f"{curve.agent} {curve.mean[-1]:.3g}")
+    if names:
+        rows = [", ".join(names[start:start + 3]) for start in range(0, len(names), 3)]
+        axis.text(0.02, 0.97, "\n".join(["off scale (regret at T):", *rows]), transform=axis.transAxes, fontsize=6.5,
+                  va="top", ha="left", bbox={"facecolor": "white", "alpha": 0.8, "linewidth": 0, "pad": 1.5})
 
 
 @dataclass
@@ -281,7 +318,10 @@ def series_styles(labels: Sequence[str]) -> dict[str, dict[str, Any]]:
     return styles
 
 
-def _draw_over_t(axis: Any, curves: Sequence[RegretCurve], styles: dict[str, dict[str, Any]]) -> None:
+def _draw_over_t(axis: Any, curves: Sequence[RegretCurve], styles: dict[str, dict[str, Any]],
+                 bounds: dict[str, float] | None = None) -> None:
+    """Mean regret over t with its band per agent, the lower-bound lines ``slope · ln t``, and a
+    y-axis scaled to the sublinear curves and the bounds."""
     for curve in curves:
         t = curve.checkpoints
         style = styles[curve.agent]
@@ -290,9 +330,27 @@ def _draw_over_t(axis: Any, curves: Sequence[RegretCurve], styles: dict[str, dic
         if curve.n_runs > 1:
             axis.fill_between(t, curve.mean - curve.half_width, curve.mean + curve.half_width,
                               color=style["color"], alpha=0.2 if len(styles) <= 10 else 0.08, linewidth=0)
+    bound_tops = []
+    if bounds:
+        horizon = max(int(curve.checkpoints[-1]) for curve in curves)
+        t_line = np.logspace(0, np.log10(horizon), 100)
+        for (name, slope), style in zip(bounds.items(), ("--", ":")):
+            axis.plot(t_line, slope * np.log(t_line), style, color="black", linewidth=1.2, label=name)
+            bound_tops.append(slope * math.log(horizon))
     axis.set_xscale("log")
     axis.set_xlabel("t (duels)")
-    axis.set_ylim(0, _y_limit([curve.mean[-1] + curve.half_width[-1] for curve in curves]))
+    if curves and all(_grows_linearly(curve) for curve in curves):
+        # Every agent is still in its linear phase at this horizon: a log y-axis shows them all
+        # beside the bounds, which a linear one would flatten onto zero.
+        highest = max(float(np.max(curve.mean + curve.half_width)) for curve in curves)
+        axis.set_yscale("log")
+        axis.set_ylim(1.0, 2.0 * max(highest, *bound_tops, 1.0))
+        axis.text(0.02, 0.97, "log scale: every agent's regret still grows linearly here", transform=axis.transAxes,
+                  fontsize=6.5, va="top", ha="left", bbox={"facecolor": "white", "alpha": 0.8, "linewidth": 0, "pad": 1.5})
+        return
+    top = _y_limit(curves, bound_tops)
+    axis.set_ylim(0, top)
+    _mark_off_scale(axis, curves, styles, top)
 
 
 def _draw_versus_arms(axis: Any, members: Sequence[RegretCurve], styles: dict[str, dict[str, Any]]) -> None:
@@ -304,13 +362,13 @@ def _draw_versus_arms(axis: Any, members: Sequence[RegretCurve], styles: dict[st
         arms = sorted(by_arms)
         finals = [np.concatenate(by_arms[k]) for k in arms]
         means = np.array([f.mean() for f in finals])
-        errors = np.array([_Z95 * f.std(ddof=1) / math.sqrt(f.size) if f.size > 1 else 0.0 for f in finals])
+        errors = np.array([mean_half_width(f) for f in finals])
         style = styles[agent]
         axis.errorbar(arms, means, yerr=errors, label=agent, color=style["color"], linestyle=style["linestyle"],
                       marker=style["marker"] or "o", markersize=3, linewidth=1.4, capsize=2)
         tops += list(means + errors)
     axis.set_xlabel("K (arms)")
-    axis.set_ylim(0, _y_limit(tops))
+    axis.set_ylim(0, 1.15 * max(max(tops, default=0.0), 1e-9))
 
 
 def plot_regret(
@@ -363,12 +421,10 @@ def plot_regret(
             axis.set_ylabel(f"regret at T ({notion})")
         else:
             members = panel.curves if panel.kind == "problem" else _pooled(panel.curves)
-            _draw_over_t(axis, members, styles)
+            bounds = (lower_bound_lines(problems[panel.title], notion)
+                      if panel.kind == "problem" and problems and panel.title in problems else None)
+            _draw_over_t(axis, members, styles, bounds)
             axis.set_ylabel(f"cumulative regret ({notion})")
-            if panel.kind == "problem" and problems and panel.title in problems:
-                t_line = np.logspace(0, np.log10(max(c.checkpoints[-1] for c in members)), 100)
-                for (name, slope), style in zip(lower_bound_lines(problems[panel.title], notion).items(), ("--", ":")):
-                    axis.plot(t_line, slope * np.log(t_line), style, color="black", linewidth=1.2, label=name)
         # A fixed title position (y given): matplotlib otherwise measures every tick label to place it.
         axis.set_title(panel.title, fontsize=10, y=1.0, pad=5)
         # Major grid lines only: a log axis's minor ticks are most of the drawing time (each

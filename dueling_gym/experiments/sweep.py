@@ -273,11 +273,13 @@ def execute_sweep(
     address: str | None = None,
     progress: bool = True,
     notion: str | None = None,
+    title: str | None = None,
 ) -> SweepResult:
     """:func:`run_sweep`, returning the folder's records as well (a :class:`SweepResult`).
 
     The folder's unit files are read once, before running; the records of the units run now
-    come back from the workers, so nothing is read twice.
+    come back from the workers, so nothing is read twice.  ``title`` (e.g. a preset's) is kept
+    in the manifest for the figures drawn later from the folder (the first one given stays).
     """
     if not isinstance(spec, SweepSpec):
         raise TypeError(f"spec must be a SweepSpec, got {type(spec).__name__}")
@@ -289,6 +291,8 @@ def execute_sweep(
     try:
         with locked_folder(out_dir):
             manifest = _merge_manifest(_read_manifest(out_dir), spec, out_dir, notion)
+            if title and not manifest.get("title"):
+                manifest["title"] = str(title)
             all_units = _union(_specs_of(manifest))
             started_ray = connect_ray(address, jobs) if backend == "ray" else False
             atomic_write_text(out_dir / MANIFEST, json.dumps(manifest, indent=2))
