@@ -66,6 +66,7 @@ __all__ = [
     "AgentRegistry",
     "register_agent",
     "make_agent",
+    "agent_class",
     "constructor_keywords",
     "list_agents",
     "agent_kind",
@@ -556,8 +557,29 @@ def constructor_keywords(cls: type) -> tuple[str, ...]:
                  if parameter.kind == parameter.KEYWORD_ONLY and name != "seed")
 
 
+def agent_class(name: str) -> type:
+    """The class of a registered agent (``"rucb"``) or of one named by import path
+    (``"my_package.my_module:MyAgent"``, see :mod:`dueling_gym.agents.external`).
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown (the message lists the registered names) or cannot be imported.
+    """
+    if ":" in str(name):
+        from dueling_gym.agents.external import load_agent_class
+
+        return load_agent_class(str(name).strip())
+    key = str(name).lower()
+    if key not in AGENT_REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; choose one of {list_agents()} (or a class by import path, "
+                         "package.module:ClassName)")
+    return AGENT_REGISTRY[key]
+
+
 def make_agent(name: str, n_arms: int, *, seed: SeedLike = None, **hyperparameters: Any) -> Any:
-    """Build a registered agent by name, e.g. ``make_agent("rucb", n_arms=5, seed=0, alpha=0.51)``.
+    """Build an agent by name, e.g. ``make_agent("rucb", n_arms=5, seed=0, alpha=0.51)``; the name may
+    also be an import path, ``make_agent("my_package.my_module:MyAgent", 5)``.
 
     Raises
     ------
@@ -566,10 +588,7 @@ def make_agent(name: str, n_arms: int, *, seed: SeedLike = None, **hyperparamete
     TypeError
         If a hyperparameter is not accepted by that agent.
     """
-    key = str(name).lower()
-    if key not in AGENT_REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; choose one of {list_agents()}")
-    cls = AGENT_REGISTRY[key]
+    cls = agent_class(name)
     accepted = constructor_keywords(cls)
     unknown = sorted(set(hyperparameters) - set(accepted))
     if unknown:

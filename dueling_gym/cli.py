@@ -135,8 +135,15 @@ def _command_agents(args: argparse.Namespace) -> int:
     from dueling_gym.agents import AGENT_REGISTRY, list_agents
     from dueling_gym.agents.catalogue import agent_role, agent_target
 
+    import shutil
+
+    kind = args.kind.replace("-", " ") if args.kind else None
+    # --kind takes what the table's kind column prints, and the three families of agents.
+    names = list_agents(kind) if kind in ("dueling", "bandit", "combinatorial") else list_agents()
+    if kind not in (None, "dueling", "bandit", "combinatorial"):
+        names = [name for name in names if agent_role(name) == kind]
     rows = []
-    for name in list_agents(args.kind):
+    for name in names:
         cls = AGENT_REGISTRY[name]
         parameters = inspect.signature(cls.__init__).parameters
         hyperparameters = ", ".join(_hyperparameter(key, parameter) for key, parameter in parameters.items()
@@ -144,8 +151,22 @@ def _command_agents(args: argparse.Namespace) -> int:
         doc = inspect.getdoc(cls)
         summary = _plain_text(doc.splitlines()[0]) if doc else ""
         rows.append([name, agent_role(name), agent_target(name), cls.__name__, hyperparameters or "-", summary])
-    print(_format_table(["name", "kind", "target", "class", "hyperparameters (defaults)", "description"], rows))
+    header = ["name", "kind", "target", "class", "hyperparameters (defaults)", "description"]
+    if not args.wide:
+        # Fit the terminal: name, kind, target and the description, cut with "…" at the edge;
+        # --wide adds the class and the hyperparameters and cuts nothing.
+        keep = [0, 1, 2, 5]
+        header, rows = [header[i] for i in keep], [[row[i] for i in keep] for row in rows]
+        width = shutil.get_terminal_size((120, 24)).columns
+        fixed = sum(max(len(str(cell)) for cell in column) + 3 for column in zip(header[:3], *(r[:3] for r in rows)))
+        room = max(30, width - fixed - 5)
+        rows = [row[:3] + [_cut(row[3], room)] for row in rows]
+    print(_format_table(header, rows))
     return 0
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
 
 
 _MAX_SEEDS = 1_000_000
@@ -281,6 +302,16 @@ def _command_plot(args: argparse.Namespace) -> int:
     notion = args.notion or manifest.get("notion") or "copeland_komiyama"
     title = manifest.get("title") if isinstance(manifest.get("title"), str) else ""
     _finish_report(records, out_dir, notion, title=title, plot=True, primary_notion=manifest.get("notion"), svg=args.svg)
+    return 0
+
+
+def _command_benchmark(args: argparse.Namespace) -> int:
+    from dueling_gym.experiments.benchmark import benchmark
+
+    report = benchmark(args.agents, args.out, quick=args.quick, baselines=args.baselines, jobs=args.jobs,
+                       backend=args.backend, address=args.address, progress=not args.no_progress)
+    print(report.read_text())
+    print(f"report: {report}")
     return 0
 
 
@@ -435,7 +466,9 @@ def build_parser() -> argparse.ArgumentParser:
     from dueling_gym.problems.preference import REGRET_NOTIONS
 
     agents = subcommands.add_parser("agents", help="the registered agents")
-    agents.add_argument("--kind", choices=["dueling", "bandit", "combinatorial"], help="only agents of this kind")
+    agents.add_argument("--kind", choices=["dueling", "bandit", "combinatorial", "regret-minimiser", "identification"],
+                        help="only agents of this kind (the table's kind column, or dueling = every K-armed one)")
+    agents.add_argument("--wide", action="store_true", help="print every column whole (default: fit the terminal)")
     agents.set_defaults(handler=_command_agents)
 
     run = subcommands.add_parser(
@@ -450,6 +483,21 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-shuffle", action="store_true", help="keep the problem's arm order in every run")
     _add_sweep_options(run, "copeland_komiyama")
     run.set_defaults(handler=_command_run)
+
+    bench = subcommands.add_parser(
+        "benchmark", help="your agents beside every baseline on a standard suite, with a report card",
+        description="Run your agents (registered names or import paths, package.module:ClassName[:key=value,...]) "
+                    "beside every regret-minimising baseline on the seven published matrices and three generator "
+                    "families, at a short and a long horizon; writes OUT/report.md and OUT/regret.png.")
+    bench.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help="your agents")
+    bench.add_argument("--baselines", nargs="+", metavar="AGENT", help="compare with these only (default: all)")
+    bench.add_argument("--quick", action="store_true", help="T = 1000 and 10^4, 3 runs (default: 1000 and 10^5, 10)")
+    bench.add_argument("--out", required=True, help="results folder")
+    bench.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default: 1)")
+    bench.add_argument("--backend", choices=["local", "ray"], default="local", help="execution backend")
+    bench.add_argument("--address", help="Ray cluster address (with --backend ray), e.g. auto")
+    bench.add_argument("--no-progress", action="store_true", help="no progress bar")
+    bench.set_defaults(handler=_command_benchmark)
 
     plot = subcommands.add_parser("plot", help="plot and tabulate a results folder")
     plot.add_argument("results", help="results folder of a run or reproduce")

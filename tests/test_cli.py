@@ -24,7 +24,7 @@ def test_problems_table(capsys):
 
 
 def test_agents_table_shows_required_hyperparameters_and_plain_descriptions(capsys):
-    assert main(["agents"]) == 0
+    assert main(["agents", "--wide"]) == 0
     out = capsys.readouterr().out
     rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
     assert "horizon (required)" in rows["rmed2fh"] and "alpha=3.0" in rows["rmed2fh"]
@@ -33,6 +33,18 @@ def test_agents_table_shows_required_hyperparameters_and_plain_descriptions(caps
     for banned in ("inspect._empty", ":class:", "``", "reconstructed"):
         assert banned not in out, banned
     assert not re.search(r"\bspec\b", out)  # descriptions cite papers
+
+
+def test_the_agents_table_fits_the_terminal_and_takes_the_kinds_it_prints(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["agents"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("|")]
+    assert max(len(line) for line in lines) <= 100 and lines[0].split("|")[4].strip() == "description"
+    assert main(["agents", "--kind", "identification"]) == 0
+    kinds = {line.split("|")[2].strip() for line in capsys.readouterr().out.splitlines()[2:] if line.startswith("|")}
+    assert kinds == {"identification"}
+    assert main(["agents", "--kind", "regret-minimiser"]) == 0
+    assert "savage " in capsys.readouterr().out
 
 
 def test_demo_prints_linear_random_regret(capsys):

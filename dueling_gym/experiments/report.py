@@ -244,8 +244,8 @@ def panel_layout(curves: Sequence[RegretCurve], max_problem_panels: int = MAX_PR
 
     Up to ``max_problem_panels`` problems get a panel each.  Above that, the problems drawn from
     one generator with the same options (a *family*, e.g. 850 random matrices) are pooled: one
-    panel of the mean regret over t across all their runs and one of the regret at T against K;
-    shipped problems keep their own panels.  A figure never has more than
+    panel of the mean regret over t across all their runs and, when the family's problems differ
+    in K, one of the regret at T against K; shipped problems keep their own panels.  A figure never has more than
     ``2 * max_problem_panels`` panels (ValueError otherwise).
     """
     by_problem: dict[str, list[RegretCurve]] = {}
@@ -264,7 +264,8 @@ def panel_layout(curves: Sequence[RegretCurve], max_problem_panels: int = MAX_PR
         members = [curve for problem in problems for curve in by_problem[problem]]
         title = f"{family} (mean over {len(problems)} problems)"
         panels.append(Panel(title, "family", members))
-        panels.append(Panel(f"{family}: regret at T vs K", "family_vs_k", members))
+        if len({curve.n_arms for curve in members}) > 1:  # against K only where K varies
+            panels.append(Panel(f"{family}: regret at T vs K", "family_vs_k", members))
     if len(panels) > 2 * max_problem_panels:
         raise ValueError(f"{len(by_problem)} problems in {len(families)} families would need {len(panels)} panels; "
                          "plot fewer problems at a time")

@@ -107,16 +107,24 @@ class AgentSpec:
     label: str = ""
 
     def __post_init__(self) -> None:
-        from dueling_gym.agents import AGENT_REGISTRY, DuelingAgent, list_agents
+        from dueling_gym.agents import AGENT_REGISTRY, DuelingAgent, agent_class, list_agents
+        from dueling_gym.agents.external import is_import_path
 
         if not isinstance(self.name, str):
             raise TypeError(f"agent name must be a string, got {type(self.name).__name__}")
         if not isinstance(self.hyperparameters, dict):
             raise TypeError(f"hyperparameters of {self.name!r} must be a dict, got {type(self.hyperparameters).__name__}")
-        name = self.name.strip().lower()
-        # One registry look-up imports that agent's module only (listing them imports all).
-        if name not in AGENT_REGISTRY or not issubclass(AGENT_REGISTRY[name], DuelingAgent):
-            raise ValueError(f"unknown agent {self.name!r}; choose one of {list_agents('dueling')}")
+        # An import path keeps its case (module and class names); registered names are case-blind.
+        name = self.name.strip() if is_import_path(self.name) else self.name.strip().lower()
+        if is_import_path(name):
+            cls = agent_class(name)  # ValueError/TypeError naming what is wrong with the path
+        elif name in AGENT_REGISTRY:  # one look-up imports that agent's module only (listing imports all)
+            cls = AGENT_REGISTRY[name]
+        else:
+            cls = None
+        if cls is None or not issubclass(cls, DuelingAgent):
+            raise ValueError(f"unknown agent {self.name!r}; choose one of {list_agents('dueling')} "
+                             "or a class by import path (package.module:ClassName)")
         _check_json_values(self.hyperparameters, f"hyperparameters of agent {self.name!r}")
         for reserved in ("seed", "n_arms"):
             if reserved in self.hyperparameters:
@@ -125,22 +133,35 @@ class AgentSpec:
         if not self.label:  # as typed: alpha=2 stays alpha=2 in tables, though it runs as 2.0
             suffix = ",".join(f"{key}={value}" for key, value in sorted(self.hyperparameters.items()))
             object.__setattr__(self, "label", f"{name}:{suffix}" if suffix else name)
-        parameters = inspect.signature(AGENT_REGISTRY[name].__init__).parameters
+        parameters = inspect.signature(cls.__init__).parameters
         object.__setattr__(self, "hyperparameters", {
             key: _canonical_value(value, parameters[key] if key in parameters else None, f"{key} of agent {name!r}")
             for key, value in self.hyperparameters.items()})
 
     @classmethod
     def parse(cls, text: str) -> AgentSpec:
-        """Parse ``name`` or ``name:key=value,key=value`` (values read as JSON when possible)."""
+        """Parse ``name`` or ``name:key=value,key=value`` (values read as JSON when possible).
+
+        An agent named by import path is ``package.module:ClassName`` or
+        ``package.module:ClassName:key=value,...`` (the part after the first colon is a class
+        name when it holds no ``=``).
+        """
         name, _, rest = str(text).partition(":")
+        head, _, options = rest.partition(":")
+        if rest and "=" not in head:
+            name, rest = f"{name}:{head}", options
         return cls(name.strip(), _parse_options(rest, f"agent {text!r}"))
+
+    @property
+    def agent_class(self) -> type:
+        """The agent's class (registered, or imported by path)."""
+        from dueling_gym.agents import agent_class
+
+        return agent_class(self.name)
 
     def resolved_hyperparameters(self, horizon: int) -> dict[str, Any]:
         """Every hyperparameter the agent runs with: its defaults updated with the given ones."""
-        from dueling_gym.agents import AGENT_REGISTRY
-
-        parameters = inspect.signature(AGENT_REGISTRY[self.name].__init__).parameters
+        parameters = inspect.signature(self.agent_class.__init__).parameters
         resolved = {key: spec.default for key, spec in parameters.items()
                     if spec.kind == spec.KEYWORD_ONLY and key != "seed" and spec.default is not spec.empty}
         if "horizon" in parameters:
@@ -150,11 +171,11 @@ class AgentSpec:
 
     def build(self, n_arms: int, horizon: int) -> Any:
         """Instantiate the agent; horizon-aware agents (a ``horizon`` keyword) receive the sweep's."""
-        from dueling_gym.agents import AGENT_REGISTRY, make_agent
+        from dueling_gym.agents import make_agent
         from dueling_gym.agents.base import constructor_keywords
 
         parameters = dict(self.hyperparameters)
-        if "horizon" in constructor_keywords(AGENT_REGISTRY[self.name]) and "horizon" not in parameters:
+        if "horizon" in constructor_keywords(self.agent_class) and "horizon" not in parameters:
             parameters["horizon"] = horizon
         return make_agent(self.name, n_arms, **parameters)
 
@@ -307,14 +328,16 @@ class Unit(WorkUnit):
     @cached_property
     def identity(self) -> dict[str, Any]:
         """Everything that changes this unit's numbers, as JSON-ready data."""
-        from dueling_gym.agents import AGENT_REGISTRY
+        from dueling_gym.agents.external import is_import_path, source_identity
 
         hyperparameters = self.agent.resolved_hyperparameters(self.horizon)
         agent: dict[str, Any] = {"name": self.agent.name, "hyperparameters": hyperparameters}
         # Files the agent reads (a policy) enter by content: one rewritten at its path is another run.
-        files = AGENT_REGISTRY[self.agent.name].content_digests(self.problem.matrix.n_arms, hyperparameters)
+        files = self.agent.agent_class.content_digests(self.problem.matrix.n_arms, hyperparameters)
         if files:
             agent["files"] = files
+        if is_import_path(self.agent.name):  # an agent of the user's: its code enters by content
+            agent["source"] = source_identity(self.agent.agent_class)
         return json.loads(canonical_json({
             "agent": agent,
             "problem": self.problem.identity,
