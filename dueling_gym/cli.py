@@ -283,7 +283,19 @@ def _checked_records(out_dir: Path, units: list, records: list) -> list:
     return records
 
 
+def _require_plot_extra(args: argparse.Namespace) -> None:
+    """Refuse, before any work, a command that will draw a figure without matplotlib (one line)."""
+    if getattr(args, "no_plot", False):
+        return
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ImportError("this command draws figures and needs the plot extra: pip install 'dueling-gym[plot]' "
+                          "(or pass --no-plot)") from None
+
+
 def _command_run(args: argparse.Namespace) -> int:
+    _require_plot_extra(args)
     from dueling_gym.experiments.sweep import SweepSpec
 
     spec = SweepSpec(agents=tuple(args.agents), problems=tuple(args.problems), seeds=args.seeds,
@@ -292,6 +304,7 @@ def _command_run(args: argparse.Namespace) -> int:
 
 
 def _command_plot(args: argparse.Namespace) -> int:
+    _require_plot_extra(args)
     from dueling_gym.experiments.sweep import folder_units
 
     out_dir = Path(args.results)
@@ -328,6 +341,8 @@ def _command_reproduce(args: argparse.Namespace) -> int:
     from dueling_gym.experiments.presets import PRESETS, get_preset
     from dueling_gym.experiments.sweep import SweepSpec
 
+    if args.name is not None and not args.list:
+        _require_plot_extra(args)
     if args.list or args.name is None:
         rows = [[p.name, p.title, p.reference] for p in PRESETS.values()]
         print(_format_table(["name", "experiment", "reference"], rows))
@@ -363,10 +378,11 @@ def _reproduce_learned(preset: Any, out_dir: Path, args: argparse.Namespace) -> 
     evaluate(out_dir, n_arms=options["n_arms"], horizons=options["horizons"], n_problems=options["n_problems"],
              published=PUBLISHED_SMALL if options["published"] else (), follow_up_problems=options["follow_up_problems"],
              follow_up_horizon=options["follow_up_horizon"], jobs=args.jobs, progress=not args.no_progress,
-             backend=args.backend, address=args.address)
+             backend=args.backend, address=args.address, plot=not args.no_plot)
     print((out_dir / "summary.md").read_text())
     follow_up = ", follow_up.csv" if (out_dir / "follow_up.csv").exists() else ""
-    print(f"results: {out_dir}/ (units/, regret.csv, paired.csv{follow_up}, summary.md, regret.png)")
+    figure = ", regret.png" if (out_dir / "regret.png").exists() else ""
+    print(f"results: {out_dir}/ (units/, regret.csv, paired.csv{follow_up}, summary.md{figure})")
     return 0
 
 
@@ -539,12 +555,15 @@ def build_parser() -> argparse.ArgumentParser:
     algorithms.required = True
     from dueling_gym.experiments import distillation, evolution, training
 
+    # Every option of the trainers shows its default in --help.
+    shown = argparse.ArgumentDefaultsHelpFormatter
     evolution.build_parser(algorithms.add_parser(
-        "es", help="evolution strategies on the held-out regret itself (NumPy only)"))
+        "es", help="evolution strategies on the held-out regret itself (NumPy only)", formatter_class=shown))
     distillation.build_parser(algorithms.add_parser(
-        "distill", help="supervised learning of teachers' duels, per family (torch; the rl extra)"))
+        "distill", help="supervised learning of teachers' duels, per family (torch; the rl extra)",
+        formatter_class=shown))
     for name, text in (("ppo", "PPO (Stable-Baselines3; the rl extra)"), ("a2c", "A2C (Stable-Baselines3; the rl extra)")):
-        training.build_parser(algorithms.add_parser(name, help=text), algorithm=name)
+        training.build_parser(algorithms.add_parser(name, help=text, formatter_class=shown), algorithm=name)
     for parser_of_algorithm in algorithms.choices.values():
         parser_of_algorithm.add_argument("--report-problems", type=_non_negative_int, default=100,
                                          help="held-out problems per family of the final comparison (0: none)")

@@ -124,3 +124,17 @@ def test_a_folder_of_too_many_runs_is_refused_before_anything_is_read(capsys, tm
     manifest["requests"][0]["seeds"] = list(range(10**6))  # edited by hand
     (out / "manifest.json").write_text(json.dumps(manifest))
     _one_line_error(capsys, ["plot", str(out)], "more than the 200000 one results folder holds")
+
+
+def test_a_missing_plot_extra_is_one_line_before_any_work(capsys, monkeypatch, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the plot extra were not installed
+    for argv in (["run", "--agents", "rucb", "--problems", "cyclic4", "--seeds", "1", "--horizon", "10", "--out",
+                  str(tmp_path / "run")],
+                 ["reproduce", "chen2020-cpe-db", "--quick", "--out", str(tmp_path / "cpe")],
+                 ["reproduce", "learned-vs-classic", "--quick", "--out", str(tmp_path / "eval")]):
+        _one_line_error(capsys, argv, "needs the plot extra: pip install 'dueling-gym[plot]' (or pass --no-plot)")
+        assert not (tmp_path / argv[-1]).exists()
+    assert main(["run", "--agents", "rucb", "--problems", "cyclic4", "--seeds", "1", "--horizon", "10", "--no-plot",
+                 "--no-progress", "--out", str(tmp_path / "run")]) == 0

@@ -172,6 +172,11 @@ def test_a_tiny_training_run_is_reproducible_and_resumes(tmp_path):
     assert sorted(p.name for p in (tmp_path / "d").glob("checkpoint_*.zip")) == ["checkpoint_80.zip"]
     resumed = np.load(train(tmp_path / "d", **settings))
     assert '"timesteps_trained": 160' in str(resumed["metadata"])
+    # Finished: the same command again touches nothing (no training past the budget, same policy file).
+    folder = tmp_path / "d"
+    before = {path.name: path.stat().st_mtime_ns for path in folder.iterdir()}
+    assert train(folder, **settings) == folder / "policy.npz"
+    assert {path.name: path.stat().st_mtime_ns for path in folder.iterdir()} == before
     with pytest.raises(ValueError, match="another configuration"):
         train(tmp_path / "d", **{**settings, "hidden": 5})
     with pytest.raises(ValueError, match="must divide horizon"):

@@ -281,17 +281,17 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--init", required=True, help="exported policy to start from (also the teacher 'init')")
     parser.add_argument("--teachers", required=True, type=_teachers_argument,
                         help="family=agent pairs, comma-separated; agent 'init' keeps the starting policy's behaviour")
-    parser.add_argument("--n-arms", type=int, default=5)
-    parser.add_argument("--horizon", type=int, default=1000)
-    parser.add_argument("--runs-per-family", type=int, default=300)
-    parser.add_argument("--epochs", type=int, default=6)
-    parser.add_argument("--learning-rate", type=float, default=2e-3)
-    parser.add_argument("--batch-size", type=int, default=4096)
-    parser.add_argument("--eval-problems", type=int, default=150)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--n-arms", type=int, default=5, help='number of arms K of the problems')
+    parser.add_argument("--horizon", type=int, default=1000, help='duels per teacher run')
+    parser.add_argument("--runs-per-family", type=int, default=300, help='teacher runs recorded per family')
+    parser.add_argument("--epochs", type=int, default=6, help='passes over the recorded duels')
+    parser.add_argument("--learning-rate", type=float, default=2e-3, help='optimiser step size')
+    parser.add_argument("--batch-size", type=int, default=4096, help='minibatch size')
+    parser.add_argument("--eval-problems", type=int, default=150, help='held-out validation problems per family')
+    parser.add_argument("--seed", type=int, default=0, help='seed of every random draw')
     parser.add_argument("--hidden", type=int, default=None,
                         help="width of the student (default: the starting policy's; wider starts as the same policy)")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true", help='no progress bar')
     return parser
 
 

@@ -245,6 +245,7 @@ def evaluate(
     progress: bool = False,
     backend: str = "local",
     address: str | None = None,
+    plot: bool = True,
 ) -> list[dict]:
     """Run ``agents`` (default: ``learned`` and :func:`classic_agents`) and write the comparison.
 
@@ -256,7 +257,8 @@ def evaluate(
     (one of ``horizons``).  ``jobs`` worker processes (or Ray, ``backend="ray"`` at ``address``)
     share the runs; the results do not depend on them.  Finished runs are kept in
     ``output_dir/units`` (see :func:`~dueling_gym.experiments.runner.run_units`): an interrupted
-    evaluation, run again with the same arguments, runs only what is missing.
+    evaluation, run again with the same arguments, runs only what is missing.  ``plot=False``
+    skips ``regret.png`` (drawn only when matplotlib is installed).
     Returns the rows of ``regret.csv`` (problem set, agent, horizon, mean, 95% half-width, runs).
     """
     arm_counts = [n_arms] if isinstance(n_arms, (int, np.integer)) else list(n_arms)
@@ -309,7 +311,8 @@ def evaluate(
         _write_csv(output / "follow_up.csv", follow_ups)
     (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_up_problems)
                                        + _summary(rows, horizons) + f"\nIntervals: {INTERVAL_METHOD}.\n")
-    _plot(rows, horizons, output / "regret.png")
+    if plot:
+        _plot(rows, horizons, output / "regret.png")
     return rows
 
 

@@ -296,6 +296,16 @@ def train(
         if {k: v for k, v in previous.items() if k != "timesteps"} != {k: v for k, v in config.items() if k != "timesteps"}:
             raise ValueError(f"{output} holds a run with another configuration; use another output folder or start afresh "
                              "with --no-resume (resume=False from Python)")
+    finished_path = output / "finished.json"
+    if resume and finished_path.exists():
+        finished = json.loads(finished_path.read_text())
+        if finished.get("timesteps_trained", -1) >= config["timesteps"] and (output / finished["result"]).exists():
+            # A finished run is left as it is: training again would go past its budget and
+            # replace its policy.
+            print(f"{output} finished its training ({finished['timesteps_trained']} duels for a budget of "
+                  f"{config['timesteps']}); nothing to do (--no-resume trains again from scratch)")
+            return output / finished["result"]
+    finished_path.unlink(missing_ok=True)  # this run is not finished until it says so
     config_path.write_text(json.dumps(config, indent=1) + "\n")
     command = command if command is not None else shlex.join([Path(sys.executable).name, *sys.argv])
 
@@ -336,7 +346,11 @@ def train(
 
     class Progress(BaseCallback):
         def _on_training_start(self) -> None:
-            self.bar = tqdm(total=timesteps, initial=start_steps, unit="duel", unit_scale=True,
+            # Training stops at the end of the rollout that reaches the budget: the bar's total
+            # is that rollout's end, so it neither stops short nor overshoots.
+            rollout = n_envs * n_steps
+            total = start_steps + -(-(timesteps - start_steps) // rollout) * rollout
+            self.bar = tqdm(total=total, initial=start_steps, unit="duel", unit_scale=True,
                             disable=not progress, smoothing=0.1)
             self.next_eval = (model.num_timesteps // eval_every + 1) * eval_every
 
@@ -383,8 +397,15 @@ def train(
     evaluate_now()
     with atomic_write(output / "model.zip") as handle:
         model.save(handle, exclude=["env"])
+
+    def mark_finished(result: Path) -> Path:
+        text = json.dumps({"timesteps_trained": int(model.num_timesteps), "result": result.name})
+        with atomic_write(finished_path) as handle:
+            handle.write(text.encode())
+        return result
+
     if policy != "pair":
-        return output / "model.zip"
+        return mark_finished(output / "model.zip")
     from dueling_gym.experiments.pair_policy import export_policy_weights
 
     weights = export_policy_weights(model.policy)
@@ -392,7 +413,7 @@ def train(
                 "observation": "dueling_gym.observations (pair features v1)"}
     target = output / "policy.npz"
     save_policy_atomically(target, weights, metadata=np.array(json.dumps(metadata)))
-    return target
+    return mark_finished(target)
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None, *, algorithm: str | None = None) -> argparse.ArgumentParser:
@@ -401,28 +422,28 @@ def build_parser(parser: argparse.ArgumentParser | None = None, *, algorithm: st
     parser = parser or argparse.ArgumentParser(description="Train a learned dueling policy (PPO on batched bandit runs).")
     parser.add_argument("--out", required=True, help="output directory (resumes from its checkpoints)")
     parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated generator families")
-    parser.add_argument("--n-arms", type=int, default=5)
-    parser.add_argument("--horizon", type=int, default=1000)
-    parser.add_argument("--timesteps", type=int, default=10_000_000)
+    parser.add_argument("--n-arms", type=int, default=5, help='number of arms K of the training problems')
+    parser.add_argument("--horizon", type=int, default=1000, help='duels per episode (one run on one problem)')
+    parser.add_argument("--timesteps", type=int, default=10_000_000, help='total duels of training (the budget)')
     if algorithm is None:
-        parser.add_argument("--algorithm", choices=ALGORITHMS, default="ppo")
+        parser.add_argument("--algorithm", choices=ALGORITHMS, default="ppo", help='reinforcement-learning algorithm')
     else:
         parser.set_defaults(algorithm=algorithm)
-    parser.add_argument("--policy", choices=POLICIES, default="pair")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--n-envs", type=int, default=1024)
-    parser.add_argument("--n-steps", type=int, default=50)
-    parser.add_argument("--batch-size", type=int, default=12_800)
-    parser.add_argument("--n-epochs", type=int, default=4)
-    parser.add_argument("--hidden", type=int, default=32)
-    parser.add_argument("--gamma", type=float, default=0.99)
-    parser.add_argument("--gae-lambda", type=float, default=0.95)
-    parser.add_argument("--learning-rate", type=float, default=1e-3)
-    parser.add_argument("--ent-coef", type=float, default=0.0)
-    parser.add_argument("--eval-every", type=int, default=5_000_000)
-    parser.add_argument("--eval-problems", type=int, default=100)
-    parser.add_argument("--no-resume", action="store_true")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--policy", choices=POLICIES, default="pair", help='policy network (the pair network exports to the learned agent)')
+    parser.add_argument("--seed", type=int, default=0, help='seed of every random draw of the training')
+    parser.add_argument("--n-envs", type=int, default=1024, help='environments stepped together (one fresh problem per episode)')
+    parser.add_argument("--n-steps", type=int, default=50, help='steps per environment between updates')
+    parser.add_argument("--batch-size", type=int, default=12_800, help='minibatch size of an update')
+    parser.add_argument("--n-epochs", type=int, default=4, help='passes over the collected steps per update')
+    parser.add_argument("--hidden", type=int, default=32, help='width of the policy network')
+    parser.add_argument("--gamma", type=float, default=0.99, help='discount factor')
+    parser.add_argument("--gae-lambda", type=float, default=0.95, help='GAE lambda')
+    parser.add_argument("--learning-rate", type=float, default=1e-3, help='optimiser step size')
+    parser.add_argument("--ent-coef", type=float, default=0.0, help='entropy bonus coefficient')
+    parser.add_argument("--eval-every", type=int, default=5_000_000, help='duels of training between held-out validations')
+    parser.add_argument("--eval-problems", type=int, default=100, help='held-out validation problems per family')
+    parser.add_argument("--no-resume", action="store_true", help="start afresh instead of resuming from the folder's checkpoints")
+    parser.add_argument("--no-progress", action="store_true", help='no progress bar')
     return parser
 
 
