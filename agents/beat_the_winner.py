@@ -77,7 +77,7 @@ def beat_the_winner_recommend(state):
 
 @register_agent("beat_the_winner")
 class BeatTheWinner(KernelDuelingAgent):
-    """Beat the Winner (Peköz, Ross & Zhang): winner stays, the ``r``-th match is first to ``r`` wins.
+    """Beat the Winner (Peköz, Ross & Zhang, Probab. Eng. Inf. Sci. 2022): winner stays, the ``r``-th match is first to ``r`` wins.
 
     Parameters
     ----------

@@ -448,7 +448,7 @@ def _learned_logits(state, out):
 
 @register_agent("learned")
 class LearnedAgent(KernelDuelingAgent):
-    """A learned pair policy over sufficient statistics, shipped with the package.
+    """A learned pair policy over sufficient statistics, shipped with the package (dueling-gym's own; no paper).
 
     Parameters
     ----------

@@ -136,7 +136,7 @@ def preference_estimator_ranking(state):
 
 @register_agent("preference_estimator")
 class PreferenceEstimator(KernelIdentificationAgent):
-    """Round-robin preference-matrix estimation until every pair's interval excludes 1/2.
+    """Round-robin preference-matrix estimation until every pair's interval excludes 1/2 (the uniform baseline of Urvoy et al., ICML 2013).
 
     Parameters
     ----------

@@ -447,7 +447,7 @@ class SAVAGE(KernelDuelingAgent):
 
 @register_agent("savage_borda")
 class SAVAGEBorda(SAVAGE):
-    """:class:`SAVAGE` with ``variant="borda"``: Borda bandits on the ``K`` parameters ``x_i.`` (§4.2)."""
+    """:class:`SAVAGE` with ``variant="borda"`` (Urvoy et al., ICML 2013, §4.2): Borda bandits on the row parameters ``x_i.`` of the matrix."""
 
     def __init__(self, n_arms: int, *, horizon: int | None = None, delta: float | None = None,
                  exploit: bool = True, seed=None):
@@ -456,7 +456,7 @@ class SAVAGEBorda(SAVAGE):
 
 @register_agent("savage_condorcet")
 class SAVAGECondorcet(SAVAGE):
-    """:class:`SAVAGE` with ``variant="condorcet"``: the Condorcet feasible set of §4.1 (Theorem 3)."""
+    """:class:`SAVAGE` with ``variant="condorcet"`` (Urvoy et al., ICML 2013, §4.1, Theorem 3): the Condorcet feasible set."""
 
     def __init__(self, n_arms: int, *, horizon: int | None = None, delta: float | None = None,
                  exploit: bool = True, seed=None):

@@ -113,7 +113,7 @@ class Sparring(KernelDuelingAgent):
 
 @register_agent("sparring_thompson")
 class SparringThompson(Sparring):
-    """Sparring with Bernoulli Thompson-sampling learners (``Sparring(learner="thompson")``).
+    """Sparring (Ailon, Karnin & Joachims, ICML 2014) with Bernoulli Thompson-sampling learners (``Sparring(learner="thompson")``).
 
     Parameters
     ----------
@@ -129,7 +129,7 @@ class SparringThompson(Sparring):
 
 @register_agent("sparring_ucb1")
 class SparringUCB1(Sparring):
-    """Sparring with UCB1 learners (``Sparring(learner="ucb1")``).
+    """Sparring (Ailon, Karnin & Joachims, ICML 2014) with UCB1 learners (``Sparring(learner="ucb1")``).
 
     Parameters
     ----------

@@ -73,3 +73,16 @@ def test_new_agents_and_the_cli_listing(capsys):
     assert rows["successive_elimination_borda"][1:3] == ["identification", "borda"]
     with pytest.raises(ValueError, match="unknown agent"):
         agent_role("nope")
+
+
+def test_every_agent_names_its_paper_in_the_agents_table():
+    """The description column (each class's first docstring line) names authors and year, or says
+    the agent is the library's own."""
+    import inspect
+    import re
+
+    from dueling_gym.agents import AGENT_REGISTRY, list_agents
+
+    for name in list_agents():
+        first = inspect.getdoc(AGENT_REGISTRY[name]).splitlines()[0]
+        assert re.search(r"(19|20)\d\d", first) or "dueling-gym's own" in first, (name, first)
