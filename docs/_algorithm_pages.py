@@ -10,8 +10,12 @@ the seven published matrices (``data/regret_published_matrices.csv``, a figure d
 build time) and duels per second (``data/duels_per_second.csv``).  The two CSV files are
 measured by ``docs/measure_algorithms.py``, never at build time.
 
-Modules with a hand-written page ``algorithms/<module>.md`` get only the measured sections, as
-the fragment ``algorithms/generated/measured/<module>.md`` that the page includes.
+Modules with a hand-written page ``algorithms/<module>.md`` get only the measured sections (and
+the paper link), as fragments that the page takes in with ``{generated}`` blocks (see
+``_generate.py``).
+
+The links to the papers are kept in one place, :data:`PAPER_LINKS`, keyed by module; the page
+title is the algorithm's name, the part of the module docstring's summary line before its colon.
 """
 
 from __future__ import annotations
@@ -34,6 +38,81 @@ from dueling_gym.agents.catalogue import agent_role, agent_target
 PUBLISHED_MATRICES = ("sushi", "arxiv", "mslr5-condorcet", "mslr5-noncondorcet", "gap", "multisol", "cyclic4")
 #: Agent drawn as the reference bar in every regret figure.
 REFERENCE_AGENT = "random"
+
+#: The publisher's page (proceedings page or DOI) of the paper each algorithm module implements,
+#: keyed by the module's name (the last component of its dotted path, as the page names).  A
+#: module whose docstring cites no single paper, or whose paper has no page we could confirm,
+#: has no entry; its page still cites the paper in words.
+PAPER_LINKS: dict[str, tuple[tuple[str, str], ...]] = {
+    "car": (("ICML 2020, PMLR 119", "https://proceedings.mlr.press/v119/chen20d.html"),),
+    "ccb": (("NeurIPS 2015 proceedings",
+             "https://proceedings.neurips.cc/paper/2015/hash/9872ed9fc22fc182d371c3e9ed316094-Abstract.html"),),
+    "clucb_borda": (("ICML 2020, PMLR 119", "https://proceedings.mlr.press/v119/chen20d.html"),),
+    "cw_rmed": (("ICML 2016, PMLR 48", "https://proceedings.mlr.press/v48/komiyama16.html"),),
+    "dts": (("NeurIPS 2016 proceedings",
+             "https://proceedings.neurips.cc/paper/2016/hash/9de6d14fff9806d4bcd1ef555be766cd-Abstract.html"),),
+    "dts_plus": (("NeurIPS 2016 proceedings",
+                  "https://proceedings.neurips.cc/paper/2016/hash/9de6d14fff9806d4bcd1ef555be766cd-Abstract.html"),),
+    "ecw_rmed": (("ICML 2016, PMLR 48", "https://proceedings.mlr.press/v48/komiyama16.html"),),
+    "interleaved_filter": (("JCSS 78(5), doi:10.1016/j.jcss.2011.12.028", "https://doi.org/10.1016/j.jcss.2011.12.028"),),
+    "kl_ucb": (("COLT 2011, PMLR 19", "https://proceedings.mlr.press/v19/garivier11a.html"),),
+    "knockout": (("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/falahatgar17a.html"),),
+    "mallows_mpi": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/busa-fekete14.html"),),
+    "mallows_mpr": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/busa-fekete14.html"),),
+    "multisbm": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),),
+    "multisort": (("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/maystre17a.html"),),
+    "opt_max": (("NeurIPS 2017 proceedings",
+                 "https://proceedings.neurips.cc/paper/2017/hash/db98dc0dbafde48e8f74c0de001d35e4-Abstract.html"),),
+    "pl_pac": (("NeurIPS 2015 proceedings",
+                "https://proceedings.neurips.cc/paper/2015/hash/7eacb532570ff6858afd2723755ff790-Abstract.html"),),
+    "random_agent": (("ICML 2016, PMLR 48", "https://proceedings.mlr.press/v48/komiyama16.html"),),
+    "rcs": (("WSDM 2014, doi:10.1145/2556195.2556256", "https://doi.org/10.1145/2556195.2556256"),),
+    "rex3": (("ICML 2015, PMLR 37", "https://proceedings.mlr.press/v37/gajane15.html"),),
+    "rmed": (("COLT 2015, PMLR 40", "https://proceedings.mlr.press/v40/Komiyama15.html"),),
+    "rmed2": (("COLT 2015, PMLR 40", "https://proceedings.mlr.press/v40/Komiyama15.html"),),
+    "rucb": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/zoghi14.html"),),
+    "savage": (("ICML 2013, PMLR 28", "https://proceedings.mlr.press/v28/urvoy13.html"),),
+    "scb": (("NeurIPS 2015 proceedings",
+             "https://proceedings.neurips.cc/paper/2015/hash/9872ed9fc22fc182d371c3e9ed316094-Abstract.html"),),
+    "sequential_elimination": (("NeurIPS 2017 proceedings",
+                                "https://proceedings.neurips.cc/paper/2017/hash/db98dc0dbafde48e8f74c0de001d35e4-Abstract.html"),),
+    "single_elimination": (("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/mohajer17a.html"),),
+    "sparring": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),),
+    "successive_elimination_borda": (("AISTATS 2015, PMLR 38", "https://proceedings.mlr.press/v38/jamieson15.html"),),
+    "sup_klucb": (("arXiv:1902.02778", "https://arxiv.org/abs/1902.02778"),),
+    "thompson": (("Biometrika 25(3-4), doi:10.1093/biomet/25.3-4.285", "https://doi.org/10.1093/biomet/25.3-4.285"),
+                 ("COLT 2012, PMLR 23", "https://proceedings.mlr.press/v23/agrawal12.html")),
+    "ucb1": (("Machine Learning 47, doi:10.1023/A:1013689704352", "https://doi.org/10.1023/A:1013689704352"),),
+    "ucb_sbm": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),),
+    "versatile_db": (("ICML 2022, PMLR 162", "https://proceedings.mlr.press/v162/saha22a.html"),),
+    "winner_stays": (("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/chen17c.html"),),
+}
+
+
+def paper_link_line(module: str) -> str:
+    """``Paper: [venue](url)`` for ``module`` (MyST), or ``""`` when :data:`PAPER_LINKS` has none."""
+    links = PAPER_LINKS.get(module, ())
+    return ("Paper: " + "; ".join(f"[{label}]({url})" for label, url in links)) if links else ""
+
+
+#: Page titles that the rule of :func:`algorithm_title` would get wrong, by module.
+TITLES = {"successive_elimination_borda": "Successive Elimination (Borda)"}
+
+
+def algorithm_title(summary: str, module: str) -> str:
+    """The algorithm's name for the page title and the sidebar: the summary before its colon.
+
+    Without a colon, the summary is cut before a qualifying " for ..." / " with ..." phrase
+    ("KL-UCB for Bernoulli rewards." -> "KL-UCB").
+    """
+    if module in TITLES:
+        return TITLES[module]
+    title = summary.strip().rstrip(".")
+    if ":" in title:
+        title = title.partition(":")[0]
+    else:
+        title = re.split(r" (?:for|with) ", title, maxsplit=1)[0]
+    return title.strip() or module
 
 _ROLE = re.compile(r":(class|func|meth|data|attr|mod|obj):`([^`]+)`")
 _UNDERLINED = re.compile(r"^(\S[^\n]*)\n(-{3,}|={3,})$", re.M)
@@ -292,10 +371,14 @@ def _regret_figure(agents: list[str], data: Measurements, image: Path, sources: 
     return True
 
 
-def measured_sections(module: str, agents: list[str], data: Measurements, docs: Path,
+def measured_sections(module: str, agents: list[str], data: Measurements, image: Path, image_ref: str,
                       headings: tuple[str, str] = ("Measured regret on the published matrices", "Per-step cost"),
                       ) -> list[str]:
-    """The measured-regret and duels-per-second sections of one algorithm page (MyST lines)."""
+    """The measured-regret and duels-per-second sections of one algorithm page (MyST lines).
+
+    The regret figure is drawn to ``image`` (a file of the build, never of ``docs/``) and the page
+    refers to it as ``image_ref``, a path relative to the page's own folder.
+    """
     lines = [f"## {headings[0]}", ""]
     measured = [a for a in agents if any((a, p) in data.regret for p in PUBLISHED_MATRICES)]
     if not measured:
@@ -322,10 +405,9 @@ def measured_sections(module: str, agents: list[str], data: Measurements, docs: 
             n_arms = next((data.regret[(a, problem)]["n_arms"] for a in measured if (a, problem) in data.regret), "")
             lines.append(f"| {problem} | {n_arms} | " + " | ".join(cells) + " |")
         lines.append("")
-        image = docs / "algorithms" / "generated" / "img" / f"{module}-regret.png"
         sources = [data.regret_path, Path(__file__)] if data.regret_path else [Path(__file__)]
         if _regret_figure(measured, data, image, sources):
-            lines += [f"```{{image}} /algorithms/generated/img/{module}-regret.png",
+            lines += [f"```{{image}} {image_ref}",
                       f":alt: regret of {', '.join(measured)} at T on the seven published matrices", "```", ""]
         checkpoints = [key for key in first if key.startswith("mean_at_") and first[key]]
         lines += ["The regret curve (mean regret after `t` duels):", "",
@@ -392,19 +474,30 @@ def _not_timed_reason(agent: str) -> str:
 # --------------------------------------------------------------------------- pages
 
 
-def algorithm_page(module_name: str, entries: list[tuple[str, type]], data: Measurements, docs: Path) -> str:
-    """The generated page of one algorithm module (its registered agents ``entries``)."""
+def algorithm_page(module_name: str, entries: list[tuple[str, type]], data: Measurements, image: Path) -> str:
+    """The generated page of one algorithm module (its registered agents ``entries``).
+
+    ``image``: where to draw the regret figure, in the folder ``img/`` beside the page.
+    """
     module = importlib.import_module(entries[0][1].__module__)
     summary, paper, algorithm, choices = _split_module_docstring(module)
     classes = sorted({cls for _, cls in entries}, key=lambda cls: cls.__name__)
     names = [name for name, _ in entries]
-    lines = [f"# {summary.rstrip('.') or module_name}", "",
-             "| registered name | class | kind | target |", "|---|---|---|---|"]
+    title = algorithm_title(summary, module_name)
+    lines = [f"# {title}", ""]
+    subtitle = summary.strip()
+    if subtitle.startswith(title + ":"):
+        subtitle = subtitle[len(title) + 1:].strip()
+        subtitle = subtitle[:1].upper() + subtitle[1:]
+    if subtitle.rstrip(".") != title:
+        lines += [f"*{_md(subtitle)}*", ""]
+    lines += ["| registered name | class | kind | target |", "|---|---|---|---|"]
     lines += [f"| `{name}` | {{class}}`~{cls.__module__}.{cls.__name__}` | {agent_role(name)} | "
               f"{agent_target(name)} |" for name, cls in entries]
     lines += ["", "Build with `dueling_gym.agents.make_agent(name, n_arms, seed=...)`.", ""]
-    if paper:
-        lines += ["## Paper", "", _md(paper), ""]
+    link = paper_link_line(module_name)
+    if paper or link:
+        lines += ["## Paper", "", _md(paper), "", link, ""]
     lines += ["## The algorithm", ""]
     lines += [_md(block) + "\n" for block in algorithm]
     notes = []
@@ -432,14 +525,15 @@ def algorithm_page(module_name: str, entries: list[tuple[str, type]], data: Meas
         lines += [f"**`{name}`.** " + _md(body), ""]
     if not choices and not notes:
         lines += ["None recorded beyond the description above.", ""]
-    lines += measured_sections(module_name, names, data, docs)
+    lines += measured_sections(module_name, names, data, image, f"img/{image.name}")
     lines += ["## API", "", "```{eval-rst}"]
     lines += [f".. autoclass:: {cls.__module__}.{cls.__name__}\n   :no-index:" for cls in classes]
     lines += ["```", ""]
     return "\n".join(lines)
 
 
-def measured_fragment(module_name: str, entries: list[tuple[str, type]], data: Measurements, docs: Path) -> str:
-    """The measured sections alone, for a hand-written page to include."""
+def measured_fragment(module_name: str, entries: list[tuple[str, type]], data: Measurements, image: Path,
+                      image_ref: str) -> str:
+    """The measured sections alone, for a hand-written page to take in (``image_ref``: relative to it)."""
     headings = ("Measured regret of the baselines preset (default hyperparameters)", "Duels per second")
-    return "\n".join(measured_sections(module_name, [name for name, _ in entries], data, docs, headings))
+    return "\n".join(measured_sections(module_name, [name for name, _ in entries], data, image, image_ref, headings))

@@ -1,57 +1,93 @@
-"""The documentation generator: one page per algorithm, measured sections, environment pages."""
+"""The documentation generator: one page per algorithm, measured sections, environment pages.
+
+The generator writes into a folder of the build, never below ``docs/``; these tests generate
+into a temporary folder and check that the sources were left untouched.
+"""
 
 from __future__ import annotations
 
 import csv
-import shutil
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("matplotlib")
+pytest.importorskip("sphinx")
 
+import gymnasium as gym  # noqa: E402
+
+import dueling_gym  # noqa: E402
 from dueling_gym.agents import AGENT_REGISTRY  # noqa: E402
 from dueling_gym.experiments.presets import get_preset  # noqa: E402
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory) -> Path:
-    """The generated pages, written into a copy of the docs sources (the checkout is left alone)."""
-    root = tmp_path_factory.mktemp("docs")
-    shutil.copytree(DOCS / "data", root / "data")
-    (root / "algorithms").mkdir()
-    for page in (DOCS / "algorithms").glob("*.md"):
-        if page.name != "index.md":
-            shutil.copy(page, root / "algorithms" / page.name)
+def docs_listing() -> dict[str, tuple[int, int]]:
+    """Every file below ``docs/`` with its modification time and size."""
+    return {path.relative_to(DOCS).as_posix(): (path.stat().st_mtime_ns, path.stat().st_size)
+            for path in DOCS.rglob("*") if path.is_file()}
+
+
+def import_docs_module(name: str):
+    """Import a helper module of ``docs/`` without writing ``docs/__pycache__``."""
+    write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     sys.path.insert(0, str(DOCS))
     try:
-        from _generate import generate_pages
-
-        generate_pages(root)
+        return __import__(name)
     finally:
         sys.path.remove(str(DOCS))
-    return root
+        sys.dont_write_bytecode = write_bytecode
+
+
+@pytest.fixture(scope="module")
+def generate():
+    return import_docs_module("_generate")
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory, generate):
+    """The generated pages and fragments, written to a temporary folder (the checkout is left alone)."""
+    out = tmp_path_factory.mktemp("generated-sources")
+    before = docs_listing()
+    result = generate.generate_pages(DOCS, out)
+    assert docs_listing() == before, "generating the pages wrote below docs/"
+    result.out = out
+    return result
 
 
 def _module(cls: type) -> str:
     return cls.__module__.rpartition(".")[2]
 
 
+def _page(generated, docname: str) -> str:
+    path = generated.pages[docname]
+    assert generated.out in path.parents
+    return path.read_text()
+
+
+def test_nothing_is_generated_below_docs(generated, generate, tmp_path):
+    assert all(generated.out in path.parents for path in generated.pages.values())
+    with pytest.raises(ValueError, match="must not go below"):
+        generate.generate_pages(DOCS, DOCS / "environments")
+
+
 def test_every_registered_agent_has_a_page_with_the_sections(generated):
-    index = (generated / "algorithms" / "index.md").read_text()
+    index = _page(generated, "algorithms/index")
     for name, cls in AGENT_REGISTRY.items():
         assert f"`{name}`" in index
         module = _module(cls)
         if (DOCS / "algorithms" / f"{module}.md").exists():
-            page = (generated / "algorithms" / f"{module}.md").read_text()
-            assert f"generated/measured/{module}.md" in page  # the hand-written page includes the fragment
-            fragment = (generated / "algorithms" / "generated" / "measured" / f"{module}.md").read_text()
-            assert "regret" in fragment.lower() and "Duels per second" in fragment
+            page = (DOCS / "algorithms" / f"{module}.md").read_text()
+            for fragment in (f"algorithms/measured/{module}", f"algorithms/paper/{module}"):
+                assert f"```{{generated}} {fragment}\n```" in page  # the hand-written page takes it in
+                assert fragment in generated.fragments
+            measured = generated.fragments[f"algorithms/measured/{module}"]
+            assert "regret" in measured.lower() and "Duels per second" in measured
             continue
-        page = (generated / "algorithms" / "generated" / f"{module}.md").read_text()
+        page = _page(generated, f"algorithms/generated/{module}")
         for section in ("## The algorithm", "## Pseudocode mapping", "## Hyperparameters",
                         "## Implementation notes and choices where the paper is silent",
                         "## Measured regret on the published matrices", "## Per-step cost", "## API"):
@@ -59,8 +95,32 @@ def test_every_registered_agent_has_a_page_with_the_sections(generated):
         assert f"| `{name}` |" in page
 
 
+def test_algorithm_pages_are_titled_by_the_algorithm_name(generated):
+    for docname in generated.pages:
+        if docname.startswith("algorithms/generated/"):
+            title = _page(generated, docname).splitlines()[0]
+            assert title.startswith("# ") and ":" not in title and len(title) <= 45, title
+
+
+def test_pages_link_the_papers_named_in_one_place(generated, generate):
+    pages = import_docs_module("_algorithm_pages")
+    assert {"rmed", "cw_rmed", "ecw_rmed", "ccb", "scb", "car", "clucb_borda", "savage", "rucb", "dts"} <= set(
+        pages.PAPER_LINKS)
+    modules = {_module(cls) for cls in AGENT_REGISTRY.values()}
+    assert set(pages.PAPER_LINKS) <= modules, "a paper link for a module that registers no agent"
+    for module, links in pages.PAPER_LINKS.items():
+        for label, url in links:
+            assert re.fullmatch(r"https://(proceedings\.mlr\.press|proceedings\.neurips\.cc|doi\.org|arxiv\.org)/\S+",
+                                url), url
+            if (DOCS / "algorithms" / f"{module}.md").exists():
+                assert url in generated.fragments[f"algorithms/paper/{module}"]
+            else:
+                assert f"[{label}]({url})" in _page(generated, f"algorithms/generated/{module}")
+            assert url in _page(generated, "algorithms/index")
+
+
 def test_hyperparameter_table_reads_signature_and_docstring(generated):
-    page = (generated / "algorithms" / "generated" / "rucb.md").read_text()
+    page = _page(generated, "algorithms/generated/rucb")
     assert "| `alpha` | `0.51` | Exploration parameter" in page
     assert "| `n_arms` | required |" in page
 
@@ -73,9 +133,69 @@ def test_measured_regret_covers_the_baselines_preset(generated):
     assert {(row["agent"], row["problem"]) for row in rows} == {(a, p) for a in spec["agents"] for p in spec["problems"]}
     for agent in spec["agents"]:
         module = _module(AGENT_REGISTRY[agent])
-        assert (generated / "algorithms" / "generated" / "img" / f"{module}-regret.png").exists()
+        image = generated.out / "algorithms" / "generated" / "img" / f"{module}-regret.png"
+        assert image.exists()
+        if (DOCS / "algorithms" / f"{module}.md").exists():  # referred to relative to the hand-written page
+            reference = re.search(r"```\{image\} (\S+)", generated.fragments[f"algorithms/measured/{module}"]).group(1)
+            assert ((DOCS / "algorithms") / reference).resolve() == image.resolve()
 
 
 def test_environment_pages_show_the_version_history_once(generated):
-    for page in (generated / "environments").glob("*-v0.md"):
-        assert page.read_text().count("## Version History") == 1
+    for env_id in dueling_gym.ENV_IDS:
+        assert _page(generated, f"environments/{env_id.lower()}").count("## Version History") == 1
+
+
+@pytest.mark.parametrize("env_id", dueling_gym.ENV_IDS)
+def test_environment_pages_read_spaces_arguments_and_info_off_the_environment(generated, env_id):
+    page = _page(generated, f"environments/{env_id.lower()}")
+    env = gym.make(env_id)
+    try:
+        assert f"| Action Space | `{env.action_space}` |" in page
+        assert f"| Observation Space | `{env.observation_space}` |" in page
+        _, reset_info = env.reset(seed=0)
+        step_info = env.step(env.action_space.sample())[4]
+        cls = type(env.unwrapped)
+    finally:
+        env.close()
+    for key in {*reset_info, *step_info}:
+        row = next(line for line in page.splitlines() if line.startswith(f'| `info["{key}"]` |'))
+        assert row.rstrip(" |").split("|")[-1].strip(), f"no meaning for info[{key!r}]"
+    import inspect
+
+    for name in inspect.signature(cls.__init__).parameters:
+        if name != "self":
+            row = next(line for line in page.splitlines() if line.startswith(f"| `{name}` |"))
+            assert row.rstrip(" |").split(" | ")[-1].strip(), f"no meaning for argument {name!r}"
+    assert "| `max_episode_steps` |" in page
+    # the frame: a PNG of the build, referred to relative to the page
+    image = re.search(r"```\{figure\} (\S+)", page).group(1)
+    data = (generated.pages[f"environments/{env_id.lower()}"].parent / image).read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_png_bytes_round_trip(generate):
+    import zlib
+
+    import numpy as np
+
+    rgb = np.arange(2 * 3 * 3, dtype=np.uint8).reshape(2, 3, 3)
+    data = generate.png_bytes(rgb)
+    idat = data[data.index(b"IDAT") + 4:data.index(b"IEND") - 8]
+    raw = zlib.decompress(idat)
+    assert raw == b"\x00" + rgb[0].tobytes() + b"\x00" + rgb[1].tobytes()
+
+
+def test_vector_page_fragment_has_spaces_and_arguments(generated):
+    fragment = generated.fragments["environments/vector"]
+    assert "`single_action_space`" in fragment and "| `num_envs` |" in fragment
+    assert "```{generated} environments/vector\n```" in (DOCS / "environments" / "vector.md").read_text()
+
+
+def test_quickstart_output_is_produced_by_running_it(generated):
+    output = generated.fragments["quickstart"]
+    lines = output.splitlines()[1:-1]
+    regret = {line.split(":")[0].strip(): float(re.search(r"= +([\d.]+)", line).group(1)) for line in lines}
+    assert set(regret) == {"rmed1", "random"}
+    assert regret["rmed1"] < regret["random"] / 5  # what the index page says about it
+    assert "rmed1" in lines[0] and "recommends arm 0" in lines[0]
+    assert "```{generated} quickstart\n```" in (DOCS / "index.md").read_text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 from dueling_gym.problems import (
     GENERATORS,
+    BipartiteProblemSampler,
     ProblemSampler,
     cyclic_copeland_winners,
     no_condorcet_winner,
@@ -95,3 +97,51 @@ def test_problem_sampler_is_picklable_and_validates():
         ProblemSampler("nope", n_arms=4)
     with pytest.raises(TypeError):
         ProblemSampler("utility_based", n_arms=4, bogus=1)
+
+
+@pytest.mark.parametrize("sampler", [
+    ProblemSampler("utility_based", n_arms=4, model="thurstone", spread=np.float32(2.5)),
+    ProblemSampler("no_condorcet_winner", n_arms=5, min_gap=np.float64(0.1)),
+    ProblemSampler("cyclic_copeland_winners", n_arms=6, low=0.55, high=np.float64(0.95), shuffle=np.bool_(False)),
+    ProblemSampler("unique_copeland_winner", n_arms=3),
+])
+def test_problem_sampler_json_round_trip_draws_the_same_problems(sampler):
+    described = sampler.to_json()
+    parsed = json.loads(json.dumps(described))  # JSON-compatible: NumPy scalars became Python ones
+    assert parsed == described and set(described) == {"generator", "n_arms", "options"}
+    clone = ProblemSampler.from_json(parsed)
+    assert repr(clone) == repr(ProblemSampler(sampler.generator, sampler.n_arms, **parsed["options"]))
+    assert clone.always_has_condorcet_winner == sampler.always_has_condorcet_winner
+    first, second = np.random.default_rng(5), np.random.default_rng(5)
+    for _ in range(3):
+        assert clone(first) == sampler(second)
+
+
+def test_problem_sampler_from_json_validates():
+    with pytest.raises(TypeError, match="mapping"):
+        ProblemSampler.from_json('{"generator": "utility_based", "n_arms": 4}')
+    with pytest.raises(ValueError, match=r"missing \['n_arms'\], unknown \['arms'\]"):
+        ProblemSampler.from_json({"generator": "utility_based", "arms": 4})
+    with pytest.raises(TypeError, match="options"):
+        ProblemSampler.from_json({"generator": "utility_based", "n_arms": 4, "options": [["spread", 2.0]]})
+    with pytest.raises(ValueError, match="unknown generator"):
+        ProblemSampler.from_json({"generator": "nope", "n_arms": 4})
+    with pytest.raises(TypeError):
+        ProblemSampler.from_json({"generator": "utility_based", "n_arms": 4, "options": {"bogus": 1}})
+    sampler = ProblemSampler("utility_based", n_arms=4)
+    sampler.options["spread"] = {"not": "a number"}  # only reachable by editing a built sampler
+    with pytest.raises(TypeError, match="spread"):
+        sampler.to_json()
+
+
+def test_bipartite_sampler_json_round_trip_keeps_the_graph_and_the_draws():
+    sampler = BipartiteProblemSampler(3, 6, graph_seed=4, edge_probability=0.7, planted_condorcet=np.bool_(True))
+    described = json.loads(json.dumps(sampler.to_json()))
+    assert described["edges"] == [list(edge) for edge in sampler.edges]
+    assert described["options"] == {"planted_condorcet": True}
+    clone = BipartiteProblemSampler.from_json(described)
+    assert clone.edges == sampler.edges
+    first, second = clone(np.random.default_rng(2)), sampler(np.random.default_rng(2))
+    np.testing.assert_array_equal(first.preferences, second.preferences)
+    with pytest.raises(ValueError, match=r"missing \['edges'\]"):
+        BipartiteProblemSampler.from_json({"n_positions": 3, "n_candidates": 6})

@@ -10,7 +10,14 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import dueling_gym
-from dueling_gym.envs._render import FRAME_SHAPE, blank_frame, preference_frame
+from dueling_gym.envs._render import (
+    FRAME_SHAPE,
+    PANEL_LEFTS,
+    PANEL_SIDE,
+    PANEL_TOP,
+    blank_frame,
+    preference_frame,
+)
 
 ENV_IDS = dueling_gym.ENV_IDS
 
@@ -68,7 +75,7 @@ def test_rgb_array_before_reset_and_without_render_mode():
 def test_frame_colours():
     wins = np.array([[0, 9, 0], [1, 0, 0], [0, 0, 4]])  # 0 beats 1 nine times in ten; 2 only self-duels
     frame = preference_frame(wins).astype(int)
-    top, left, right, cell = 16, 16, 16 + 256 + 16, 256 // 3
+    (left, right), top, cell = PANEL_LEFTS, PANEL_TOP, PANEL_SIDE // 3
 
     def pixel(panel_left, i, j):
         return frame[top + 2 + i * cell + cell // 2, panel_left + 2 + j * cell + cell // 2]
@@ -97,13 +104,66 @@ def test_combinatorial_frame_shows_incomparable_edges_dark():
     base.step_edges(0, 0)
     wins = base.edge_win_counts
     assert wins.sum() == base.samples and np.trace(wins) == base.self_duel_counts.sum()
-    np.testing.assert_array_equal(env.render(), preference_frame(wins, positions[:, None] == positions[None, :]))
+    np.testing.assert_array_equal(env.render(), preference_frame(wins, positions[:, None] == positions[None, :],
+                                                                 t=base.samples))
 
 
-@pytest.mark.skipif(importlib.util.find_spec("moviepy") is None, reason="RecordVideo needs moviepy")
+_INK = [40, 40, 40]
+
+
+def _inked(region):
+    return bool(np.all(region == _INK, axis=-1).any())
+
+
+def test_frames_label_the_contestants_and_show_the_step():
+    wins = np.arange(25).reshape(5, 5)
+    plain, stepped = preference_frame(wins), preference_frame(wins, t=1234)
+    header = PANEL_TOP - 16  # the step's row; the column labels lie between it and the maps
+    assert not _inked(plain[:header]) and _inked(stepped[:header])
+    np.testing.assert_array_equal(plain[header:], stepped[header:])  # t changes nothing else
+    assert not np.array_equal(stepped[:header], preference_frame(wins, t=1235)[:header])
+    cell = PANEL_SIDE // 5
+    for panel_left in PANEL_LEFTS:
+        for arm in range(5):
+            middle = PANEL_TOP + arm * cell + cell // 2  # every arm: a label left of its row ...
+            assert _inked(plain[middle - 3:middle + 3, panel_left - 16:panel_left])
+            centre = panel_left + arm * cell + cell // 2  # ... and above its column
+            assert _inked(plain[header:PANEL_TOP, centre - 3:centre + 3])
+        # between two labels and inside the maps there is no ink
+        assert not _inked(plain[PANEL_TOP + cell - 2:PANEL_TOP + cell + 2, panel_left - 16:panel_left])
+        assert not _inked(plain[PANEL_TOP:PANEL_TOP + PANEL_SIDE, panel_left:panel_left + PANEL_SIDE])
+
+
+def test_many_contestants_are_labelled_at_round_strides():
+    frame = preference_frame(np.ones((300, 300)), t=0)
+    assert frame.shape == FRAME_SHAPE
+    # Rows of the whole frame (the first label sticks out above the map), columns of the row
+    # labels only (a column label may reach into the gutter's last pixels).
+    gutter = frame[:, PANEL_LEFTS[0] - 16:PANEL_LEFTS[0] - 4]
+    rows = np.flatnonzero(np.all(gutter == _INK, axis=-1).any(axis=1)) - PANEL_TOP
+    starts = rows[np.r_[True, np.diff(rows) > 1]]  # first pixel row of each label (10 pixels high)
+    # Labels 0, 50, ..., 250: six, centred on their contestants (300 of them in 256 pixels).
+    assert len(starts) == 6
+    np.testing.assert_allclose(starts + 5, (np.arange(0, 300, 50) + 0.5) * PANEL_SIDE / 300, atol=1)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_the_frame_shows_the_environment_step(env_id):
+    env = gym.make(env_id, render_mode="rgb_array")
+    env.reset(seed=0)
+    _play(env, 7)
+    base = env.unwrapped
+    wins = base.edge_win_counts if env_id == "CombinatorialDuel-v0" else base.win_counts
+    header = PANEL_TOP - 16
+    np.testing.assert_array_equal(env.render()[:header], preference_frame(wins, t=7)[:header])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("moviepy") is None,
+                    reason="RecordVideo needs moviepy: pip install 'dueling-gym[video]'")
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_record_video(env_id, tmp_path):
     from gymnasium.wrappers import RecordVideo
+    from moviepy.video.io.VideoFileClip import VideoFileClip
 
     folder = tmp_path / "videos"
     env = RecordVideo(gym.make(env_id, render_mode="rgb_array", max_episode_steps=25), str(folder),
@@ -115,3 +175,9 @@ def test_record_video(env_id, tmp_path):
     env.close()
     videos = list(folder.glob("*.mp4"))
     assert len(videos) == 1 and videos[0].stat().st_size > 0
+    clip = VideoFileClip(str(videos[0]))
+    try:
+        frames = [frame.shape for frame in clip.iter_frames()]
+    finally:
+        clip.close()
+    assert frames == [FRAME_SHAPE] * 26  # the reset and 25 steps, at full size

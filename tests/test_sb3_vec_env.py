@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -131,3 +135,19 @@ def test_final_infos_carry_the_regret_notions_and_no_mask_keys():
         assert set(regret) == set(env.vector_env.regret_notions)
         assert not any(key.startswith("_") for key in regret)
         assert all(isinstance(value, float) for value in regret.values())
+
+
+def test_public_from_dueling_gym_wrappers_and_imported_lazily():
+    import dueling_gym.wrappers as wrappers
+
+    assert "SB3DuelVecEnv" in wrappers.__all__ and "SB3DuelVecEnv" in dir(wrappers)
+    assert wrappers.SB3DuelVecEnv is SB3DuelVecEnv
+    from stable_baselines3.common.vec_env import VecEnv
+
+    # The public class derives from SB3's VecEnv alone: no private base in its documentation.
+    assert SB3DuelVecEnv.__bases__ == (VecEnv,) and SB3DuelVecEnv.__qualname__ == "SB3DuelVecEnv"
+    assert "Parameters" in SB3DuelVecEnv.__doc__ and "DummyVecEnv" in SB3DuelVecEnv.__doc__
+    loaded = json.loads(subprocess.run(
+        [sys.executable, "-c", "import sys, json, dueling_gym.wrappers; print(json.dumps(sorted(sys.modules)))"],
+        capture_output=True, text=True, check=True).stdout)
+    assert not [name for name in loaded if name.split(".")[0] in ("stable_baselines3", "torch")]

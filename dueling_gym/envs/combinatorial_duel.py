@@ -5,17 +5,21 @@ The environment is documented on :class:`CombinatorialDuelEnv` (Gymnasium's sect
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from operator import index
 from typing import Any, Callable, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
 
 from dueling_gym.envs._duels import DuelEngine
 from dueling_gym.envs._render import blank_frame, preference_frame
+from dueling_gym.envs.dueling_bandit import _record_sampler_as_json, _sampler_from_json
 from dueling_gym.problems.bipartite import BipartiteDuelProblem
 from dueling_gym.problems.datasets import load_bipartite_problem
+from dueling_gym.problems.generators import BipartiteProblemSampler
 from dueling_gym.validation import check_discrete_action, check_reset_options, check_seed
 
 __all__ = ["CombinatorialDuelEnv"]
@@ -108,11 +112,16 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
       example.
     * ``problem_sampler``: a callable ``rng -> BipartiteDuelProblem`` called at every reset,
       exclusive with ``problem``.  All its problems must share one graph (the action space is
-      fixed), e.g. :class:`~dueling_gym.problems.BipartiteProblemSampler`.
+      fixed), e.g. :class:`~dueling_gym.problems.BipartiteProblemSampler`, which may also be
+      given in its JSON form (its ``to_json()`` dict).  ``gymnasium.make`` records a
+      ``BipartiteProblemSampler`` in ``env.spec`` in that form, so ``env.spec.to_json()`` works
+      and rebuilds the same environment; for other callables ``to_json`` raises a
+      ``ValueError`` naming ``problem_sampler``.
     * ``render_mode``: ``"ansi"`` returns the per-pair duel counts and wins as text;
       ``"rgb_array"`` an ``(H, W, 3)`` ``uint8`` frame with heat maps over the edges: the
       empirical preferences ``W[e, e'] / (W[e, e'] + W[e', e])`` and the duel counts
-      (:attr:`edge_win_counts`), pairs of edges at different positions drawn dark.
+      (:attr:`edge_win_counts`), pairs of edges at different positions drawn dark, labelled
+      with the edges' indices and the step ``t``.
 
     ## Version History
 
@@ -121,16 +130,32 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    _spec: EnvSpec | None = None
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        """How ``gymnasium.make`` built the environment (``None`` when built directly).
+
+        A :class:`~dueling_gym.problems.BipartiteProblemSampler` among its ``kwargs`` is recorded
+        in its JSON form, so ``spec.to_json()`` works and ``gym.make(spec)`` rebuilds the environment.
+        """
+        return self._spec
+
+    @spec.setter
+    def spec(self, spec: EnvSpec | None) -> None:
+        self._spec = _record_sampler_as_json(spec, BipartiteProblemSampler)
 
     def __init__(
         self,
         problem: BipartiteDuelProblem | str | None = None,
         *,
-        problem_sampler: Callable[[np.random.Generator], BipartiteDuelProblem] | None = None,
+        problem_sampler: Callable[[np.random.Generator], BipartiteDuelProblem] | Mapping[str, Any] | None = None,
         render_mode: str | None = None,
     ):
         if problem is not None and problem_sampler is not None:
             raise ValueError("give either problem= (a fixed problem) or problem_sampler=, not both")
+        if isinstance(problem_sampler, Mapping):
+            problem_sampler = _sampler_from_json(BipartiteProblemSampler, problem_sampler)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
@@ -368,7 +393,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: per-pair duel counts and wins as text; ``"rgb_array"``: heat maps of the
         empirical preferences and of the duel counts between edges (incomparable pairs dark),
-        an ``(H, W, 3)`` ``uint8`` array."""
+        labelled with the edges and the step ``t``, an ``(H, W, 3)`` ``uint8`` array."""
         if self.render_mode is None:
             gym.logger.warn(
                 "render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to the constructor"
@@ -378,7 +403,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
             if self.problem is None or self._needs_reset:
                 return blank_frame()
             positions = np.asarray(self.problem.edge_positions)
-            return preference_frame(self.edge_win_counts, positions[:, None] == positions[None, :])
+            return preference_frame(self.edge_win_counts, positions[:, None] == positions[None, :], t=self._engine.t)
         if self.problem is None or self._needs_reset:
             return "(not reset)\n"
         name = self.problem.name or "custom"

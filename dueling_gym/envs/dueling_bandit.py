@@ -5,11 +5,14 @@ The environment is documented on :class:`DuelingBanditEnv` (Gymnasium's sections
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from typing import Any, Callable, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
 from numpy.typing import ArrayLike
 
 from dueling_gym.envs._duels import DuelEngine
@@ -22,6 +25,67 @@ __all__ = ["DuelingBanditEnv", "ProblemSpec"]
 
 ProblemSpec = PreferenceMatrix | ArrayLike | str
 _OBSERVATIONS = (np.int64(0), np.int64(1))
+
+
+class _OpaqueSamplerSpec(EnvSpec):
+    """The spec of an environment whose ``problem_sampler`` has no JSON form (an arbitrary callable).
+
+    It remakes the environment in-process like any spec (``gym.make(env.spec)``); only
+    :meth:`to_json` differs: it names ``problem_sampler`` in its error, where ``json.dumps``
+    would only report "Object of type function is not JSON serializable".
+    """
+
+    def to_json(self) -> str:
+        sampler = self.kwargs.get("problem_sampler")
+        if sampler is None or isinstance(sampler, Mapping):
+            return super().to_json()
+        reason = ""
+        if callable(getattr(sampler, "to_json", None)):
+            try:
+                sampler.to_json()
+            except (TypeError, ValueError) as error:
+                reason = f" ({error})"
+        raise ValueError(
+            f"the spec of {self.id} cannot be written to JSON: problem_sampler={sampler!r} has no JSON form"
+            f"{reason}; pass a ProblemSampler (a BipartiteProblemSampler for CombinatorialDuel-v0) or its "
+            "to_json() dict instead to make the spec serialisable"
+        )
+
+
+def _record_sampler_as_json(spec: EnvSpec | None, sampler_class: type) -> EnvSpec | None:
+    """``spec`` with a ``sampler_class`` ``problem_sampler`` replaced by its JSON form.
+
+    ``gymnasium.make`` records the constructor's keyword arguments in ``env.spec``, which
+    ``EnvSpec.to_json`` cannot serialise when they hold a sampler object; the JSON form rebuilds
+    the same sampler (the environments accept it), so the recorded spec stays faithful and
+    serialisable.  Other callables cannot be described: their spec becomes an
+    :class:`_OpaqueSamplerSpec`, whose ``to_json`` says so.
+    """
+    if spec is None or spec.kwargs.get("problem_sampler") is None:
+        return spec
+    sampler = spec.kwargs["problem_sampler"]
+    spec_class: type[EnvSpec] = EnvSpec
+    if isinstance(sampler, sampler_class):
+        try:
+            sampler = sampler.to_json()
+        except TypeError:  # an option JSON cannot hold: the sampler stays an object
+            spec_class = _OpaqueSamplerSpec
+    elif not isinstance(sampler, Mapping):
+        spec_class = _OpaqueSamplerSpec
+    if type(spec) is spec_class and sampler is spec.kwargs["problem_sampler"]:
+        return spec
+    # Rebuilt rather than mutated: gymnasium.make may still hold the kwargs dict it passed in.
+    fields = {field.name: getattr(spec, field.name) for field in dataclasses.fields(EnvSpec) if field.init}
+    fields["kwargs"] = {**spec.kwargs, "problem_sampler": sampler}
+    return spec_class(**fields)
+
+
+def _sampler_from_json(sampler_class: type, description: Mapping[str, Any]) -> Any:
+    """Rebuild a ``problem_sampler`` given in its JSON form, naming the argument in errors."""
+    try:
+        return sampler_class.from_json(description)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"problem_sampler: {error}") from None
 
 
 class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
@@ -115,15 +179,22 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     * ``preferences``: a fixed problem (``PreferenceMatrix``, array or shipped name).
     * ``problem_sampler``: a callable ``rng -> PreferenceMatrix`` drawn at each reset (e.g.
-      :class:`~dueling_gym.problems.ProblemSampler`); exclusive with ``preferences``.
+      :class:`~dueling_gym.problems.ProblemSampler`), or the JSON form of a ``ProblemSampler``
+      (its ``to_json()`` dict); exclusive with ``preferences``.  ``gymnasium.make`` records a
+      ``ProblemSampler`` in ``env.spec`` in its JSON form, so ``env.spec.to_json()`` works and
+      ``gym.make(EnvSpec.from_json(text))`` rebuilds the same environment (same problems and
+      outcomes for the same seed).  Other callables cannot be written to JSON: ``to_json``
+      then raises a ``ValueError`` naming ``problem_sampler``.
     * ``n_arms``: number of arms of a custom sampler without an ``n_arms`` attribute.
     * ``reward_regret``: the regret notion of the reward (one of
       :data:`~dueling_gym.problems.REGRET_NOTIONS`).
     * ``render_mode``: ``"ansi"`` returns the win counts ``W[i, j]`` of every ordered pair as
       text; ``"rgb_array"`` returns an ``(H, W, 3)`` ``uint8`` frame with two heat maps, the
       empirical preference matrix ``W[i, j] / (W[i, j] + W[j, i])`` (blue below 1/2, red above,
-      grey where no duel was played) and the duel counts (white to green, logarithmic), drawn
-      with NumPy alone so ``gymnasium.wrappers.RecordVideo`` can record episodes.
+      grey where no duel was played) and the duel counts (white to green, logarithmic), with
+      the arms' indices along their edges and the step ``t`` above them, drawn with NumPy
+      alone so ``gymnasium.wrappers.RecordVideo`` can record episodes (the ``video`` extra
+      provides moviepy, which it needs).
 
     ## Version History
 
@@ -136,12 +207,26 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     #: Default problem when neither ``preferences`` nor ``problem_sampler`` is given.
     default_sampler = ProblemSampler("utility_based", n_arms=8)
     default_reward_regret = "condorcet_strong"
+    _spec: EnvSpec | None = None
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        """How ``gymnasium.make`` built the environment (``None`` when built directly).
+
+        A :class:`~dueling_gym.problems.ProblemSampler` among its ``kwargs`` is recorded in its
+        JSON form, so ``spec.to_json()`` works and ``gym.make(spec)`` rebuilds the environment.
+        """
+        return self._spec
+
+    @spec.setter
+    def spec(self, spec: EnvSpec | None) -> None:
+        self._spec = _record_sampler_as_json(spec, ProblemSampler)
 
     def __init__(
         self,
         preferences: ProblemSpec | None = None,
         *,
-        problem_sampler: Callable[[np.random.Generator], ProblemSpec] | None = None,
+        problem_sampler: Callable[[np.random.Generator], ProblemSpec] | Mapping[str, Any] | None = None,
         n_arms: int | None = None,
         reward_regret: str | None = None,
         render_mode: str | None = None,
@@ -155,6 +240,8 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
             preferences, problem_sampler = self.default_preferences(), self.default_sampler
             if preferences is not None:
                 problem_sampler = None
+        if isinstance(problem_sampler, Mapping):
+            problem_sampler = _sampler_from_json(ProblemSampler, problem_sampler)
 
         self._fixed_problem: PreferenceMatrix | None = None
         self.problem_sampler = problem_sampler
@@ -271,14 +358,15 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: the win counts as text; ``"rgb_array"``: heat maps of the empirical
-        preference matrix and of the duel counts, an ``(H, W, 3)`` ``uint8`` array."""
+        preference matrix and of the duel counts, labelled with the arms and the step ``t``,
+        an ``(H, W, 3)`` ``uint8`` array."""
         if self.render_mode is None:
             gym.logger.warn(
                 "render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to the constructor"
             )
             return None
         if self.render_mode == "rgb_array":
-            return preference_frame(self.win_counts) if self._has_reset else blank_frame()
+            return preference_frame(self.win_counts, t=self._engine.t) if self._has_reset else blank_frame()
         if self.problem is None:
             return "(not reset)"
         wins = self.win_counts

@@ -13,12 +13,14 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.envs.registration import EnvSpec
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from dueling_gym.envs._duels import BatchDuelEngine
 from dueling_gym.envs.copeland_duel import CopelandDuelEnv
-from dueling_gym.envs.dueling_bandit import DuelingBanditEnv
+from dueling_gym.envs.dueling_bandit import DuelingBanditEnv, _record_sampler_as_json
+from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.validation import check_action_batch, check_integer, check_reset_options, check_seed
 
 __all__ = ["DuelingBanditVectorEnv", "CopelandDuelVectorEnv"]
@@ -57,7 +59,9 @@ class DuelingBanditVectorEnv(VectorEnv):
         Horizon of every episode (sub-environments are truncated after this many duels and
         reset on their next step, ``AutoresetMode.NEXT_STEP``).  ``None`` never truncates.
     preferences, problem_sampler, n_arms, reward_regret
-        As for the single environment.  With a sampler every sub-environment draws its own
+        As for the single environment (``problem_sampler`` may be a ``ProblemSampler``'s JSON
+        form; ``gym.make_vec`` records a ``ProblemSampler`` in ``env.spec`` in that form, so
+        ``env.spec.to_json()`` works).  With a sampler every sub-environment draws its own
         problem at each of its resets.
     render_mode : {"ansi", None}
         ``"ansi"`` renders the win counts of sub-environment 0 (counts are kept only then).
@@ -72,6 +76,17 @@ class DuelingBanditVectorEnv(VectorEnv):
 
     single_env_class: type[DuelingBanditEnv] = DuelingBanditEnv
     metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    _spec: EnvSpec | None = None
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        """How ``gymnasium.make_vec`` built the environment (``None`` when built directly); a
+        ``ProblemSampler`` among its ``kwargs`` is recorded in its JSON form, as for the single env."""
+        return self._spec
+
+    @spec.setter
+    def spec(self, spec: EnvSpec | None) -> None:
+        self._spec = _record_sampler_as_json(spec, ProblemSampler)
 
     def __init__(
         self,

@@ -143,12 +143,14 @@ class AgentSpec:
         """Parse ``name`` or ``name:key=value,key=value`` (values read as JSON when possible).
 
         An agent named by import path is ``package.module:ClassName`` or
-        ``package.module:ClassName:key=value,...`` (the part after the first colon is a class
-        name when it holds no ``=``).
+        ``package.module:ClassName:key=value,...``: a name before the first colon that is not a
+        registered agent is a module, and the part after it, when it holds no ``=``, a class.
         """
+        from dueling_gym.agents import AGENT_REGISTRY
+
         name, _, rest = str(text).partition(":")
         head, _, options = rest.partition(":")
-        if rest and "=" not in head:
+        if rest and "=" not in head and name.strip().lower() not in AGENT_REGISTRY:
             name, rest = f"{name}:{head}", options
         return cls(name.strip(), _parse_options(rest, f"agent {text!r}"))
 

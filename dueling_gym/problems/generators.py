@@ -2,7 +2,9 @@
 
 Each K-armed generator is a plain function ``generator(n_arms, rng, **options) -> PreferenceMatrix``.
 :class:`ProblemSampler` binds one to its options so that an environment can draw a fresh
-problem at every reset (``problem_sampler=ProblemSampler("utility_based", n_arms=8)``).
+problem at every reset (``problem_sampler=ProblemSampler("utility_based", n_arms=8)``).  Both
+samplers have a JSON form (``to_json`` / ``from_json``), which the environments also accept,
+so that ``env.spec.to_json()`` works and ``gym.make`` rebuilds the same environment from it.
 
 Bipartite CPE-DB instances (Chen et al. 2020) come from :func:`random_bipartite_problem` on a
 graph of :func:`random_bipartite_graph`; :class:`BipartiteProblemSampler` redraws only the
@@ -11,6 +13,7 @@ preferences on one fixed graph, as ``CombinatorialDuel-v0`` needs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Callable
 
 import numpy as np
@@ -43,6 +46,35 @@ __all__ = [
 ]
 
 _MAX_REJECTIONS = 10_000
+
+
+def _json_options(owner: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` as JSON values (NumPy scalars become Python scalars); a ``TypeError`` names
+    the first option JSON cannot hold."""
+    converted: dict[str, Any] = {}
+    for key, value in options.items():
+        if isinstance(value, np.generic):
+            value = value.item()
+        if value is not None and not isinstance(value, (bool, int, float, str)):
+            raise TypeError(f"{owner} option {key}={value!r} has no JSON form (JSON holds numbers, strings, "
+                            "booleans and null)")
+        converted[key] = value
+    return converted
+
+
+def _json_fields(owner: str, data: Any, required: tuple[str, ...], optional: tuple[str, ...]) -> dict[str, Any]:
+    """The fields of a sampler's JSON form, checked: a mapping with exactly the expected keys."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"the JSON form of a {owner} is a mapping (its to_json()), got {type(data).__name__}")
+    missing = [key for key in required if key not in data]
+    unknown = sorted(set(data) - set(required) - set(optional))
+    if missing or unknown:
+        raise ValueError(f"the JSON form of a {owner} has the keys {list(required)} (and optionally "
+                         f"{list(optional)}); missing {missing}, unknown {unknown}")
+    options = data.get("options", {})
+    if not isinstance(options, Mapping) or not all(isinstance(key, str) for key in options):
+        raise TypeError(f"the options of a {owner}'s JSON form must map option names to values, got {options!r}")
+    return dict(data)
 
 
 def _check_gap(min_gap: Any) -> float:
@@ -199,11 +231,23 @@ class ProblemSampler:
     **options
         Keyword options of the generator.
 
+    Notes
+    -----
+    :meth:`to_json` describes the sampler as JSON (generator, number of arms, options) and
+    :meth:`from_json` rebuilds it; the rebuilt sampler draws the same problems from the same
+    generator state.  The environments accept either form for ``problem_sampler``, and
+    ``gymnasium.make`` records a sampler in ``env.spec`` in its JSON form, so that
+    ``env.spec.to_json()`` works and ``gym.make(EnvSpec.from_json(...))`` rebuilds the environment.
+
     Examples
     --------
     >>> sampler = ProblemSampler("utility_based", n_arms=5)
     >>> sampler(np.random.default_rng(0)).n_arms
     5
+    >>> sampler.to_json()
+    {'generator': 'utility_based', 'n_arms': 5, 'options': {}}
+    >>> ProblemSampler.from_json(sampler.to_json())
+    ProblemSampler('utility_based', n_arms=5)
     """
 
     def __init__(self, generator: str, n_arms: int, **options: Any):
@@ -222,6 +266,29 @@ class ProblemSampler:
 
     def __call__(self, rng: np.random.Generator) -> PreferenceMatrix:
         return GENERATORS[self.generator](self.n_arms, rng, **self.options)
+
+    def to_json(self) -> dict[str, Any]:
+        """The sampler as a JSON-compatible dict: ``{"generator", "n_arms", "options"}``.
+
+        Raises
+        ------
+        TypeError
+            If an option is not a number, string, boolean or ``None`` (JSON could not hold it).
+        """
+        return {"generator": self.generator, "n_arms": self.n_arms,
+                "options": _json_options("ProblemSampler", self.options)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ProblemSampler:
+        """Rebuild a sampler from :meth:`to_json`'s dict (also as parsed from JSON text).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``data`` is not such a dict, or names an unknown generator or bad options.
+        """
+        fields = _json_fields("ProblemSampler", data, ("generator", "n_arms"), ("options",))
+        return cls(fields["generator"], fields["n_arms"], **fields.get("options", {}))
 
     def __repr__(self) -> str:
         options = "".join(f", {key}={value!r}" for key, value in self.options.items())
@@ -393,6 +460,12 @@ class BipartiteProblemSampler:
     **options
         ``planted_condorcet``, ``min_gap`` of :func:`random_bipartite_problem`.
 
+    Notes
+    -----
+    :meth:`to_json` describes the sampler as JSON with its graph's edges listed (not the seed
+    that drew them), and :meth:`from_json` rebuilds it; ``CombinatorialDuel-v0`` accepts either
+    form for ``problem_sampler``, so its ``env.spec.to_json()`` works.
+
     Examples
     --------
     >>> sampler = BipartiteProblemSampler(3, 5, planted_condorcet=True)
@@ -419,6 +492,34 @@ class BipartiteProblemSampler:
 
     def __call__(self, rng: np.random.Generator) -> BipartiteDuelProblem:
         return random_bipartite_problem(self.n_positions, self.n_candidates, rng, edges=self.edges, **self.options)
+
+    def to_json(self) -> dict[str, Any]:
+        """The sampler as a JSON-compatible dict: ``{"n_positions", "n_candidates", "edges", "options"}``.
+
+        The graph is stored as its edges ``[candidate, position]``, so the JSON form does not
+        depend on how the graph was drawn.
+
+        Raises
+        ------
+        TypeError
+            If an option is not a number, string, boolean or ``None`` (JSON could not hold it).
+        """
+        return {"n_positions": self.n_positions, "n_candidates": self.n_candidates,
+                "edges": [list(edge) for edge in self.edges],
+                "options": _json_options("BipartiteProblemSampler", self.options)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BipartiteProblemSampler:
+        """Rebuild a sampler from :meth:`to_json`'s dict (also as parsed from JSON text).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``data`` is not such a dict, or its graph or options are invalid.
+        """
+        fields = _json_fields("BipartiteProblemSampler", data, ("n_positions", "n_candidates", "edges"),
+                              ("options",))
+        return cls(fields["n_positions"], fields["n_candidates"], edges=fields["edges"], **fields.get("options", {}))
 
     def __repr__(self) -> str:
         options = "".join(f", {key}={value!r}" for key, value in self.options.items())
