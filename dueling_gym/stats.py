@@ -22,6 +22,7 @@ does not import SciPy's statistics for one number.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numba
@@ -240,6 +241,7 @@ def _student_t_centre(t: float, df: float) -> float:
     return 0.5 * _regularised_incomplete_beta(0.5, 0.5 * df, t * t / (df + t * t))
 
 
+@functools.lru_cache(maxsize=1024)  # a report asks for the same few quantiles hundreds of times
 def student_t_quantile(probability: float, df: float) -> float:
     """The ``probability`` quantile of Student's t distribution with ``df`` degrees of freedom.
 

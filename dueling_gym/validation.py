@@ -80,6 +80,10 @@ def available_memory() -> int | None:
     return None
 
 
+#: Bytes below which :func:`check_pairwise_memory` does not look at the machine.
+_SMALL_ALLOCATION = 256 * 2**20
+
+
 def check_pairwise_memory(what: str, n_arms: int, *, arrays: int = 8) -> None:
     """Refuse ``n_arms`` when ``arrays`` K x K float64 arrays (what a problem or a dueling agent holds, with
     the copies made while building it) do not fit in the memory available now.
@@ -89,6 +93,8 @@ def check_pairwise_memory(what: str, n_arms: int, *, arrays: int = 8) -> None:
     leaves the machine swapping before Python can say anything.
     """
     needed = arrays * 8 * n_arms * n_arms
+    if needed < _SMALL_ALLOCATION:  # any machine holds it; reading the memory figures costs more than a small agent
+        return
     available = available_memory()
     if available is not None and needed > available:
         raise ValueError(f"{what} with n_arms={n_arms} needs about {needed / 2**30:.1f} GiB ({arrays} K x K arrays of "
