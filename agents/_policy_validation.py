@@ -34,6 +34,8 @@ MEAN_ONLY_NAMES = WEIGHT_NAMES[:16]
 _LATER_NAMES = WEIGHT_NAMES[16:]
 #: The context weights enter together: one without the other is no version of the network.
 _CONTEXT_NAMES = ("G", "G_s")
+#: The arm-record weights enter together too.
+_RECORD_NAMES = ("R_a", "R_b", "R_s")
 #: Weights reading the arm summaries, which the first version pooled by mean only (``hidden`` rows).
 _SUMMARY_READERS = ("A", "B", "S")
 
@@ -84,6 +86,7 @@ class _Archive:
         self.label = label
         # np.savez stores array NAME as member NAME.npy.
         self._members = {info.filename[:-4]: info for info in archive.infolist() if info.filename.endswith(".npy")}
+        self.filenames = [info.filename for info in archive.infolist()]
 
     def has(self, name: str) -> bool:
         return name in self._members
@@ -229,10 +232,18 @@ def read_policy_file(path: str | Path) -> tuple[dict[str, np.ndarray], int, int,
             missing = [name for name in MEAN_ONLY_NAMES + ("n_arms", "hidden") if not archive.has(name)]
             if missing:
                 raise ValueError(f"{label} is not an exported pair policy (missing arrays {missing})")
-            context = [name for name in _CONTEXT_NAMES if archive.has(name)]
-            if len(context) == 1:
-                other = next(name for name in _CONTEXT_NAMES if name not in context)
-                raise ValueError(f"{label} is not an exported pair policy (array {context[0]} without {other})")
+            # A member of no known name is a damaged or foreign file: a byte flipped in the name
+            # of an optional array would otherwise load it as absent (zeros), a different policy.
+            known = {f"{name}.npy" for name in (*WEIGHT_NAMES, "n_arms", "hidden", "metadata")}
+            unknown = [name for name in archive.filenames if name not in known]
+            if unknown:
+                raise ValueError(f"{label} is not an exported pair policy (unexpected member {unknown[0]!r}: "
+                                 "a damaged or foreign file)")
+            for group in (_CONTEXT_NAMES, _RECORD_NAMES):  # parts of the network that come together
+                present = [name for name in group if archive.has(name)]
+                if present and len(present) < len(group):
+                    absent = ", ".join(name for name in group if name not in present)
+                    raise ValueError(f"{label} is not an exported pair policy (array {present[0]} without {absent})")
             n_arms = _read_size(archive, "n_arms", minimum=2)
             hidden = _read_size(archive, "hidden", minimum=1)
             weights = _read_weights(archive, hidden)

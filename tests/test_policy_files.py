@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dueling_gym.agents import make_agent
@@ -238,6 +238,12 @@ def test_older_versions_load_with_zeros_but_their_arrays_are_checked_too(tmp_pat
     for present, absent in (("G", "G_s"), ("G_s", "G")):
         arrays = {name: value for name, value in BASE.items() if name != absent}
         _refused(_write(tmp_path, arrays, f"only_{present}.npz"), f"array {present} without {absent}")
+    # So do the arm-record weights; and a member of no known name (e.g. a name a damaged byte
+    # changed) is refused rather than read as an absent optional array.
+    arrays = {name: value for name, value in BASE.items() if name != "R_b"}
+    _refused(_write(tmp_path, arrays, "no_R_b.npz"), "array R_a without R_b")
+    renamed = {("R_`" if name == "R_a" else name): value for name, value in BASE.items()}
+    _refused(_write(tmp_path, renamed, "renamed.npz"), "unexpected member 'R_`.npy'")
 
 
 # --- files that are no readable policy -------------------------------------------------------------
@@ -282,6 +288,7 @@ def test_a_truncated_file_is_refused(length):
 
 @settings(max_examples=300, deadline=None)
 @given(position=st.integers(0, len(_SHIPPED_BYTES) - 1), flip=st.integers(1, 255))
+@example(position=34763, flip=1)  # a byte of a member's name in the central directory: R_a read as absent
 def test_a_corrupted_byte_is_refused_or_harmless(position, flip):
     """A damaged byte anywhere either makes loading fail with a ValueError naming the file (the
     archive's CRC-32 covers every array's header and data) or changes nothing that is read."""

@@ -26,7 +26,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.cpe._assignment import max_weight_covering, new_assignment_workspace, take_sum
+from dueling_gym.agents.cpe._assignment import max_weight_covering, new_assignment_workspace, numpy_sum, take_sum
 
 # Return codes of verify_step.
 VERIFY_ERROR, VERIFY_ANSWER, VERIFY_DUEL = 0, 1, 2
@@ -38,76 +38,6 @@ def new_verify_workspace(n_edges: int, n_positions: int, n_candidates: int, n_pa
             np.zeros(n_edges), np.ones(n_edges, dtype=np.bool_), np.zeros(n_positions, dtype=np.int64),
             np.zeros(n_positions, dtype=np.int64), np.zeros(n_positions),
             new_assignment_workspace(n_positions, n_candidates))
-
-
-@numba.njit(cache=True, nogil=True)
-def _block_sum(values, first, n):
-    """``values[first:first + n].sum()`` for ``n <= 128``: NumPy's ``pairwise_sum`` base case."""
-    if n < 8:
-        total = 0.0
-        for i in range(first, first + n):
-            total += values[i]
-        return total
-    r0, r1, r2, r3 = values[first], values[first + 1], values[first + 2], values[first + 3]
-    r4, r5, r6, r7 = values[first + 4], values[first + 5], values[first + 6], values[first + 7]
-    i = 8
-    while i < n - n % 8:
-        r0 += values[first + i]
-        r1 += values[first + i + 1]
-        r2 += values[first + i + 2]
-        r3 += values[first + i + 3]
-        r4 += values[first + i + 4]
-        r5 += values[first + i + 5]
-        r6 += values[first + i + 6]
-        r7 += values[first + i + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        total += values[first + i]
-        i += 1
-    return total
-
-
-@numba.njit(cache=True, nogil=True)
-def _pairwise_sum(values, n):
-    """``values[:n].sum()`` in NumPy's order (its ``pairwise_sum`` for doubles).
-
-    Fewer than 8 terms are added in turn; up to 128 go to 8 running sums combined pairwise,
-    then the remainder; longer runs are the sum of their two halves, split at a multiple of 8.
-    The same order gives the same rounding, hence the same drift bound as :func:`oracle_drift`.
-    """
-    if n <= 128:
-        return _block_sum(values, 0, n)
-    # The halving tree walked with an explicit stack: a recursive kernel crashed when Numba
-    # loaded it back from its on-disk cache.
-    starts, sizes = np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64)
-    left, left_done = np.zeros(64), np.zeros(64, dtype=np.bool_)
-    sizes[0] = n
-    depth = 0
-    total = 0.0
-    while depth >= 0:
-        size = sizes[depth]
-        if size > 128:                      # descend into the first half
-            half = size // 2
-            half -= half % 8
-            starts[depth + 1], sizes[depth + 1], left_done[depth + 1] = starts[depth], half, False
-            depth += 1
-            continue
-        total = _block_sum(values, starts[depth], size)
-        depth -= 1
-        while depth >= 0:                   # hand the finished half to its parent
-            if left_done[depth]:
-                total = left[depth] + total
-                depth -= 1
-            else:
-                left[depth], left_done[depth] = total, True
-                half = sizes[depth] // 2
-                half -= half % 8
-                starts[depth + 1], sizes[depth + 1] = starts[depth] + half, sizes[depth] - half
-                left_done[depth + 1] = False
-                depth += 1
-                break
-    return total
 
 
 @numba.njit(cache=True, nogil=True)
@@ -147,7 +77,8 @@ def cond_round(counts, wins, half_level, edges, cache_valid, ref_lower, ref_uppe
                     if change > largest:
                         largest = change
                 per_position[j] = largest
-            drift = _pairwise_sum(per_position, n_segments) / n_positions
+            # NumPy's summation order (numpy_sum), so the bound is oracle_drift's to the last bit.
+            drift = numpy_sum(per_position) / n_positions
             slack = 2.0 * drift + tolerance
             in_up, in_low, ex_up, ex_low = values[e, 0], values[e, 1], values[e, 2], values[e, 3]
             if in_low - ex_up + slack <= epsilon and ex_low - in_up + slack <= epsilon:
