@@ -76,7 +76,7 @@ def available_memory() -> int | None:
                 if line.startswith("MemAvailable:"):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
-        pass
+        pass  # no readable figure: the memory is unknown
     return None
 
 

@@ -195,8 +195,11 @@ def test_the_learned_evaluation_resumes_and_notices_a_changed_policy_file(tmp_pa
     assert played == ["learned"]  # a policy file with other contents is another unit
 
 
-def test_more_local_jobs_than_cores_warn_and_workers_never_outnumber_the_units(tmp_path):
+def test_more_local_jobs_than_cores_warn_and_workers_never_outnumber_the_units(tmp_path, monkeypatch):
+    from dueling_gym.experiments import runner
     from dueling_gym.experiments.runner import usable_cores
+
+    monkeypatch.setattr(runner, "_WARNED_JOBS", set())  # the warning comes once per process
 
     with pytest.warns(UserWarning, match="more than the .* cores"):
         records = run_units(_squares(tmp_path, range(3)), None, kind="squares", jobs=usable_cores() + 1, progress=False)

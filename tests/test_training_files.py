@@ -14,8 +14,8 @@ import pytest
 from dueling_gym.agents.learned import WEIGHT_NAMES, load_policy_weights
 from dueling_gym.cli import main as cli_main
 from dueling_gym.experiments.evolution import train_evolution
+from dueling_gym.experiments.atomic_files import atomic_write
 from dueling_gym.experiments.npz_files import (
-    atomic_write,
     check_finite,
     load_npz,
     save_npz_atomically,

@@ -1,10 +1,10 @@
 """Crash-safe files of training runs: written atomically, read back with every defect a ValueError.
 
 Training writes checkpoints and exported policies while it runs, so a crash, a full disk or an
-interrupt can come at any byte of a write.  :func:`atomic_write` (and :func:`save_npz_atomically`
-on top of it) writes to a temporary file in the same folder, flushes it to the disk and renames
-it over the target: the target is always either the complete old file or the complete new one,
-and the temporary file is removed if anything fails.  :func:`load_npz` reads arrays back
+interrupt can come at any byte of a write.  :func:`save_npz_atomically` writes through
+:func:`~dueling_gym.experiments.atomic_files.atomic_write` (a temporary file flushed to the disk
+and renamed over the target), so the target is always either the complete old file or the
+complete new one.  :func:`load_npz` reads arrays back
 without unpickling anything and turns every way a file can be unreadable into one
 :class:`ValueError` naming the file; :func:`check_finite` refuses NaN and infinity, which would
 otherwise resume or export silently.
@@ -12,71 +12,14 @@ otherwise resume or export silently.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
 from pathlib import Path
-from typing import BinaryIO, Iterator, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["atomic_write", "save_npz_atomically", "save_policy_atomically", "load_npz", "check_finite"]
+from dueling_gym.experiments.atomic_files import atomic_write
 
-
-def _create_temporary(target: Path) -> tuple[Path, BinaryIO]:
-    """A new, empty file beside ``target`` (same folder, so the final rename stays on one file
-    system), created with mode 0666 so that the umask gives it the permissions of any new file."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
-        temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            descriptor = os.open(temporary, flags, 0o666)
-        except FileExistsError:
-            continue
-        return temporary, os.fdopen(descriptor, "wb")
-    raise FileExistsError(f"could not create a temporary file beside {target}")
-
-
-def _sync(path: Path) -> None:
-    """Flush ``path`` (a file or a folder) to the disk; folders cannot be opened on some systems."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass  # e.g. a file system that cannot sync folders: the rename is still atomic
-    finally:
-        os.close(descriptor)
-
-
-@contextlib.contextmanager
-def atomic_write(path: str | Path) -> Iterator[BinaryIO]:
-    """Write ``path`` all at once: the block writes to the yielded binary file, which replaces
-    ``path`` only once the block has finished and the data are on the disk.
-
-    If the block (or the flush, or the rename) raises, ``path`` is left as it was and the
-    temporary file is removed.
-    """
-    target = Path(path)
-    temporary, handle = _create_temporary(target)
-    try:
-        try:
-            yield handle
-            if handle.closed:  # the writer closed it itself: sync the file through a new descriptor
-                _sync(temporary)
-            else:
-                handle.flush()
-                os.fsync(handle.fileno())
-        finally:
-            handle.close()
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _sync(target.parent)  # the rename itself survives a power cut once the folder is on the disk
+__all__ = ["save_npz_atomically", "save_policy_atomically", "load_npz", "check_finite"]
 
 
 def save_npz_atomically(path: str | Path, /, **arrays: object) -> Path:

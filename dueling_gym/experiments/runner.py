@@ -51,6 +51,10 @@ from dueling_gym.experiments.work_units import WorkUnit, canonical_json, package
 __all__ = ["run_units", "run_one", "execute_units", "unit_batches", "check_backend", "usable_cores"]
 
 
+#: Job counts already warned about in this process.
+_WARNED_JOBS: set[int] = set()
+
+
 def usable_cores() -> int:
     """The cores this process may run on."""
     if hasattr(os, "sched_getaffinity"):
@@ -69,7 +73,9 @@ def check_backend(jobs: Any, backend: Any) -> int:
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     cores = usable_cores()
-    if backend == "local" and jobs > cores:
+    # Once per process and job count: a study checks its arguments, then hands them to run_units.
+    if backend == "local" and jobs > cores and jobs not in _WARNED_JOBS:
+        _WARNED_JOBS.add(jobs)
         warnings.warn(f"jobs={jobs} is more than the {cores} cores this machine lets the process use; the workers "
                       "will share them (and never outnumber the units)", UserWarning, stacklevel=3)
     return jobs

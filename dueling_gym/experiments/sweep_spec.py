@@ -18,6 +18,7 @@ the seed, the horizon, arm shuffling, the checkpoints and the package version.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -163,10 +164,9 @@ class AgentSpec:
 
     def resolved_hyperparameters(self, horizon: int) -> dict[str, Any]:
         """Every hyperparameter the agent runs with: its defaults updated with the given ones."""
-        parameters = inspect.signature(self.agent_class.__init__).parameters
-        resolved = {key: spec.default for key, spec in parameters.items()
-                    if spec.kind == spec.KEYWORD_ONLY and key != "seed" and spec.default is not spec.empty}
-        if "horizon" in parameters:
+        defaults, takes_horizon = _keyword_defaults(self.agent_class)
+        resolved = dict(defaults)
+        if takes_horizon:
             resolved["horizon"] = horizon
         resolved.update(self.hyperparameters)
         return resolved
@@ -180,6 +180,18 @@ class AgentSpec:
         if "horizon" in constructor_keywords(self.agent_class) and "horizon" not in parameters:
             parameters["horizon"] = horizon
         return make_agent(self.name, n_arms, **parameters)
+
+
+@functools.lru_cache(maxsize=None)
+def _keyword_defaults(cls: type) -> tuple[dict[str, Any], bool]:
+    """The keyword defaults of ``cls``'s constructor (``seed`` aside) and whether it takes a ``horizon``.
+
+    Read once per class: every unit's identity and every loaded unit file resolve hyperparameters.
+    """
+    parameters = inspect.signature(cls.__init__).parameters
+    defaults = {key: spec.default for key, spec in parameters.items()
+                if spec.kind == spec.KEYWORD_ONLY and key != "seed" and spec.default is not spec.empty}
+    return defaults, "horizon" in parameters
 
 
 #: (agent name and hyperparameters as canonical JSON, K, horizon) of the agents built successfully.

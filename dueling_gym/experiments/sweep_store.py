@@ -24,12 +24,12 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 import time
 import warnings
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from dueling_gym.experiments.atomic_files import atomic_write_text
 from dueling_gym.experiments.work_units import WorkUnit, canonical_json
 
 __all__ = ["atomic_write_text", "check_out_dir", "locked_folder", "read_manifest", "record_problem", "load_unit",
@@ -49,39 +49,6 @@ CONTENT_DIGEST = "content_sha256"
 def content_digest(record: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of ``record`` without its :data:`CONTENT_DIGEST` field."""
     return hashlib.sha256(canonical_json({k: v for k, v in record.items() if k != CONTENT_DIGEST}).encode()).hexdigest()
-
-
-def _umask() -> int:
-    # os.umask can only be read by setting it; set it back at once.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write_text(path: str | os.PathLike, text: str, *, durable: bool = True) -> None:
-    """Write ``text`` to ``path`` atomically: a reader sees the old file or the whole new one.
-
-    The file gets the permissions of a newly created file (``0666`` minus the user's umask),
-    not the ``0600`` of a temporary file.  ``durable=True`` also flushes the data to the disk
-    before the rename (it survives a power cut, not only a killed process); unit files skip
-    that -- a millisecond per unit -- because a unit file that a power cut left empty or short
-    fails verification when it is read and is run again.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fchmod(stream.fileno(), 0o666 & ~_umask())
-            if durable:
-                os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 def check_out_dir(out_dir: Path) -> None:
