@@ -19,8 +19,8 @@
 
   (replaced by the fragment ``NAME`` when Sphinx reads the page): ``algorithms/measured/<module>``
   and ``algorithms/paper/<module>`` for the hand-written algorithm pages, ``environments/vector``
-  for the vector-environment page, ``quickstart`` (the output of ``quickstart.py``, run during
-  the build) for the index page.
+  for the vector-environment page, and ``run/<script>.py``: the output and figures of a script
+  beside the page (the quickstart of the index page, the tutorials), run during the build.
 
 Nothing is written below ``docs/``: the pages, figures and frames go to a folder of the build,
 ``<doctree dir>/generated-sources`` (``setup`` adds the pages to the Sphinx project as documents
@@ -34,8 +34,10 @@ import inspect
 import io
 import os
 import re
-import runpy
+import shutil
 import struct
+import subprocess
+import sys
 import textwrap
 import zlib
 from collections import defaultdict
@@ -401,15 +403,55 @@ def _vector_fragment() -> str:
     return "\n".join(lines) + "\n"
 
 
-# --------------------------------------------------------------------------- quickstart
+# --------------------------------------------------------------------------- scripts run during the build
 
 
-def _quickstart_fragment(docs: Path) -> str:
-    """The output of ``quickstart.py``, run now, as a literal block."""
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        runpy.run_path(str(docs / "quickstart.py"), run_name="__main__")
-    return "```text\n" + buffer.getvalue().rstrip("\n") + "\n```\n"
+def script_blocks(docs: Path) -> list[str]:
+    """The scripts that hand-written pages show the output of (``{generated} run/<path>.py`` blocks)."""
+    names = set()
+    for page in docs.rglob("*.md"):
+        if "_build" in page.relative_to(docs).parts:
+            continue
+        names.update(match.group(1) for match in GENERATED_BLOCK.finditer(page.read_text())
+                     if match.group(1).startswith("run/"))
+    return sorted(names)
+
+
+def run_scripts(docs: Path, names: list[str], out: Path) -> dict[str, str]:
+    """Run the scripts of the fragments ``names`` (``run/<path below docs>``) now and show what they made.
+
+    Each script runs in its own Python process (what it registers or configures cannot leak
+    into the pages generated from the package), all at once, with a fresh, empty working folder
+    below ``out``: whatever it writes, data or figures, stays in the build.  Its printed output
+    becomes a literal block and every PNG it saved there a figure, referenced relative to the
+    script's folder (the page that shows the output lies beside the script).  A script that
+    fails fails the build, with its error output.
+    """
+    environment = {**os.environ, "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+    started = {}
+    for name in names:
+        script = (docs / name.removeprefix("run/")).resolve()
+        if docs not in script.parents or script.suffix != ".py" or not script.is_file():
+            raise ValueError(f"fragment {name!r}: no script {script} below {docs}")
+        workdir = out / "run" / script.relative_to(docs).with_suffix("")
+        if workdir.exists():
+            shutil.rmtree(workdir)
+        workdir.mkdir(parents=True)
+        process = subprocess.Popen([sys.executable, str(script)], cwd=workdir, env=environment, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        started[name] = (script, workdir, process)
+    fragments = {}
+    for name, (script, workdir, process) in started.items():
+        output, errors = process.communicate()
+        if process.returncode != 0:
+            raise RuntimeError(f"{script.relative_to(docs)} failed (exit status {process.returncode}):\n{errors}")
+        lines = ["```text", output.rstrip("\n"), "```", ""]
+        for image in sorted(workdir.glob("*.png")):
+            reference = Path(os.path.relpath(image, script.parent)).as_posix()
+            lines += [f"```{{figure}} {reference}", f":alt: {image.stem}, made by {script.name}", "",
+                      f"`{image.name}`, saved by the script above while the documentation was built.", "```", ""]
+        fragments[name] = "\n".join(lines)
+    return fragments
 
 
 # --------------------------------------------------------------------------- algorithm pages
@@ -428,12 +470,13 @@ def _check_outside(docs: Path, out: Path) -> None:
             raise ValueError(f"generated sources must not go below the documentation sources {docs}: {out}")
 
 
-def generate_pages(docs: Path, out: Path) -> Generated:
+def generate_pages(docs: Path, out: Path, scripts: list[str] | None = None) -> Generated:
     """Generate every page and fragment from the package into ``out`` (never below ``docs``).
 
     ``docs``: the documentation sources (read only: the hand-written algorithm pages, the data
-    files, ``quickstart.py``).  Returns the pages (docname -> file below ``out``) and the
-    fragments of hand-written pages.
+    files, the scripts whose output pages show).  ``scripts``: the ``run/...`` fragments to
+    make (default: every one a page asks for).  Returns the pages (docname -> file below
+    ``out``) and the fragments of hand-written pages.
     """
     docs, out = Path(docs).resolve(), Path(out).resolve()
     _check_outside(docs, out)
@@ -445,7 +488,7 @@ def generate_pages(docs: Path, out: Path) -> Generated:
         _write_if_changed(path, _environment_page(env_id, path.parent))
         generated.pages[docname] = path
     generated.fragments["environments/vector"] = _vector_fragment()
-    generated.fragments["quickstart"] = _quickstart_fragment(docs)
+    generated.fragments.update(run_scripts(docs, script_blocks(docs) if scripts is None else scripts, out))
 
     modules: dict[str, list[tuple[str, type]]] = defaultdict(list)
     for name, cls in sorted(AGENT_REGISTRY.items()):

@@ -52,7 +52,7 @@ def generated(tmp_path_factory, generate):
     """The generated pages and fragments, written to a temporary folder (the checkout is left alone)."""
     out = tmp_path_factory.mktemp("generated-sources")
     before = docs_listing()
-    result = generate.generate_pages(DOCS, out)
+    result = generate.generate_pages(DOCS, out, scripts=["run/quickstart.py"])
     assert docs_listing() == before, "generating the pages wrote below docs/"
     result.out = out
     return result
@@ -191,11 +191,40 @@ def test_vector_page_fragment_has_spaces_and_arguments(generated):
     assert "```{generated} environments/vector\n```" in (DOCS / "environments" / "vector.md").read_text()
 
 
+def test_every_script_a_page_shows_exists_and_is_shown_beside_its_source(generate):
+    scripts = generate.script_blocks(DOCS)
+    assert "run/quickstart.py" in scripts and "run/tutorials/ppo.py" in scripts
+    for name in scripts:
+        script = DOCS / name.removeprefix("run/")
+        assert script.is_file(), name
+        page = DOCS / "index.md" if script.name == "quickstart.py" else script.with_suffix(".md")
+        assert f"{{literalinclude}} {script.name}" in page.read_text(), name
+
+
+def test_a_script_s_output_and_figures_become_the_fragment(generate, tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "tutorials").mkdir(parents=True)
+    (docs / "tutorials" / "demo.py").write_text(
+        "import matplotlib.pyplot as plt\nprint('hello from the build')\n"
+        "plt.plot([0, 1]); plt.savefig('curve.png')\n")
+    (docs / "tutorials" / "broken.py").write_text("raise SystemExit('no data')\n")
+    fragments = generate.run_scripts(docs, ["run/tutorials/demo.py"], tmp_path / "out")
+    text = fragments["run/tutorials/demo.py"]
+    assert "```text\nhello from the build\n```" in text
+    figure = re.search(r"```\{figure\} (\S+)", text).group(1)
+    assert (docs / "tutorials" / figure).resolve() == (tmp_path / "out" / "run" / "tutorials" / "demo" / "curve.png")
+    assert not (docs / "tutorials" / "curve.png").exists()
+    with pytest.raises(RuntimeError, match="(?s)broken.py failed.*no data"):
+        generate.run_scripts(docs, ["run/tutorials/broken.py"], tmp_path / "out")
+    with pytest.raises(ValueError, match="no script"):
+        generate.run_scripts(docs, ["run/../outside.py"], tmp_path / "out")
+
+
 def test_quickstart_output_is_produced_by_running_it(generated):
-    output = generated.fragments["quickstart"]
+    output = generated.fragments["run/quickstart.py"]
     lines = output.splitlines()[1:-1]
     regret = {line.split(":")[0].strip(): float(re.search(r"= +([\d.]+)", line).group(1)) for line in lines}
     assert set(regret) == {"rmed1", "random"}
     assert regret["rmed1"] < regret["random"] / 5  # what the index page says about it
     assert "rmed1" in lines[0] and "recommends arm 0" in lines[0]
-    assert "```{generated} quickstart\n```" in (DOCS / "index.md").read_text()
+    assert "```{generated} run/quickstart.py\n```" in (DOCS / "index.md").read_text()

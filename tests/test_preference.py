@@ -217,3 +217,20 @@ def test_duel_table_layout():
     assert table[i * 4 + j, 0] == problem.matrix[i, j]
     for column, notion in enumerate(notions, start=1):
         assert table[i * 4 + j, column] == problem.regret(notion, i, j)
+
+
+def test_provenance_is_read_only_and_survives_pickling():
+    counts = np.array([[0, 3], [3, 0]])
+    problem = PreferenceMatrix([[0.5, 0.7], [0.3, 0.5]], provenance={"counts": counts, "rule": "half"})
+    counts[0, 1] = 99  # the problem kept its own copy
+    assert problem.provenance["counts"][0, 1] == 3
+    with pytest.raises(TypeError):
+        problem.provenance["rule"] = "drop"
+    with pytest.raises(ValueError):
+        problem.provenance["counts"][0, 1] = 5
+    copy = pickle.loads(pickle.dumps(problem))
+    assert copy.provenance["rule"] == "half" and copy.provenance["counts"].tolist() == [[0, 3], [3, 0]]
+    assert PreferenceMatrix(problem).provenance["rule"] == "half"
+    assert dict(PreferenceMatrix([[0.5, 0.5], [0.5, 0.5]]).provenance) == {}
+    with pytest.raises(TypeError, match="provenance must be a mapping"):
+        PreferenceMatrix([[0.5, 0.5], [0.5, 0.5]], provenance=[("rule", "half")])

@@ -9,7 +9,8 @@ beats arm ``j``; ``P + P.T == 1`` and the diagonal is ``1/2``.  Copeland wins an
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Any, Literal, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -57,7 +58,11 @@ class PreferenceMatrix:
     name : str, optional
         A short label (used in tables, plots and ``repr``).
     source : str, optional
-        Provenance: where the numbers come from.
+        Where the numbers come from, in one line.
+    provenance : mapping, optional
+        Structured facts about how the matrix was made (for a matrix estimated from data: the
+        per-pair counts, their confidence intervals, the tie rule, the model that filled
+        unobserved pairs).  Kept as a read-only mapping; NumPy arrays in it are made read-only.
     atol : float, default 1e-9
         Tolerance of the checks ``P + P.T == 1`` and ``diag(P) == 1/2``: a finite number in
         ``[0, MAX_ATOL]``.  Within it the lower triangle is rebuilt from the upper one; a
@@ -83,10 +88,12 @@ class PreferenceMatrix:
 
     __slots__ = ("_matrix", "name", "source", "__dict__")
 
-    def __init__(self, matrix: ArrayLike, *, name: str | None = None, source: str | None = None, atol: float = 1e-9):
+    def __init__(self, matrix: ArrayLike, *, name: str | None = None, source: str | None = None, atol: float = 1e-9,
+                 provenance: Mapping[str, Any] | None = None):
         if isinstance(matrix, PreferenceMatrix):
             name = name if name is not None else matrix.name
             source = source if source is not None else matrix.source
+            provenance = provenance if provenance is not None else matrix.provenance
             matrix = matrix.matrix
         array = real_matrix("preference matrix", matrix)
         self._validate(array, check_atol(atol))
@@ -94,6 +101,7 @@ class PreferenceMatrix:
         self._matrix = read_only(antisymmetric_rebuild(array))
         self.name = name
         self.source = source
+        self.provenance: Mapping[str, Any] = _frozen_provenance(provenance)
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -155,7 +163,7 @@ class PreferenceMatrix:
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self._matrix.copy(), self.name, self.source))
+        return (_rebuild, (self._matrix.copy(), self.name, self.source, dict(self.provenance)))
 
     # ------------------------------------------------------------------ Copeland facts
     @cached_property
@@ -387,8 +395,25 @@ class PreferenceMatrix:
         }
 
 
-def _rebuild(matrix: NDArray[np.float64], name: str | None, source: str | None) -> PreferenceMatrix:
-    return PreferenceMatrix(matrix, name=name, source=source)
+def _rebuild(matrix: NDArray[np.float64], name: str | None, source: str | None,
+             provenance: Mapping[str, Any] | None = None) -> PreferenceMatrix:
+    return PreferenceMatrix(matrix, name=name, source=source, provenance=provenance)
+
+
+def _frozen_provenance(provenance: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    if provenance is None:
+        return MappingProxyType({})
+    if not isinstance(provenance, Mapping):
+        raise TypeError(f"provenance must be a mapping, got {type(provenance).__name__}")
+    frozen = {}
+    for key, value in provenance.items():
+        if not isinstance(key, str):
+            raise TypeError(f"provenance keys must be strings, got {key!r}")
+        if isinstance(value, np.ndarray):
+            value = value.copy()
+            value.flags.writeable = False
+        frozen[key] = value
+    return MappingProxyType(frozen)
 
 
 def load_problem(name: str) -> PreferenceMatrix:
