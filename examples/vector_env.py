@@ -19,6 +19,7 @@ import numpy as np
 
 import dueling_gym  # noqa: F401  (registers the environments)
 from dueling_gym import ProblemSampler
+from dueling_gym.stats import INTERVAL_METHOD, mean_half_width
 
 
 def run(policy: str, arguments: argparse.Namespace) -> tuple[np.ndarray, float]:
@@ -78,8 +79,9 @@ def main(argv=None) -> None:
           f"horizon {arguments.horizon}")
     for policy in ("random", "explore-then-commit"):
         regret, speed = run(policy, arguments)
-        half_width = 1.96 * regret.std(ddof=1) / np.sqrt(regret.size) if regret.size > 1 else 0.0
+        half_width = mean_half_width(regret)
         print(f"{policy:>20}: Copeland regret at T {regret.mean():8.1f} ± {half_width:.1f}   ({speed:,.0f} duels/s)")
+    print(f"(± {INTERVAL_METHOD})")
 
 
 if __name__ == "__main__":

@@ -285,3 +285,25 @@ def test_plot_draws_a_folder_with_the_title_it_was_run_with(tmp_path, monkeypatc
     monkeypatch.setattr(report, "plot_regret", lambda *args, **kwargs: titles.append(kwargs["title"]) or [])
     assert main(["plot", str(tmp_path / "run")]) == 0
     assert titles == ["A preset's title"]
+
+
+def test_summaries_give_a_bootstrap_interval_beside_the_t_interval_and_say_how_each_is_made():
+    from dueling_gym.experiments.report import summary_csv, summary_markdown, summary_rows
+    from dueling_gym.stats import bootstrap_mean_interval, mean_half_width
+
+    # Bimodal regret at T: eight runs found the winner, two locked onto a wrong arm.
+    finals = np.array([10.0, 11, 9, 12, 10, 11, 9, 10, 900, 950])
+    runs = np.column_stack([np.zeros_like(finals), finals / 2, finals])
+    curve = RegretCurve("ccb", "gap", "copeland_komiyama", np.array([1, 10, 100]), runs, np.ones(10, dtype=bool))
+    row = summary_rows([curve])[0]
+    assert row["ci95"] == pytest.approx(mean_half_width(finals))
+    assert (row["bootstrap_low"], row["bootstrap_high"]) == bootstrap_mean_interval(finals)
+    # The skewed sample's bootstrap interval is not symmetric about the mean, and starts above the t interval's low end.
+    mean = finals.mean()
+    assert row["bootstrap_low"] > mean - row["ci95"] and mean - row["bootstrap_low"] != pytest.approx(
+        row["bootstrap_high"] - mean, rel=0.05)
+    text = summary_markdown([curve])
+    assert f"[{row['bootstrap_low']:.1f}, {row['bootstrap_high']:.1f}]" in text
+    assert "Student's t" in text and "percentile-bootstrap" in text
+    parsed = next(csv.DictReader(io.StringIO(summary_csv([curve]))))
+    assert float(parsed["bootstrap_high"]) == pytest.approx(row["bootstrap_high"])

@@ -39,6 +39,7 @@ import numpy as np  # noqa: E402
 from dueling_gym.agents import make_agent  # noqa: E402
 from dueling_gym.experiments import log_checkpoints, simulate  # noqa: E402
 from dueling_gym.problems import PreferenceMatrix, load_problem, unique_copeland_winner  # noqa: E402
+from dueling_gym.stats import mean_half_width  # noqa: E402
 
 HORIZON = 100_000
 NOTION = "copeland_komiyama"
@@ -188,11 +189,11 @@ def command_cost(args) -> None:
 
 
 def mean_ci(values: np.ndarray) -> tuple[float, float]:
-    """Mean and the half-width of its normal 95% interval."""
+    """Mean and the half-width of its 95% Student's t interval."""
     values = np.asarray(values, dtype=float)
     if values.size < 2:
         return float(values.mean()), float("nan")
-    return float(values.mean()), float(1.96 * values.std(ddof=1) / np.sqrt(values.size))
+    return float(values.mean()), float(mean_half_width(values))
 
 
 def game_means(rows: list[dict], agent: str, runs: range, field: str = "regret") -> dict[tuple[int, int], float]:
@@ -338,7 +339,7 @@ def plot_random(out: Path, rows, means, games, complete) -> None:
                 per_game.setdefault(f"{n_arms}|{game}", []).append(curve)
         game_curves = np.array([np.mean(v, axis=0) for v in per_game.values()])
         mean = game_curves.mean(axis=0)
-        half = 1.96 * game_curves.std(axis=0, ddof=1) / np.sqrt(len(game_curves))
+        half = mean_half_width(game_curves, axis=0)
         axis.plot(checkpoints, mean, style, label=label)
         axis.fill_between(checkpoints, mean - half, mean + half, alpha=0.2)
     axis.set(xscale="log", xlabel="duels t", ylabel="mean cumulative Copeland regret",
