@@ -14,7 +14,7 @@ import pytest
 from dueling_gym.agents.learned import WEIGHT_NAMES, load_policy_weights
 from dueling_gym.cli import main as cli_main
 from dueling_gym.experiments.evolution import train_evolution
-from dueling_gym.experiments.atomic_files import atomic_write
+from dueling_gym.atomic_files import atomic_write
 from dueling_gym.experiments.npz_files import (
     check_finite,
     load_npz,

@@ -2,7 +2,7 @@
 
 Training writes checkpoints and exported policies while it runs, so a crash, a full disk or an
 interrupt can come at any byte of a write.  :func:`save_npz_atomically` writes through
-:func:`~dueling_gym.experiments.atomic_files.atomic_write` (a temporary file flushed to the disk
+:func:`~dueling_gym.atomic_files.atomic_write` (a temporary file flushed to the disk
 and renamed over the target), so the target is always either the complete old file or the
 complete new one.  :func:`load_npz` reads arrays back
 without unpickling anything and turns every way a file can be unreadable into one
@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from dueling_gym.experiments.atomic_files import atomic_write
+from dueling_gym.atomic_files import atomic_write
 
 __all__ = ["save_npz_atomically", "save_policy_atomically", "load_npz", "check_finite"]
 

@@ -24,6 +24,7 @@ import inspect
 import json
 import math
 import warnings
+from pathlib import Path
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterable, Sequence
@@ -198,6 +199,10 @@ def _keyword_defaults(cls: type) -> tuple[dict[str, Any], bool]:
 _AGENTS_THAT_BUILD: set[tuple[str, int, int]] = set()
 
 
+#: The name of a problem saved in a file (``file:PATH``).
+FILE_PROBLEM = "file"
+
+
 def _generator_defaults(name: str) -> dict[str, Any]:
     parameters = inspect.signature(GENERATORS[name]).parameters
     return {key: spec.default for key, spec in parameters.items()
@@ -206,11 +211,15 @@ def _generator_defaults(name: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ProblemSpec:
-    """A shipped problem (``ProblemSpec("sushi")``) or a generated one.
+    """A shipped problem (``ProblemSpec("sushi")``), a generated one, or one saved in a file.
 
     Generated problems: ``ProblemSpec("unique_copeland_winner", n_arms=8, problem_seed=3)``
-    draws the matrix from ``np.random.default_rng(problem_seed)``.  ``ProblemSpec.parse`` reads
-    ``sushi`` or ``unique_copeland_winner:n_arms=8,problem_seed=3,min_gap=0.1``.  Aliases of
+    draws the matrix from ``np.random.default_rng(problem_seed)``.  Saved problems (a matrix
+    estimated from a comparison log or an interleaving experiment, written by
+    :func:`~dueling_gym.problems.save_problem`): ``ProblemSpec("file", options={"path": PATH})``;
+    the identity holds the path and the SHA-256 of the matrix, so a changed file is a different
+    problem.  ``ProblemSpec.parse`` reads ``sushi``,
+    ``unique_copeland_winner:n_arms=8,problem_seed=3,min_gap=0.1`` or ``file:PATH``.  Aliases of
     shipped problems become their canonical name; generator options equal to their defaults are
     dropped.
     """
@@ -229,7 +238,13 @@ class ProblemSpec:
             raise TypeError(f"problem options must be a dict, got {type(self.options).__name__}")
         _check_json_values(self.options, f"options of problem {self.name!r}")
         name = self.name.strip().lower()
-        if name in GENERATORS:
+        if name == FILE_PROBLEM:
+            path = self.options.get("path")
+            if set(self.options) != {"path"} or not isinstance(path, str) or not path:
+                raise ValueError(f"a saved problem is named by its file: file:PATH, got options {self.options!r}")
+            if self.n_arms is not None or self.problem_seed is not None:
+                raise ValueError("a saved problem (file:PATH) takes no n_arms or problem_seed")
+        elif name in GENERATORS:
             if self.n_arms is None or self.problem_seed is None:
                 raise ValueError(f"generated problem {name!r} needs n_arms and problem_seed "
                                  f"({name}:n_arms=K,problem_seed=S)")
@@ -259,8 +274,9 @@ class ProblemSpec:
             try:
                 name = load_problem(name).name
             except ValueError:
-                raise ValueError(f"unknown problem {self.name!r}; choose a shipped problem {list_problems()} "
-                                 f"or a generator {sorted(GENERATORS)} (GENERATOR:n_arms=K,problem_seed=S)") from None
+                raise ValueError(f"unknown problem {self.name!r}; choose a shipped problem {list_problems()}, "
+                                 f"a generator {sorted(GENERATORS)} (GENERATOR:n_arms=K,problem_seed=S) "
+                                 "or a saved problem (file:PATH)") from None
             if self.n_arms is not None or self.problem_seed is not None or self.options:
                 raise ValueError(f"shipped problem {name!r} takes no n_arms, problem_seed or options")
             object.__setattr__(self, "options", {})
@@ -272,6 +288,8 @@ class ProblemSpec:
 
     @property
     def label(self) -> str:
+        if self.name == FILE_PROBLEM:
+            return self.matrix.name or Path(self.options["path"]).stem
         if not self.generated:
             return self.name
         options = "".join(f"-{key}={value}" for key, value in sorted(self.options.items()))
@@ -280,6 +298,8 @@ class ProblemSpec:
     @property
     def family(self) -> str:
         """Problems drawn by one generator with the same options form a family (shipped ones: themselves)."""
+        if self.name == FILE_PROBLEM:
+            return self.label
         if not self.generated:
             return self.name
         return self.name + "".join(f"-{key}={value}" for key, value in sorted(self.options.items()))
@@ -287,6 +307,8 @@ class ProblemSpec:
     @classmethod
     def parse(cls, text: str) -> ProblemSpec:
         name, _, rest = str(text).partition(":")
+        if name.strip().lower() == FILE_PROBLEM:  # the rest is a path: commas and = are part of it
+            return cls(FILE_PROBLEM, options={"path": rest})
         values = _parse_options(rest, f"problem {text!r}")
         n_arms = values.pop("n_arms", None)
         problem_seed = values.pop("problem_seed", None)
@@ -308,7 +330,10 @@ class ProblemSpec:
             except (TypeError, ValueError) as error:
                 raise type(error)(f"problem {self.label!r}: {error}") from None
             return PreferenceMatrix(problem.matrix, name=self.label, source=problem.source)
-        from dueling_gym.problems import load_problem
+        from dueling_gym.problems import load_problem, read_problem_file
+
+        if self.name == FILE_PROBLEM:
+            return read_problem_file(self.options["path"])
 
         return load_problem(self.name)
 

@@ -29,7 +29,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from dueling_gym.experiments.atomic_files import atomic_write_text
+from dueling_gym.atomic_files import atomic_write_text
 from dueling_gym.experiments.work_units import WorkUnit, canonical_json
 
 __all__ = ["atomic_write_text", "check_out_dir", "locked_folder", "read_manifest", "record_problem", "load_unit",

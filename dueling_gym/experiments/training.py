@@ -33,7 +33,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from dueling_gym.experiments.atomic_files import atomic_write
+from dueling_gym.atomic_files import atomic_write
 from dueling_gym.experiments.npz_files import check_finite, load_npz, save_npz_atomically, save_policy_atomically
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
 from dueling_gym.validation import check_integer, check_number

@@ -2,6 +2,8 @@
 
 * :class:`PreferenceMatrix` -- a validated K-armed problem with its winners and regrets.
 * The published matrices (:func:`load_problem`, :func:`list_problems`).
+* Problem files: any problem saved with its provenance (:func:`save_problem`,
+  :func:`read_problem_file`).
 * Random generators driven by a ``numpy.random.Generator`` and :class:`ProblemSampler`.
 * The lower-bound constants of Komiyama et al. (2016) (:mod:`.lower_bounds`).
 * :class:`BipartiteDuelProblem` for combinatorial pure exploration (:mod:`.bipartite`).
@@ -28,6 +30,7 @@ from dueling_gym.problems.generators import (
     utility_based,
 )
 from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix, load_problem
+from dueling_gym.problems.problem_files import read_problem_file, save_problem
 
 # The lower-bound constants need Numba and SciPy's optimisers; they are imported on first use
 # (module ``__getattr__``) so that importing the problems stays as cheap as importing NumPy.
@@ -41,6 +44,8 @@ __all__ = [
     "REGRET_NOTIONS",
     "as_preference_matrix",
     "load_problem",
+    "save_problem",
+    "read_problem_file",
     "list_problems",
     "dataset_info",
     "PUBLISHED_PROBLEMS",
