@@ -1,7 +1,8 @@
 """dueling-gym: dueling bandits as first-class citizens of the RL ecosystem.
 
 Importing the package registers the Gymnasium environments ``DuelingBandit-v0``,
-``CopelandDuel-v0`` and ``CombinatorialDuel-v0``::
+``CopelandDuel-v0``, ``CombinatorialDuel-v0`` and ``ReplayDuel-v0`` (a comparison log played
+back)::
 
     import gymnasium as gym
     import dueling_gym  # noqa: F401  (or: gym.register_envs(dueling_gym))
@@ -25,7 +26,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 __all__ = ["PreferenceMatrix", "ProblemSampler", "load_problem", "list_problems", "register_envs", "ENV_IDS"]
 
 #: The environments registered by ``import dueling_gym``.
-ENV_IDS = ("DuelingBandit-v0", "CopelandDuel-v0", "CombinatorialDuel-v0")
+ENV_IDS = ("DuelingBandit-v0", "CopelandDuel-v0", "CombinatorialDuel-v0", "ReplayDuel-v0")
 DEFAULT_HORIZON = 10_000
 
 
@@ -45,6 +46,10 @@ def register_envs() -> None:
         ),
         "CombinatorialDuel-v0": dict(
             entry_point="dueling_gym.envs.combinatorial_duel:CombinatorialDuelEnv",
+            max_episode_steps=DEFAULT_HORIZON,
+        ),
+        "ReplayDuel-v0": dict(
+            entry_point="dueling_gym.envs.comparison_replay:ComparisonReplayEnv",
             max_episode_steps=DEFAULT_HORIZON,
         ),
     }

@@ -2,6 +2,7 @@
 
 * :class:`PreferenceMatrix` -- a validated K-armed problem with its winners and regrets.
 * The published matrices (:func:`load_problem`, :func:`list_problems`).
+* Problems from pairwise-comparison logs (:func:`load_comparisons`).
 * Problem files: any problem saved with its provenance (:func:`save_problem`,
   :func:`read_problem_file`).
 * Random generators driven by a ``numpy.random.Generator`` and :class:`ProblemSampler`.
@@ -30,6 +31,7 @@ from dueling_gym.problems.generators import (
     utility_based,
 )
 from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix, load_problem
+from dueling_gym.problems.comparisons import load_comparisons
 from dueling_gym.problems.problem_files import read_problem_file, save_problem
 
 # The lower-bound constants need Numba and SciPy's optimisers; they are imported on first use
@@ -45,6 +47,7 @@ __all__ = [
     "as_preference_matrix",
     "load_problem",
     "save_problem",
+    "load_comparisons",
     "read_problem_file",
     "list_problems",
     "dataset_info",
