@@ -38,44 +38,84 @@ def _format_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), separator, *(line(row) for row in rows)])
 
 
+def _bound_functions() -> tuple | None:
+    try:
+        from dueling_gym.problems.lower_bounds import ecw_lower_bound_constant, lower_bound_constant
+    except ImportError:  # pragma: no cover - lower bounds always ship
+        return None
+    return lower_bound_constant, ecw_lower_bound_constant
+
+
+_PROBLEM_COLUMNS = ["name", "K", "Condorcet winner", "Copeland winners", "C", "L_C", "Borda winners", "ties"]
+
+
+def _problem_row(name: str, problem: Any, bound_functions: tuple | None) -> list[str]:
+    facts = problem.summary()
+    row = [
+        name,
+        str(facts["K"]),
+        "none" if facts["condorcet_winner"] is None else str(facts["condorcet_winner"]),
+        ",".join(map(str, facts["copeland_winners"])),
+        str(facts["C"]),
+        str(facts["L_C"]),
+        ",".join(map(str, facts["borda_winners"])),
+        ";".join(f"{i}~{j}" for i, j in facts["ties"]) or "-",
+    ]
+    if bound_functions is not None:
+        row += [f"{function(problem):.2f}" for function in bound_functions]
+    return row
+
+
 def problems_table(with_bounds: bool = True) -> str:
     """Markdown table of the shipped problems (arms are 0-based)."""
     from dueling_gym.problems import list_problems, load_problem
 
-    header = ["name", "K", "Condorcet winner", "Copeland winners", "C", "L_C", "Borda winners", "ties"]
-    bound_functions = None
-    if with_bounds:
-        try:
-            from dueling_gym.problems.lower_bounds import ecw_lower_bound_constant, lower_bound_constant
-
-            bound_functions = (lower_bound_constant, ecw_lower_bound_constant)
-            header += ["LB", "ECWB"]
-        except ImportError:  # pragma: no cover - lower bounds always ship
-            bound_functions = None
-    rows = []
-    for name in list_problems():
-        problem = load_problem(name)
-        facts = problem.summary()
-        row = [
-            name,
-            str(facts["K"]),
-            "none" if facts["condorcet_winner"] is None else str(facts["condorcet_winner"]),
-            ",".join(map(str, facts["copeland_winners"])),
-            str(facts["C"]),
-            str(facts["L_C"]),
-            ",".join(map(str, facts["borda_winners"])),
-            ";".join(f"{i}~{j}" for i, j in facts["ties"]) or "-",
-        ]
-        if bound_functions is not None:
-            row += [f"{function(problem):.2f}" for function in bound_functions]
-        rows.append(row)
+    bound_functions = _bound_functions() if with_bounds else None
+    header = _PROBLEM_COLUMNS + (["LB", "ECWB"] if bound_functions is not None else [])
+    rows = [_problem_row(name, load_problem(name), bound_functions) for name in list_problems()]
     return _format_table(header, rows)
 
 
+_PROBLEMS_NOTE = ("Arms are 0-based. C = number of Copeland winners, L_C = losses of a Copeland winner;"
+                  " LB / ECWB = lower-bound constants of Komiyama et al. (2016), Copeland regret (Komiyama scale) "
+                  "per ln T.")
+
+
+def _problem_from_data(args: argparse.Namespace) -> Any:
+    """The problem that ``problems --from-comparisons`` / ``--from-ltr`` describe."""
+    if args.from_comparisons is not None:
+        from dueling_gym.problems import load_comparisons
+
+        return load_comparisons(args.from_comparisons, first=args.first, second=args.second, winner=args.winner,
+                                ties=args.ties, fill_missing=args.fill_missing, name=args.name)
+    from dueling_gym.problems.ranker_evaluation import ranker_evaluation
+
+    return ranker_evaluation(args.from_ltr, interleaving=args.interleaving, click_model=args.click_model,
+                             cutoff=args.cutoff, comparisons_per_pair=args.comparisons_per_pair, seed=args.seed,
+                             jobs=args.jobs, progress=True, name=args.name)
+
+
 def _command_problems(args: argparse.Namespace) -> int:
-    print(problems_table(with_bounds=not args.no_bounds))
-    print("\nArms are 0-based. C = number of Copeland winners, L_C = losses of a Copeland winner;"
-          " LB / ECWB = lower-bound constants of Komiyama et al. (2016), Copeland regret (Komiyama scale) per ln T.")
+    if args.from_comparisons is None and args.from_ltr is None:
+        if args.save is not None:
+            raise ValueError("--save needs a problem made from data: --from-comparisons FILE or --from-ltr FILE")
+        print(problems_table(with_bounds=not args.no_bounds))
+        print("\n" + _PROBLEMS_NOTE)
+        return 0
+    problem = _problem_from_data(args)
+    bound_functions = None if args.no_bounds else _bound_functions()
+    header = _PROBLEM_COLUMNS + (["LB", "ECWB"] if bound_functions is not None else [])
+    print(_format_table(header, [_problem_row(problem.name or "problem", problem, bound_functions)]))
+    arms = problem.provenance.get("arms")
+    if arms is not None:
+        print("\nArms: " + ", ".join(f"{index} = {name}" for index, name in enumerate(arms)))
+    print(f"Source: {problem.source}")
+    print("\n" + _PROBLEMS_NOTE)
+    if args.save is not None:
+        from dueling_gym.problems import save_problem
+
+        path = save_problem(problem, args.save)
+        print(f"\nSaved to {path}; run agents on it with: dueling-gym run --problems file:{path} ...")
     return 0
 
 
@@ -467,8 +507,40 @@ def build_parser() -> argparse.ArgumentParser:
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     subcommands.required = True
 
-    problems = subcommands.add_parser("problems", help="table of the shipped preference matrices")
+    problems = subcommands.add_parser(
+        "problems", help="table of the shipped preference matrices, or of a problem made from data",
+        description="Without options: the table of the shipped problems. With --from-comparisons or --from-ltr: "
+                    "the same row for a problem built from a comparison log or a learning-to-rank file, which "
+                    "--save writes to a problem file that 'dueling-gym run --problems file:PATH' runs.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     problems.add_argument("--no-bounds", action="store_true", help="skip the LB/ECWB lower-bound columns")
+    source = problems.add_mutually_exclusive_group()
+    source.add_argument("--from-comparisons", metavar="FILE", default=None,
+                        help="a comparison log (CSV, TSV, JSON lines, Parquet): one row per comparison")
+    source.add_argument("--from-ltr", metavar="FILE", default=None,
+                        help="a learning-to-rank file (LETOR/SVMlight: 'label qid:Q 1:v 2:v ...'); its features "
+                             "are the rankers, compared by interleaving with simulated clicks")
+    problems.add_argument("--name", default=None, help="the problem's name (default: the file's)")
+    problems.add_argument("--save", metavar="PATH", default=None, help="write the problem to this problem file")
+    logs = problems.add_argument_group("comparison logs (--from-comparisons)")
+    logs.add_argument("--first", default="first", help="column naming the first system")
+    logs.add_argument("--second", default="second", help="column naming the second system")
+    logs.add_argument("--winner", default="winner",
+                      help="column naming the winner (a system's name, or first/second/tie labels)")
+    logs.add_argument("--ties", default="half", choices=("half", "drop", "separate"),
+                      help="half a win each, dropped, or counted apart from the win probability")
+    logs.add_argument("--fill-missing", default=None, choices=("bradley_terry",),
+                      help="fill pairs never compared from a Bradley-Terry fit (default: refuse them)")
+    ltr = problems.add_argument_group("ranker evaluation (--from-ltr)")
+    ltr.add_argument("--interleaving", default="team_draft", choices=("team_draft", "probabilistic"),
+                     help="interleaving method")
+    ltr.add_argument("--click-model", default="perfect", choices=("perfect", "navigational", "informational"),
+                     help="simulated users (cascade click model)")
+    ltr.add_argument("--cutoff", type=_positive_int, default=10, help="length of the result lists compared")
+    ltr.add_argument("--comparisons-per-pair", type=_positive_int, default=1000,
+                     help="interleaved comparisons simulated per pair of rankers")
+    ltr.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the simulation")
+    ltr.add_argument("--jobs", type=_positive_int, default=1, help="worker processes")
     problems.set_defaults(handler=_command_problems)
 
     from dueling_gym.problems import list_problems

@@ -16,8 +16,9 @@ MATRIX = [[0.5, 0.7, 0.4], [0.3, 0.5, 0.8], [0.6, 0.2, 0.5]]
 
 def _problem() -> PreferenceMatrix:
     wins = np.array([[0, 7, 4], [3, 0, 8], [6, 2, 0]])
+    lower = np.where(np.eye(3, dtype=bool), np.nan, 0.25)
     return PreferenceMatrix(MATRIX, name="three-systems", source="a test log",
-                            provenance={"arms": ["a", "b", "c"], "wins": wins, "tie_rule": "half",
+                            provenance={"arms": ["a", "b", "c"], "wins": wins, "tie_rule": "half", "ci_lower": lower,
                                         "interval": {"method": "Wilson", "level": 0.95}})
 
 
@@ -31,6 +32,8 @@ def test_a_saved_problem_reads_back_with_its_name_source_and_provenance(tmp_path
                                                                                                   [6, 2, 0]]
     assert not again.provenance["wins"].flags.writeable
     assert again.provenance["interval"] == {"method": "Wilson", "level": 0.95}
+    lower = again.provenance["ci_lower"]  # NaN (undefined on the diagonal) survives as null
+    assert lower.dtype == np.float64 and np.isnan(np.diag(lower)).all() and lower[0, 1] == 0.25
     # A shipped problem round-trips bit for bit.
     sushi = load_problem("sushi")
     assert np.array_equal(read_problem_file(save_problem(sushi, tmp_path / "sushi.json")).matrix, sushi.matrix)
@@ -53,8 +56,8 @@ def test_an_edited_or_foreign_file_is_refused_naming_the_file(tmp_path):
         import datetime
 
         save_problem(PreferenceMatrix(MATRIX, provenance={"when": datetime.date(2026, 1, 1)}), tmp_path / "x.json")
-    with pytest.raises(ValueError, match="NaN"):
-        save_problem(PreferenceMatrix(MATRIX, provenance={"se": np.array([np.nan])}), tmp_path / "x.json")
+    with pytest.raises(ValueError, match="infinity"):
+        save_problem(PreferenceMatrix(MATRIX, provenance={"se": np.array([np.inf])}), tmp_path / "x.json")
     assert not (tmp_path / "x.json").exists()
 
 
@@ -77,3 +80,23 @@ def test_a_sweep_runs_a_saved_problem_and_refuses_it_once_the_file_changed(tmp_p
         ProblemSpec("file", options={"path": str(path), "extra": 1})
     with pytest.raises(ValueError, match="takes no n_arms"):
         ProblemSpec("file", n_arms=3, options={"path": str(path)})
+
+
+def test_the_problems_command_describes_and_saves_a_comparison_log(tmp_path, capsys):
+    log = tmp_path / "arena.csv"
+    log.write_text("model_a,model_b,winner\nx,y,model_a\nx,y,model_b\nx,z,model_a\ny,z,tie\nz,y,model_a\nx,y,x\n")
+    saved = tmp_path / "arena.json"
+    assert main(["problems", "--from-comparisons", str(log), "--first", "model_a", "--second", "model_b",
+                 "--save", str(saved)]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("| arena"))
+    # x beats y 2:1 and z 1:0, so x (arm 0) is the Condorcet winner.
+    assert [cell.strip() for cell in row.strip("|").split("|")][:4] == ["arena", "3", "0", "0"]
+    assert "Arms: 0 = x, 1 = y, 2 = z" in out and f"file:{saved}" in out
+    assert read_problem_file(saved).provenance["arms"] == ["x", "y", "z"]
+    with pytest.raises(SystemExit) as exit_status:  # the default column names are not in this log
+        main(["problems", "--from-comparisons", str(log)])
+    assert exit_status.value.code == 2 and "missing column(s) ['first', 'second']" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_status:
+        main(["problems", "--save", str(tmp_path / "nothing.json")])
+    assert exit_status.value.code == 2 and "--from-comparisons FILE or --from-ltr FILE" in capsys.readouterr().err

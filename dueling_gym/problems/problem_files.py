@@ -11,8 +11,9 @@ Format (version 1)::
     {"format": "dueling-gym problem", "version": 1, "name": ..., "source": ...,
      "matrix": [[...], ...], "matrix_sha256": ..., "provenance": {...}}
 
-NumPy arrays in the provenance are stored as ``{"array": nested lists, "dtype": name}`` and
-read back as read-only arrays of that dtype.
+NumPy arrays in the provenance are stored as ``{"array": nested lists, "dtype": name}`` (NaN in
+a float array, e.g. an interval that is not defined on the diagonal, as ``null``) and read back
+as read-only arrays of that dtype.
 """
 
 from __future__ import annotations
@@ -45,8 +46,11 @@ def _to_json(value: Any, where: str) -> Any:
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in _ARRAY_KINDS:
             raise TypeError(f"{where}: only boolean, integer and float arrays can be saved, got dtype {value.dtype}")
-        if value.dtype.kind == "f" and not np.isfinite(value).all():
-            raise ValueError(f"{where}: an array holds NaN or infinity, which JSON cannot store")
+        if value.dtype.kind == "f":
+            if np.isinf(value).any():
+                raise ValueError(f"{where}: an array holds infinity, which a problem file cannot store")
+            listed = np.where(np.isnan(value), None, value.astype(object)).tolist()
+            return {"array": listed, "dtype": value.dtype.name}
         return {"array": value.tolist(), "dtype": value.dtype.name}
     if isinstance(value, np.generic):
         value = value.item()
@@ -69,7 +73,14 @@ def _to_json(value: Any, where: str) -> Any:
 def _from_json(value: Any) -> Any:
     if isinstance(value, dict):
         if set(value) == {"array", "dtype"}:
-            array = np.asarray(value["array"], dtype=np.dtype(value["dtype"]))
+            dtype = np.dtype(value["dtype"])
+            if dtype.kind not in _ARRAY_KINDS:
+                raise ValueError(f"an array of dtype {dtype} cannot be read from a problem file")
+            listed = value["array"]
+            if dtype.kind == "f":  # null stands for NaN
+                listed = np.asarray(listed, dtype=object)
+                listed = np.where(listed == None, np.nan, listed)  # noqa: E711 - elementwise
+            array = np.asarray(listed, dtype=dtype)
             array.flags.writeable = False
             return array
         return {key: _from_json(item) for key, item in value.items()}
