@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 from dueling_gym.envs._duels import DuelEngine
 from dueling_gym.envs._render import blank_frame, preference_frame
 from dueling_gym.problems.generators import ProblemSampler
-from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix
+from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix, defined_notions
 from dueling_gym.validation import check_action, check_integer, check_n_arms, check_reset_options, check_seed
 
 __all__ = ["DuelingBanditEnv", "ProblemSpec"]
@@ -86,6 +86,33 @@ def _sampler_from_json(sampler_class: type, description: Mapping[str, Any]) -> A
         return sampler_class.from_json(description)
     except (TypeError, ValueError) as error:
         raise type(error)(f"problem_sampler: {error}") from None
+
+
+def _problem_source(preferences: ProblemSpec | None, problem_sampler: Any,
+                    n_arms: int | None) -> tuple[PreferenceMatrix | None, Callable | None, int]:
+    """``(fixed problem or None, sampler or None, K)`` from the constructor's arguments, checked
+    against each other (exactly one source; ``n_arms`` agrees with it or completes a sampler)."""
+    if preferences is not None and problem_sampler is not None:
+        raise ValueError("give either preferences= (a fixed problem) or problem_sampler=, not both")
+    if n_arms is not None:
+        n_arms = check_n_arms(n_arms)
+    if problem_sampler is None:
+        problem = as_preference_matrix(preferences)
+        if n_arms is not None and n_arms != problem.n_arms:
+            raise ValueError(f"n_arms={n_arms} disagrees with the {problem.n_arms} arms of preferences=")
+        return problem, None, problem.n_arms
+    if isinstance(problem_sampler, Mapping):
+        problem_sampler = _sampler_from_json(ProblemSampler, problem_sampler)
+    if not callable(problem_sampler):
+        raise TypeError(f"problem_sampler must be callable (rng -> PreferenceMatrix), got {problem_sampler!r}")
+    sampler_arms = getattr(problem_sampler, "n_arms", None)
+    if n_arms is None and sampler_arms is None:
+        raise ValueError("a problem_sampler without an n_arms attribute needs n_arms=")
+    if sampler_arms is not None:
+        sampler_arms = check_integer("the problem_sampler's n_arms", sampler_arms, minimum=2)
+    if n_arms is not None and sampler_arms is not None and n_arms != sampler_arms:
+        raise ValueError(f"n_arms={n_arms} disagrees with the sampler's n_arms={sampler_arms}")
+    return None, problem_sampler, n_arms if n_arms is not None else sampler_arms
 
 
 class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
@@ -231,44 +258,18 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
         reward_regret: str | None = None,
         render_mode: str | None = None,
     ):
-        if preferences is not None and problem_sampler is not None:
-            raise ValueError("give either preferences= (a fixed problem) or problem_sampler=, not both")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
         if preferences is None and problem_sampler is None:
-            preferences, problem_sampler = self.default_preferences(), self.default_sampler
-            if preferences is not None:
-                problem_sampler = None
-        if isinstance(problem_sampler, Mapping):
-            problem_sampler = _sampler_from_json(ProblemSampler, problem_sampler)
-
-        self._fixed_problem: PreferenceMatrix | None = None
-        self.problem_sampler = problem_sampler
-        if n_arms is not None:
-            n_arms = check_n_arms(n_arms)
-        if problem_sampler is None:
-            self._fixed_problem = as_preference_matrix(preferences)
-            if n_arms is not None and n_arms != self._fixed_problem.n_arms:
-                raise ValueError(f"n_arms={n_arms} disagrees with the {self._fixed_problem.n_arms} arms of preferences=")
-            self.n_arms = self._fixed_problem.n_arms
+            preferences = self.default_preferences()
+            problem_sampler = self.default_sampler if preferences is None else None
+        self._fixed_problem, self.problem_sampler, self.n_arms = _problem_source(preferences, problem_sampler, n_arms)
+        if self._fixed_problem is not None:
             self.regret_notions = self._fixed_problem.defined_regret_notions
         else:
-            if not callable(problem_sampler):
-                raise TypeError(f"problem_sampler must be callable (rng -> PreferenceMatrix), got {problem_sampler!r}")
-            sampler_arms = getattr(problem_sampler, "n_arms", None)
-            if n_arms is None and sampler_arms is None:
-                raise ValueError("a problem_sampler without an n_arms attribute needs n_arms=")
-            if sampler_arms is not None:
-                sampler_arms = check_integer("the problem_sampler's n_arms", sampler_arms, minimum=2)
-            if n_arms is not None and sampler_arms is not None and n_arms != sampler_arms:
-                raise ValueError(f"n_arms={n_arms} disagrees with the sampler's n_arms={sampler_arms}")
-            self.n_arms = n_arms if n_arms is not None else sampler_arms
-            condorcet = bool(getattr(problem_sampler, "always_has_condorcet_winner", False))
-            self.regret_notions = (
-                ("copeland_komiyama", "copeland_zoghi", "condorcet_strong", "condorcet_weak", "borda")
-                if condorcet else ("copeland_komiyama", "copeland_zoghi", "borda")
-            )
+            self.regret_notions = defined_notions(bool(getattr(self.problem_sampler, "always_has_condorcet_winner",
+                                                               False)))
 
         reward_regret = self.default_reward_regret if reward_regret is None else reward_regret
         if reward_regret not in REGRET_NOTIONS:

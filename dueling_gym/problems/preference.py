@@ -32,6 +32,7 @@ __all__ = [
     "MAX_ATOL",
     "as_preference_matrix",
     "check_atol",
+    "defined_notions",
     "load_problem",
 ]
 
@@ -47,6 +48,14 @@ REGRET_NOTIONS: dict[str, str] = {
 }
 
 _CONDORCET_NOTIONS = ("condorcet_strong", "condorcet_weak")
+
+
+def defined_notions(has_condorcet_winner: bool) -> tuple[str, ...]:
+    """The regret notions defined on a problem, in the order of its duel-table columns: all of
+    :data:`REGRET_NOTIONS` with a Condorcet winner, the Copeland and Borda ones without."""
+    if has_condorcet_winner:
+        return ("copeland_komiyama", "copeland_zoghi", *_CONDORCET_NOTIONS, "borda")
+    return ("copeland_komiyama", "copeland_zoghi", "borda")
 
 class PreferenceMatrix:
     """An immutable, validated preference matrix with its winner facts and regrets.
@@ -279,10 +288,7 @@ class PreferenceMatrix:
     @cached_property
     def defined_regret_notions(self) -> tuple[str, ...]:
         """The regret notions that are defined on this problem (Condorcet ones need a winner)."""
-        notions = ["copeland_komiyama", "copeland_zoghi", "borda"]
-        if self.condorcet_winner is not None:
-            notions[2:2] = list(_CONDORCET_NOTIONS)
-        return tuple(notions)
+        return defined_notions(self.condorcet_winner is not None)
 
     def _label(self) -> str:
         return f"problem {self.name!r}" if self.name else "this problem"
