@@ -1,8 +1,8 @@
 """dueling-gym: dueling bandits as first-class citizens of the RL ecosystem.
 
 Importing the package registers the Gymnasium environments ``DuelingBandit-v0``,
-``CopelandDuel-v0``, ``CombinatorialDuel-v0`` and ``ReplayDuel-v0`` (a comparison log played
-back)::
+``CopelandDuel-v0``, ``CombinatorialDuel-v0``, ``ReplayDuel-v0`` (a comparison log played
+back) and ``RankerDuel-v0`` (rankers compared by interleaving with simulated clicks)::
 
     import gymnasium as gym
     import dueling_gym  # noqa: F401  (or: gym.register_envs(dueling_gym))
@@ -26,7 +26,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 __all__ = ["PreferenceMatrix", "ProblemSampler", "load_problem", "list_problems", "register_envs", "ENV_IDS"]
 
 #: The environments registered by ``import dueling_gym``.
-ENV_IDS = ("DuelingBandit-v0", "CopelandDuel-v0", "CombinatorialDuel-v0", "ReplayDuel-v0")
+ENV_IDS = ("DuelingBandit-v0", "CopelandDuel-v0", "CombinatorialDuel-v0", "ReplayDuel-v0", "RankerDuel-v0")
 DEFAULT_HORIZON = 10_000
 
 
@@ -50,6 +50,10 @@ def register_envs() -> None:
         ),
         "ReplayDuel-v0": dict(
             entry_point="dueling_gym.envs.comparison_replay:ComparisonReplayEnv",
+            max_episode_steps=DEFAULT_HORIZON,
+        ),
+        "RankerDuel-v0": dict(
+            entry_point="dueling_gym.envs.ranker_duel:RankerDuelEnv",
             max_episode_steps=DEFAULT_HORIZON,
         ),
     }

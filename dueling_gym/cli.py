@@ -81,6 +81,12 @@ _PROBLEMS_NOTE = ("Arms are 0-based. C = number of Copeland winners, L_C = losse
                   "per ln T.")
 
 
+def _default_cache_dir() -> Path:
+    import os
+
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dueling-gym"
+
+
 def _problem_from_data(args: argparse.Namespace) -> Any:
     """The problem that ``problems --from-comparisons`` / ``--from-ltr`` describe."""
     if args.from_comparisons is not None:
@@ -88,11 +94,13 @@ def _problem_from_data(args: argparse.Namespace) -> Any:
 
         return load_comparisons(args.from_comparisons, first=args.first, second=args.second, winner=args.winner,
                                 ties=args.ties, fill_missing=args.fill_missing, name=args.name)
-    from dueling_gym.problems.ranker_evaluation import ranker_evaluation
+    from dueling_gym.problems import PreferenceMatrix
+    from dueling_gym.problems.ranker_problems import ranker_evaluation
 
-    return ranker_evaluation(args.from_ltr, interleaving=args.interleaving, click_model=args.click_model,
-                             cutoff=args.cutoff, comparisons_per_pair=args.comparisons_per_pair, seed=args.seed,
-                             jobs=args.jobs, progress=True, name=args.name)
+    problem = ranker_evaluation(args.from_ltr, interleaving=args.interleaving, click_model=args.click_model,
+                                cutoff=args.cutoff, comparisons_per_pair=args.comparisons_per_pair, seed=args.seed,
+                                jobs=args.jobs, progress=True, cache_dir=None if args.no_cache else args.cache_dir)
+    return problem if args.name is None else PreferenceMatrix(problem, name=args.name)
 
 
 def _command_problems(args: argparse.Namespace) -> int:
@@ -540,7 +548,11 @@ def build_parser() -> argparse.ArgumentParser:
     ltr.add_argument("--comparisons-per-pair", type=_positive_int, default=1000,
                      help="interleaved comparisons simulated per pair of rankers")
     ltr.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the simulation")
-    ltr.add_argument("--jobs", type=_positive_int, default=1, help="worker processes")
+    ltr.add_argument("--jobs", type=_positive_int, default=None,
+                     help="worker threads (default: every core; the result does not depend on it)")
+    ltr.add_argument("--cache-dir", default=str(_default_cache_dir()),
+                     help="folder of estimated matrices, named by a digest of the data file and every setting")
+    ltr.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     problems.set_defaults(handler=_command_problems)
 
     from dueling_gym.problems import list_problems

@@ -100,3 +100,22 @@ def test_the_problems_command_describes_and_saves_a_comparison_log(tmp_path, cap
     with pytest.raises(SystemExit) as exit_status:
         main(["problems", "--save", str(tmp_path / "nothing.json")])
     assert exit_status.value.code == 2 and "--from-comparisons FILE or --from-ltr FILE" in capsys.readouterr().err
+
+
+def test_the_problems_command_estimates_saves_and_caches_a_ranker_evaluation(tmp_path, capsys):
+    from dueling_gym.problems.ltr_files import write_ltr_file
+    from dueling_gym.problems.ranker_problems import synthetic_ltr_data
+
+    data = tmp_path / "train.txt"
+    write_ltr_file(data, synthetic_ltr_data(40, 8, 4, seed=1))
+    cache, saved = tmp_path / "cache", tmp_path / "rankers.json"
+    arguments = ["problems", "--from-ltr", str(data), "--comparisons-per-pair", "50", "--cache-dir", str(cache),
+                 "--jobs", "1", "--save", str(saved)]
+    assert main(arguments) == 0
+    first = capsys.readouterr().out
+    assert "| ranker-evaluation K=4 team_draft/perfect |" in first and f"file:{saved}" in first
+    assert len(list(cache.glob("*.npz"))) == 1
+    problem = read_problem_file(saved)
+    assert problem.n_arms == 4 and problem.provenance["comparisons"][0, 1] == 50
+    assert main(arguments) == 0  # the second time from the cache: the same problem
+    assert np.array_equal(read_problem_file(saved).matrix, problem.matrix)

@@ -2,7 +2,8 @@
 
 * :class:`PreferenceMatrix` -- a validated K-armed problem with its winners and regrets.
 * The published matrices (:func:`load_problem`, :func:`list_problems`).
-* Problems from pairwise-comparison logs (:func:`load_comparisons`).
+* Problems from pairwise-comparison logs (:func:`load_comparisons`) and from learning-to-rank
+  data, rankers compared by interleaving with simulated clicks (:func:`ranker_evaluation`).
 * Problem files: any problem saved with its provenance (:func:`save_problem`,
   :func:`read_problem_file`).
 * Random generators driven by a ``numpy.random.Generator`` and :class:`ProblemSampler`.
@@ -32,6 +33,8 @@ from dueling_gym.problems.generators import (
 )
 from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix, load_problem
 from dueling_gym.problems.comparisons import load_comparisons
+from dueling_gym.problems.ltr_files import LTRData, read_ltr_file
+from dueling_gym.problems.ranker_problems import RankerEvaluationProblem, ranker_evaluation
 from dueling_gym.problems.problem_files import read_problem_file, save_problem
 
 # The lower-bound constants need Numba and SciPy's optimisers; they are imported on first use
@@ -48,6 +51,10 @@ __all__ = [
     "load_problem",
     "save_problem",
     "load_comparisons",
+    "ranker_evaluation",
+    "RankerEvaluationProblem",
+    "read_ltr_file",
+    "LTRData",
     "read_problem_file",
     "list_problems",
     "dataset_info",

@@ -1,0 +1,563 @@
+"""Online ranker evaluation as a dueling bandit: rankers are arms, a duel is an interleaved comparison.
+
+The experiments of RUCB (Zoghi, Whiteson, Munos & de Rijke, ICML 2014, Section 6), RCS (Zoghi,
+Whiteson, de Rijke & Munos, WSDM 2014), MergeRUCB (Zoghi, Whiteson & de Rijke, WSDM 2015) and CCB
+(Zoghi, Karnin, Whiteson & de Rijke, NeurIPS 2015) take the feature rankers of a learning-to-rank
+data set as arms (MSLR-WEB30K: 136 features, so K = 136 rankers, each ranking a query's documents
+by one feature) and compare two of them by interleaving their result lists and simulating a
+user's clicks with a cascade click model (:mod:`dueling_gym.problems.interleaving`).  The
+preference matrix is
+
+    ``P[i, j]`` = P(ranker ``i`` wins an interleaved comparison with ranker ``j`` on a query
+    drawn uniformly from the data), a tie counting as half a win,
+
+which :func:`ranker_evaluation` estimates by Monte Carlo: ``comparisons_per_pair`` comparisons
+per pair ``i < j``, ``P[j, i] = 1 - P[i, j]``.  The standard error of each entry, the win, tie and
+comparison counts are in the result's ``provenance``; the regret of an agent on this problem is
+therefore measured against the estimate, not against the unknowable exact matrix.
+
+Choices:
+
+* **Rankers**: ``"features"`` (ranker ``f`` orders documents by feature ``f``, larger first) or a
+  weight matrix ``W`` (ranker ``r`` scores document ``x`` by ``W[r] @ x``, linear rankers as in
+  the online learning-to-rank literature).
+* **Ties in a ranker's scores** (frequent: many features are counts or zero) are broken by one
+  fixed pseudo-random key per document, drawn from ``tie_break_seed``.  File order would favour
+  whichever documents the data set happens to list first, and a fresh draw per comparison would
+  make the lists themselves random; one shared key keeps the lists fixed and unbiased.
+* **Randomness**: the comparisons of pair number ``p`` (pairs ``i < j`` in row-major order) draw
+  their uniforms from ``SeedSequence(seed, spawn_key=(p,))``, so the matrix is the same for
+  every number of worker threads ``jobs``.
+* **Cache**: results are stored under ``cache_dir`` in a file named by a SHA-256 digest of the
+  data file's bytes (or of the arrays) and of every parameter that changes the result; the file
+  also holds that digest and a checksum of its arrays.  A cached file is used only if both
+  match; otherwise it is **recomputed and rewritten** (with a warning naming the file).  Files
+  are written to a temporary name and renamed (``os.replace``), so a reader never sees a partial
+  file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import warnings
+import zipfile
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dueling_gym.atomic_files import atomic_write
+from dueling_gym.problems import interleaving as _interleaving
+from dueling_gym.problems.interleaving import (
+    INTERLEAVING_METHODS,
+    PROBABILISTIC_TAU,
+    CascadeClickModel,
+    click_model as _click_model,
+    uniforms_per_comparison,
+)
+from dueling_gym.problems.ltr_files import LTRData, read_ltr_file
+from dueling_gym.problems.preference import PreferenceMatrix
+from dueling_gym.validation import check_bool, check_integer, check_rng, read_only
+
+__all__ = [
+    "RankerEvaluationProblem",
+    "Comparison",
+    "ranker_evaluation",
+    "estimate_preferences",
+    "synthetic_ltr_data",
+    "MSLR_GRADE_FREQUENCIES",
+    "TIE_RULE",
+]
+
+#: Bump when a change of the simulation changes results, so that older cache files are not used.
+CACHE_FORMAT = 1
+#: How ties are counted, recorded in every estimated matrix's provenance.
+TIE_RULE = ("no clicks or equal credit is a tie; a tie counts as half a win in P[i, j] (the online "
+            "environment settles it with a fair coin)")
+#: Approximate share of the relevance grades 0-4 in MSLR-WEB10K (used by the synthetic data).
+MSLR_GRADE_FREQUENCIES = (0.52, 0.32, 0.13, 0.02, 0.01)
+_PAIRS_PER_TASK = 16
+
+
+class Comparison(NamedTuple):
+    """One simulated interleaved comparison: ``outcome`` is 1 (first ranker wins), -1 (second
+    wins) or 0 (tie); credits are clicks (team draft) or expected clicks (probabilistic)."""
+
+    outcome: int
+    query: int
+    credit_first: float
+    credit_second: float
+
+
+class RankerEvaluationProblem:
+    """Rankers of a learning-to-rank data set compared by interleaving with a simulated user.
+
+    Holds what a comparison needs and nothing else: every ranker's top-``cutoff`` list of every
+    query (computed once, a ``(n_queries, n_rankers, cutoff)`` array of document ids, ``-1``
+    past a short query's end), the documents' relevance grades, the interleaving method and the
+    click model.  The features are not kept.
+
+    Parameters
+    ----------
+    data : LTRData, str or path-like
+        The data set, or a LETOR file to read with :func:`~dueling_gym.problems.ltr_files.read_ltr_file`.
+    rankers : "features" or array_like, shape (n_rankers, n_features)
+        Feature rankers, or linear rankers given by their weights.
+    interleaving : {"team_draft", "probabilistic"}
+    click_model : {"perfect", "navigational", "informational"}, mapping or CascadeClickModel
+        A named 5-grade cascade model or ``{"click": [...], "stop": [...]}`` (one entry per grade).
+    cutoff : int, default 10
+        Length of the rankers' lists (and of the interleaved list).
+    tie_break_seed : int, default 0
+        Seed of the per-document keys that order documents a ranker scores equally.
+    """
+
+    def __init__(self, data: LTRData | str | os.PathLike, *, rankers: str | ArrayLike = "features",
+                 interleaving: str = "team_draft", click_model: Any = "perfect", cutoff: int = 10,
+                 tie_break_seed: int = 0):
+        if isinstance(data, (str, os.PathLike)):
+            data = read_ltr_file(data)
+        if not isinstance(data, LTRData):
+            raise TypeError(f"data must be an LTRData or the path of a LETOR file, got {type(data).__name__}")
+        if interleaving not in INTERLEAVING_METHODS:
+            raise ValueError(f"unknown interleaving {interleaving!r}; choose one of {sorted(INTERLEAVING_METHODS)}")
+        self.interleaving = interleaving
+        self.click_model: CascadeClickModel = _click_model(click_model)
+        self.cutoff = check_integer("cutoff", cutoff, minimum=1, maximum=1000)
+        self.tie_break_seed = check_integer("tie_break_seed", tie_break_seed, minimum=0)
+        top_grade = int(data.relevance.max())
+        if top_grade >= self.click_model.n_grades:
+            raise ValueError(f"the data has relevance grade {top_grade} but the {self.click_model.name!r} click model "
+                             f"covers grades 0..{self.click_model.n_grades - 1}; give a custom click model")
+        weights = _ranker_weights(rankers, data.n_features)
+        self.rankers = "features" if weights is None else "weights"
+        self.ranker_weights = None if weights is None else read_only(weights)
+        self.n_rankers = data.n_features if weights is None else int(weights.shape[0])
+        if self.n_rankers < 2:
+            raise ValueError(f"a ranker-evaluation problem needs at least 2 rankers, got {self.n_rankers}")
+        self.n_queries, self.n_documents, self.n_features = data.n_queries, data.n_documents, data.n_features
+        self.query_ids = data.query_ids
+        self.source = data.source
+        self.dropped_queries = data.dropped_queries
+        self.relevance = data.relevance
+        self.ranked_lists = read_only(_ranked_lists(data, weights, self.cutoff, self.tie_break_seed))
+        self.list_lengths = read_only(np.minimum(np.diff(data.query_offsets), self.cutoff).astype(np.int32))
+        click, stop = self.click_model.arrays()
+        self._click, self._stop = read_only(click), read_only(stop)
+        self._method = INTERLEAVING_METHODS[interleaving]
+        self._softmax = read_only(1.0 / np.arange(1, self.cutoff + 1, dtype=np.float64) ** PROBABILISTIC_TAU)
+        self.uniforms_per_comparison = uniforms_per_comparison(interleaving, self.cutoff)
+        self._scratch = _Scratch(self.cutoff)
+
+    def __repr__(self) -> str:
+        return (f"RankerEvaluationProblem(K={self.n_rankers} {self.rankers}, {self.n_queries} queries, "
+                f"{self.interleaving}, click_model={self.click_model.name!r}, cutoff={self.cutoff})")
+
+    def _check_rankers(self, first: Any, second: Any) -> tuple[int, int]:
+        last = self.n_rankers - 1
+        return (check_integer("first", first, minimum=0, maximum=last),
+                check_integer("second", second, minimum=0, maximum=last))
+
+    def compare(self, first: int, second: int, rng: np.random.Generator) -> Comparison:
+        """Simulate one comparison of rankers ``first`` and ``second`` on a uniformly drawn query."""
+        first, second = self._check_rankers(first, second)
+        return self.compare_with_uniforms(first, second, check_rng(rng).random(self.uniforms_per_comparison))
+
+    def compare_with_uniforms(self, first: int, second: int, uniforms: NDArray[np.float64]) -> Comparison:
+        """One comparison driven by ``uniforms`` (``uniforms_per_comparison`` of them, in ``[0, 1)``):
+        the first picks the query, then the interleaving's coins, then two per shown document.
+        Rankers are not range-checked here (the environment has checked its action)."""
+        scratch = self._scratch
+        outcome, credit_first, credit_second, query = _interleaving._compare_on_random_query(
+            self.ranked_lists, self.list_lengths, self.relevance, first, second, self._method, self._click,
+            self._stop, self._softmax, uniforms, scratch.docs, scratch.teams, scratch.posterior, scratch.clicks,
+            scratch.outcomes)
+        return Comparison(int(outcome), int(query), float(credit_first), float(credit_second))
+
+    def duel_counts(self, first: int, second: int, uniforms: NDArray[np.float64]) -> tuple[int, int, int]:
+        """Comparisons driven by the rows of ``uniforms``: (wins of first, wins of second, ties)."""
+        first, second = self._check_rankers(first, second)
+        uniforms = np.ascontiguousarray(uniforms, dtype=np.float64)
+        if uniforms.ndim != 2 or uniforms.shape[1] != self.uniforms_per_comparison:
+            raise ValueError(f"uniforms must have shape (n, {self.uniforms_per_comparison}), got {uniforms.shape}")
+        counts = _interleaving._duel_counts(self.ranked_lists, self.list_lengths, self.relevance, first, second,
+                                            self._method, self._click, self._stop, self._softmax, uniforms)
+        return int(counts[0]), int(counts[1]), int(counts[2])
+
+    def describe(self) -> dict[str, Any]:
+        """The problem's parameters as plain values (cache keys and provenance)."""
+        facts: dict[str, Any] = {
+            "rankers": self.rankers, "interleaving": self.interleaving, "click_model": self.click_model.name,
+            "click_probabilities": list(self.click_model.click), "stop_probabilities": list(self.click_model.stop),
+            "cutoff": self.cutoff, "tie_break_seed": self.tie_break_seed, "n_rankers": self.n_rankers,
+        }
+        if self.ranker_weights is not None:
+            facts["ranker_weights_sha256"] = hashlib.sha256(np.ascontiguousarray(self.ranker_weights).tobytes()
+                                                            + repr(self.ranker_weights.shape).encode()).hexdigest()
+        if self.interleaving == "probabilistic":
+            facts["probabilistic_tau"] = PROBABILISTIC_TAU
+        return facts
+
+
+class _Scratch:
+    """Work arrays of one comparison, allocated once per problem (the environment's hot path)."""
+
+    def __init__(self, cutoff: int):
+        self.docs = np.empty(cutoff, dtype=np.int32)
+        self.teams = np.empty(cutoff, dtype=np.int8)
+        self.posterior = np.empty(cutoff, dtype=np.float64)
+        self.clicks = np.empty(cutoff, dtype=np.bool_)
+        self.outcomes = np.empty(2 * cutoff + 1, dtype=np.float64)
+
+
+def _ranker_weights(rankers: str | ArrayLike, n_features: int) -> NDArray[np.float32] | None:
+    if isinstance(rankers, str):
+        if rankers != "features":
+            raise ValueError(f"rankers must be 'features' or a weight matrix (n_rankers x n_features), got {rankers!r}")
+        return None
+    weights = np.asarray(rankers)
+    if weights.dtype.kind not in "fiu" or weights.ndim != 2:
+        raise TypeError(f"rankers must be 'features' or a 2-D numeric weight matrix, got dtype {weights.dtype} and "
+                        f"shape {weights.shape}")
+    if weights.shape[1] != n_features:
+        raise ValueError(f"the weight matrix has {weights.shape[1]} columns but the data has {n_features} features")
+    weights = np.ascontiguousarray(weights, dtype=np.float32)
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("the ranker weights must be finite")
+    return weights
+
+
+def _ranked_lists(data: LTRData, weights: NDArray[np.float32] | None, cutoff: int,
+                  tie_break_seed: int) -> NDArray[np.int32]:
+    """Every ranker's top-``cutoff`` documents per query (global ids), ``-1`` past a short query's end."""
+    n_rankers = data.n_features if weights is None else weights.shape[0]
+    lists = np.empty((data.n_queries, n_rankers, cutoff), dtype=np.int32)
+    tie_keys = np.random.default_rng(tie_break_seed).permutation(data.n_documents).astype(np.int64)
+    kernel = _interleaving.kernels()["_top_lists"]
+    offsets = data.query_offsets
+    if weights is None:
+        kernel(data.features, offsets, tie_keys, 0, lists)
+        return lists
+    # Linear rankers: score blocks of about 2**16 documents at a time to bound the memory.
+    first_query = 0
+    while first_query < data.n_queries:
+        last_query = int(np.searchsorted(offsets, offsets[first_query] + (1 << 16), side="right")) - 1
+        last_query = min(max(last_query, first_query + 1), data.n_queries)
+        start, stop = int(offsets[first_query]), int(offsets[last_query])
+        scores = np.ascontiguousarray(data.features[start:stop] @ weights.T)
+        kernel(scores, offsets[first_query:last_query + 1] - start, tie_keys[start:stop], start,
+               lists[first_query:last_query])
+        first_query = last_query
+    return lists
+
+
+# ---------------------------------------------------------------------------------- estimation
+def estimate_preferences(problem: RankerEvaluationProblem, comparisons_per_pair: int, *, seed: int = 0,
+                         jobs: int | None = 1, progress: bool = False) -> dict[str, NDArray[np.int64]]:
+    """Play ``comparisons_per_pair`` comparisons of every pair ``i < j``: returns the counts.
+
+    ``wins[i, j]`` is how often ``i`` beat ``j``, ``ties[i, j]`` (symmetric) how often they tied.
+    Pair number ``p`` draws from ``SeedSequence(seed, spawn_key=(p,))``, so the counts do not
+    depend on ``jobs`` (worker threads; the compiled kernel releases the GIL).
+    """
+    if not isinstance(problem, RankerEvaluationProblem):
+        raise TypeError(f"problem must be a RankerEvaluationProblem, got {type(problem).__name__}")
+    comparisons_per_pair = check_integer("comparisons_per_pair", comparisons_per_pair, minimum=2)
+    seed = check_integer("seed", seed, minimum=0)
+    jobs = _check_jobs(jobs)
+    progress = check_bool("progress", progress)
+    n_rankers = problem.n_rankers
+    firsts, seconds = np.triu_indices(n_rankers, 1)
+    wins = np.zeros((n_rankers, n_rankers), dtype=np.int64)
+    ties = np.zeros((n_rankers, n_rankers), dtype=np.int64)
+    kernels = _interleaving.kernels()
+    duel_counts = kernels["_duel_counts"]
+    width = problem.uniforms_per_comparison
+
+    def play(pairs: range) -> list[tuple[int, int, int, int, int]]:
+        results = []
+        for pair in pairs:
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(pair,)))
+            first, second = int(firsts[pair]), int(seconds[pair])
+            counts = duel_counts(problem.ranked_lists, problem.list_lengths, problem.relevance, first, second,
+                                 problem._method, problem._click, problem._stop, problem._softmax,
+                                 rng.random((comparisons_per_pair, width)))
+            results.append((first, second, int(counts[0]), int(counts[1]), int(counts[2])))
+        return results
+
+    tasks = [range(start, min(start + _PAIRS_PER_TASK, firsts.size)) for start in range(0, firsts.size, _PAIRS_PER_TASK)]
+    from tqdm.auto import tqdm
+
+    with tqdm(total=int(firsts.size), unit="pair", desc=f"interleaved comparisons (K={n_rankers})",
+              disable=not progress) as bar, ThreadPoolExecutor(max_workers=jobs) as pool:
+        for future in as_completed([pool.submit(play, task) for task in tasks]):
+            for first, second, first_wins, second_wins, tied in future.result():
+                wins[first, second], wins[second, first] = first_wins, second_wins
+                ties[first, second] = ties[second, first] = tied
+            bar.update(len(future.result()))
+    comparisons = np.full((n_rankers, n_rankers), comparisons_per_pair, dtype=np.int64)
+    np.fill_diagonal(comparisons, 0)
+    return {"wins": wins, "ties": ties, "comparisons": comparisons}
+
+
+def _check_jobs(jobs: Any) -> int:
+    if jobs is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return check_integer("jobs", jobs, minimum=1)
+
+
+def _matrix_and_errors(counts: Mapping[str, NDArray[np.int64]]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``P[i, j] = (wins + ties / 2) / n`` and the standard error of that mean of scores in {0, 1/2, 1}."""
+    wins, ties, n = counts["wins"], counts["ties"], counts["comparisons"]
+    off_diagonal = n > 0
+    safe_n = np.where(off_diagonal, n, 1).astype(np.float64)
+    mean = np.where(off_diagonal, (wins + 0.5 * ties) / safe_n, 0.5)
+    second_moment = (wins + 0.25 * ties) / safe_n
+    variance = np.maximum(second_moment - mean**2, 0.0) * safe_n / np.maximum(safe_n - 1.0, 1.0)
+    errors = np.where(off_diagonal, np.sqrt(variance / safe_n), 0.0)
+    return mean, errors
+
+
+# ---------------------------------------------------------------------------------- entry point
+def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[ArrayLike], *,
+                      rankers: str | ArrayLike = "features", interleaving: str = "team_draft",
+                      click_model: Any = "perfect", cutoff: int = 10, comparisons_per_pair: int = 1000,
+                      seed: int = 0, tie_break_seed: int = 0, cache_dir: str | os.PathLike | None = None,
+                      jobs: int | None = None, progress: bool = True,
+                      single_document_queries: str = "error") -> PreferenceMatrix:
+    """Estimate the preference matrix of rankers compared by interleaving with simulated clicks.
+
+    Parameters
+    ----------
+    path_or_arrays : path, LTRData or (features, relevance, query_offsets[, query_ids])
+        A LETOR / SVMlight file, a loaded data set or its arrays.
+    rankers, interleaving, click_model, cutoff, tie_break_seed
+        As :class:`RankerEvaluationProblem`.
+    comparisons_per_pair : int, default 1000
+        Comparisons per pair ``i < j``; the standard error of an entry is at most
+        ``0.5 / sqrt(n)`` (0.016 at the default).
+    seed : int, default 0
+        Seed of the comparisons.
+    cache_dir : path, optional
+        Folder of cached results (created if missing); ``None`` disables the cache.
+    jobs : int, optional
+        Worker threads (default: every core this process may use).  The result does not depend on it.
+    progress : bool, default True
+        Show a tqdm progress bar over the pairs.
+    single_document_queries : {"error", "drop"}
+        Passed to the file reader.
+
+    Returns
+    -------
+    PreferenceMatrix
+        The estimate; ``provenance`` holds ``standard_errors``, ``wins``, ``ties``,
+        ``comparisons`` (K x K arrays), the parameters, the tie rule and the cache key.
+    """
+    comparisons_per_pair = check_integer("comparisons_per_pair", comparisons_per_pair, minimum=2)
+    seed = check_integer("seed", seed, minimum=0)
+    jobs = _check_jobs(jobs)
+    progress = check_bool("progress", progress)
+    if single_document_queries not in ("error", "drop"):
+        raise ValueError(f"single_document_queries must be 'error' or 'drop', got {single_document_queries!r}")
+    model = _click_model(click_model)
+    settings = {"rankers": rankers, "interleaving": interleaving, "click_model": model, "cutoff": cutoff,
+                "tie_break_seed": tie_break_seed}
+    cache_file = key = data_digest = None
+    data: LTRData | None = None
+    if isinstance(path_or_arrays, (str, os.PathLike)):
+        path = Path(os.fspath(path_or_arrays))
+        if cache_dir is not None:
+            data_digest = _file_digest(path)
+    else:
+        data = _as_data(path_or_arrays)
+        if cache_dir is not None:
+            data_digest = _arrays_digest(data)
+    if cache_dir is not None:
+        key = _cache_key(data_digest, settings, comparisons_per_pair, seed, single_document_queries)
+        cache_file = Path(os.fspath(cache_dir)) / f"ranker_evaluation-{key[:40]}.npz"
+        cached = _load_cached(cache_file, key)
+        if cached is not None:
+            return _as_matrix(cached["counts"], cached["facts"])
+    if data is None:
+        data = read_ltr_file(path, single_document_queries=single_document_queries)
+    problem = RankerEvaluationProblem(data, **settings)
+    del data  # the problem keeps the lists and the grades; the features can go
+    counts = estimate_preferences(problem, comparisons_per_pair, seed=seed, jobs=jobs, progress=progress)
+    facts = {**problem.describe(), "comparisons_per_pair": comparisons_per_pair, "seed": seed,
+             "n_queries": problem.n_queries, "n_documents": problem.n_documents, "n_features": problem.n_features,
+             "data_source": problem.source or "arrays", "dropped_queries": list(problem.dropped_queries),
+             "data_sha256": data_digest, "cache_key": key}
+    if cache_file is not None:
+        _store(cache_file, key, counts, facts)
+    return _as_matrix(counts, facts)
+
+
+def _as_data(value: Any) -> LTRData:
+    if isinstance(value, LTRData):
+        return value
+    if isinstance(value, (tuple, list)) and len(value) in (3, 4):
+        return LTRData.from_arrays(*value)
+    raise TypeError("path_or_arrays must be a file path, an LTRData or a tuple (features, relevance, query_offsets"
+                    f"[, query_ids]), got {type(value).__name__}")
+
+
+def _as_matrix(counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any]) -> PreferenceMatrix:
+    matrix, errors = _matrix_and_errors(counts)
+    name = f"ranker-evaluation K={facts['n_rankers']} {facts['interleaving']}/{facts['click_model']}"
+    source = (f"Monte-Carlo estimate: {facts['comparisons_per_pair']} interleaved comparisons per pair "
+              f"({facts['interleaving']}, {facts['click_model']} cascade clicks, cutoff {facts['cutoff']}) of the "
+              f"{facts['rankers']} rankers on {facts['data_source']}")
+    provenance = {**facts, "standard_errors": errors, "wins": counts["wins"], "ties": counts["ties"],
+                  "comparisons": counts["comparisons"], "tie_rule": TIE_RULE}
+    return PreferenceMatrix(matrix, name=name, source=source, provenance=provenance)
+
+
+# ---------------------------------------------------------------------------------- cache
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 24), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _arrays_digest(data: LTRData) -> str:
+    digest = hashlib.sha256()
+    for array in (data.features, data.relevance, data.query_offsets, data.query_ids):
+        digest.update(repr((array.dtype.str, array.shape)).encode())
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
+def _cache_key(data_digest: str | None, settings: Mapping[str, Any], comparisons_per_pair: int, seed: int,
+               single_document_queries: str) -> str:
+    rankers = settings["rankers"]
+    if isinstance(rankers, str):
+        rankers_key: Any = rankers
+    else:
+        weights = np.ascontiguousarray(np.asarray(rankers, dtype=np.float32))
+        rankers_key = [list(weights.shape), hashlib.sha256(weights.tobytes()).hexdigest()]
+    model: CascadeClickModel = settings["click_model"]
+    description = {
+        "format": CACHE_FORMAT, "data": data_digest, "rankers": rankers_key,
+        "interleaving": settings["interleaving"], "click": list(model.click), "stop": list(model.stop),
+        "cutoff": settings["cutoff"], "tie_break_seed": settings["tie_break_seed"],
+        "comparisons_per_pair": comparisons_per_pair, "seed": seed,
+        "single_document_queries": single_document_queries, "tau": PROBABILISTIC_TAU,
+    }
+    return hashlib.sha256(json.dumps(description, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _checksum(key: str, counts: Mapping[str, NDArray[np.int64]], facts_json: str) -> str:
+    digest = hashlib.sha256(key.encode() + facts_json.encode())
+    for name in ("wins", "ties", "comparisons"):
+        array = np.ascontiguousarray(counts[name], dtype=np.int64)
+        digest.update(name.encode() + repr(array.shape).encode() + array.tobytes())
+    return digest.hexdigest()
+
+
+def _store(path: Path, key: str, counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    facts_json = json.dumps(dict(facts), sort_keys=True)
+    # A cache can be recomputed: atomic (a reader sees no half file), not synced to the disk.
+    with atomic_write(path, durable=False) as stream:
+        np.savez(stream, key=np.array(key), facts=np.array(facts_json),
+                 checksum=np.array(_checksum(key, counts, facts_json)), **{
+                     name: np.asarray(counts[name], dtype=np.int64) for name in ("wins", "ties", "comparisons")})
+
+
+def _load_cached(path: Path, key: str) -> dict[str, Any] | None:
+    """The cached counts and facts if ``path`` holds exactly the result for ``key``; otherwise None
+    (after a warning when a file exists but does not check out: it is then recomputed)."""
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            stored_key = str(stored["key"])
+            facts_json = str(stored["facts"])
+            counts = {name: np.array(stored[name], dtype=np.int64) for name in ("wins", "ties", "comparisons")}
+            checksum = str(stored["checksum"])
+        facts = json.loads(facts_json)
+        if stored_key != key:
+            problem = "it was written for other data or parameters"
+        elif checksum != _checksum(key, counts, facts_json):
+            problem = "its checksum does not match its contents"
+        else:
+            problem = None
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as error:
+        problem, counts, facts = f"it cannot be read ({error})", None, None
+    if problem is None and not _consistent(counts, facts):
+        problem = "its counts are inconsistent"
+    if problem is not None:
+        warnings.warn(f"ignoring the cached ranker evaluation {path}: {problem}; recomputing it", stacklevel=3)
+        return None
+    return {"counts": counts, "facts": facts}
+
+
+def _consistent(counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any]) -> bool:
+    n = facts.get("n_rankers")
+    shapes_ok = all(array.shape == (n, n) for array in counts.values())
+    if not shapes_ok:
+        return False
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
+    totals = counts["wins"] + counts["wins"].T + counts["ties"]
+    return bool(np.all(totals[upper] == counts["comparisons"][upper])
+                and np.all(counts["comparisons"][upper] == facts.get("comparisons_per_pair")))
+
+
+# ---------------------------------------------------------------------------------- synthetic data
+def synthetic_ltr_data(n_queries: int = 100, documents_per_query: int | tuple[int, int] = 20, n_features: int = 8,
+                       *, seed: int = 0, grade_frequencies: Sequence[float] = MSLR_GRADE_FREQUENCIES) -> LTRData:
+    """A synthetic learning-to-rank data set shaped like MSLR (grades 0-4, dense features).
+
+    Grades are drawn with ``grade_frequencies``.  Feature ``f`` is ``a_f * grade + noise`` with
+    an informativeness ``a_f`` drawn uniformly from ``[-0.3, 1.5]`` (some features useless or
+    misleading, as in real data), standard normal noise; every third feature is rounded to a
+    non-negative integer (a count, with many ties) and every fourth is zero for about half the
+    documents, so the feature rankers differ and tie as real ones do.
+
+    Parameters
+    ----------
+    n_queries : int
+    documents_per_query : int or (low, high)
+        A fixed number, or uniform in ``[low, high]`` per query (each at least 2).
+    n_features : int
+    seed : int
+    grade_frequencies : sequence of float
+        Probability of each grade (summing to 1).
+    """
+    n_queries = check_integer("n_queries", n_queries, minimum=1)
+    n_features = check_integer("n_features", n_features, minimum=1)
+    seed = check_integer("seed", seed, minimum=0)
+    if isinstance(documents_per_query, tuple):
+        low = check_integer("documents_per_query[0]", documents_per_query[0], minimum=2)
+        high = check_integer("documents_per_query[1]", documents_per_query[1], minimum=low)
+    else:
+        low = high = check_integer("documents_per_query", documents_per_query, minimum=2)
+    frequencies = np.asarray(grade_frequencies, dtype=np.float64)
+    if frequencies.ndim != 1 or np.any(frequencies < 0) or abs(frequencies.sum() - 1.0) > 1e-9:
+        raise ValueError(f"grade_frequencies must be non-negative and sum to 1, got {grade_frequencies!r}")
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(low, high + 1, size=n_queries)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    n_documents = int(offsets[-1])
+    relevance = rng.choice(frequencies.size, size=n_documents, p=frequencies).astype(np.int32)
+    informativeness = rng.uniform(-0.3, 1.5, size=n_features).astype(np.float32)
+    features = np.empty((n_documents, n_features), dtype=np.float32)
+    block = 1 << 16  # rows at a time, so that the float32 array is the only large allocation
+    for start in range(0, n_documents, block):
+        stop = min(start + block, n_documents)
+        grades = relevance[start:stop, None].astype(np.float32)
+        values = grades * informativeness + rng.standard_normal((stop - start, n_features), dtype=np.float32)
+        counts = np.arange(n_features) % 3 == 2
+        values[:, counts] = np.maximum(np.rint(values[:, counts]), 0.0)
+        sparse = np.arange(n_features) % 4 == 3
+        values[:, sparse] *= rng.random((stop - start, int(sparse.sum())), dtype=np.float32) < 0.5
+        features[start:stop] = values
+    query_ids = np.arange(1, n_queries + 1, dtype=np.int64)
+    return LTRData.from_arrays(features, relevance, offsets, query_ids, source=f"synthetic (seed {seed})")
