@@ -244,91 +244,18 @@ def _parse_seeds(text: str) -> tuple[int, ...]:
     return seeds
 
 
-def _finish_report(records: list, out_dir: Path, notion: str, title: str, plot: bool,
-                   primary_notion: str | None, svg: bool = False) -> None:
-    """Write summary.md / summary.csv (every regret notion, one section each) and the plot of ``notion``.
-
-    The plot of the folder's own notion (the first one it was run with) is ``regret.png``;
-    other notions get ``regret-NOTION.png``, so no notion overwrites another's files.
-    """
-    from dueling_gym.experiments.report import (
-        MAX_PROBLEM_PANELS,
-        aggregate,
-        family_summary_markdown,
-        panel_layout,
-        plot_regret,
-        problems_of,
-        summary_csv,
-        summary_markdown,
-    )
-    from dueling_gym.experiments.sweep import atomic_write_text
-    from dueling_gym.problems.preference import REGRET_NOTIONS
-
-    curves = aggregate(records, notion)  # refuses a notion some problem lacks, before writing anything
-    primary = primary_notion or notion
-    ordered = [primary] + [n for n in REGRET_NOTIONS if n != primary]
-    sections, csv_parts = [], []
-    for other in ordered:
-        members = [r for r in records if other in r["cumulative_regret"]]
-        if not members:
-            continue
-        other_curves = curves if other == notion else aggregate(members, other)
-        sections.append(summary_markdown(other_curves))
-        csv_parts.append(summary_csv(other_curves, header=not csv_parts))
-    atomic_write_text(out_dir / "summary.md", "\n".join(sections))
-    atomic_write_text(out_dir / "summary.csv", "".join(csv_parts))
-    if len({curve.problem for curve in curves}) > MAX_PROBLEM_PANELS:
-        print(family_summary_markdown(curves))
-        print(f"(one row per problem: {out_dir / 'summary.md'}, {out_dir / 'summary.csv'})")
-    else:
-        print(summary_markdown(curves))
-    if plot:
-        stem = "regret" if notion == primary else f"regret-{notion}"
-        try:
-            single = [panel.title for panel in panel_layout(curves) if panel.kind == "problem"]
-            paths = plot_regret(curves, out_dir / stem, problems=problems_of(records, single), title=title,
-                                formats=("png", "svg") if svg else ("png",))
-        except (ImportError, ValueError) as error:
-            print(f"(no plot: {error})")
-        else:
-            print("plots: " + ", ".join(str(p) for p in paths))
-    print(f"results: {out_dir}/ (units/, results.csv, manifest.json, summary.md, summary.csv)")
-
-
-def _run_spec(spec: Any, out_dir: Path, args: argparse.Namespace, title: str) -> int:
-    from dueling_gym.experiments.sweep import execute_sweep
-
-    result = execute_sweep(spec, out_dir, jobs=args.jobs, backend=args.backend, address=args.address,
-                           progress=not args.no_progress, notion=args.notion, title=title or None)
-    records = _checked_records(out_dir, result.folder_units, result.folder_records)
-    _finish_report(records, out_dir, args.notion, title, plot=not args.no_plot,
-                   primary_notion=result.manifest.get("notion"), svg=args.svg)
+def _print_report(report: Any, listing: str) -> int:
+    """Print what a study returned: its summary, its figures (or why none), its folder."""
+    print(report.summary.rstrip("\n"))
+    if report.figure_note:
+        print(f"(no plot: {report.figure_note})")
+    elif report.figures:
+        print("plots: " + ", ".join(str(path) for path in report.figures))
+    print(f"results: {report.folder}/ ({listing})")
     return 0
 
 
-def _folder_records(out_dir: Path) -> list:
-    """Verified records of a folder; says how many of its units are not finished."""
-    from dueling_gym.experiments.sweep import folder_units, load_results
-
-    units, _ = folder_units(out_dir)
-    return _checked_records(out_dir, units, load_results(out_dir))
-
-
-def _checked_records(out_dir: Path, units: list, records: list) -> list:
-    """``records`` of the folder's ``units``; warns of stray files and unfinished units."""
-    from dueling_gym.experiments.sweep import stray_files
-
-    strays = stray_files(out_dir, units)
-    if strays:
-        print(f"dueling-gym: warning: {len(strays)} file(s) in {out_dir / 'units'} belong to no unit of this folder "
-              f"and are ignored (e.g. {strays[0].name})", file=sys.stderr)
-    if not records:
-        raise ValueError(f"no finished units in {out_dir}")
-    if len(records) < len(units):
-        print(f"dueling-gym: warning: {len(units) - len(records)} of {len(units)} units of {out_dir} are not "
-              "finished; the tables and plots show the finished ones (re-run the sweep to complete it)",
-              file=sys.stderr)
-    return records
+_SWEEP_FILES = "units/, results.csv, manifest.json, summary.md, summary.csv"
 
 
 def _require_plot_extra(args: argparse.Namespace) -> None:
@@ -344,26 +271,21 @@ def _require_plot_extra(args: argparse.Namespace) -> None:
 
 def _command_run(args: argparse.Namespace) -> int:
     _require_plot_extra(args)
+    from dueling_gym.experiments.folder_report import run_and_report
     from dueling_gym.experiments.sweep import SweepSpec
 
     spec = SweepSpec(agents=tuple(args.agents), problems=tuple(args.problems), seeds=args.seeds,
                      horizon=args.horizon, shuffle_arms=not args.no_shuffle)
-    return _run_spec(spec, Path(args.out), args, title="")
+    report = run_and_report(spec, args.out, jobs=args.jobs, backend=args.backend, address=args.address,
+                            progress=not args.no_progress, notion=args.notion, plot=not args.no_plot, svg=args.svg)
+    return _print_report(report, _SWEEP_FILES)
 
 
 def _command_plot(args: argparse.Namespace) -> int:
     _require_plot_extra(args)
-    from dueling_gym.experiments.sweep import folder_units
+    from dueling_gym.experiments.folder_report import plot_folder
 
-    out_dir = Path(args.results)
-    if not out_dir.is_dir():
-        raise ValueError(f"no results in {out_dir} (not a folder)")
-    _, manifest = folder_units(out_dir)
-    records = _folder_records(out_dir)
-    notion = args.notion or manifest.get("notion") or "copeland_komiyama"
-    title = manifest.get("title") if isinstance(manifest.get("title"), str) else ""
-    _finish_report(records, out_dir, notion, title=title, plot=True, primary_notion=manifest.get("notion"), svg=args.svg)
-    return 0
+    return _print_report(plot_folder(args.results, notion=args.notion, svg=args.svg), _SWEEP_FILES)
 
 
 def _command_benchmark(args: argparse.Namespace) -> int:
@@ -386,70 +308,22 @@ def _command_verify(args: argparse.Namespace) -> int:
 
 
 def _command_reproduce(args: argparse.Namespace) -> int:
-    from dueling_gym.experiments.presets import PRESETS, get_preset
-    from dueling_gym.experiments.sweep import SweepSpec
+    from dueling_gym.experiments.presets import PRESETS, get_preset, reproduce
 
-    if args.name is not None and not args.list:
-        _require_plot_extra(args)
     if args.list or args.name is None:
         rows = [[p.name, p.title, p.reference] for p in PRESETS.values()]
         print(_format_table(["name", "experiment", "reference"], rows))
         if args.name is None and not args.list:
             raise ValueError("give a preset NAME (above) or --list")
         return 0
+    _require_plot_extra(args)
     preset = get_preset(args.name)
-    if args.out:
-        out_dir = Path(args.out)
-    else:
-        out_dir = Path("results") / (preset.name + ("-quick" if args.quick else ""))
-        out_dir.parent.mkdir(exist_ok=True)
-    if preset.kind == "pure_exploration":
-        return _reproduce_sample_complexity(preset, out_dir, args)
-    if preset.kind == "learned":
-        return _reproduce_learned(preset, out_dir, args)
-    spec = SweepSpec(**preset.sweep_arguments(args.quick))
-    if args.notion is None:
-        args.notion = preset.notion
-    print(f"{preset.title} [{'quick' if args.quick else 'full'}]: {len(spec.agents)} agents x "
-          f"{len(spec.problems)} problems x {len(spec.seeds)} seeds, T = {spec.horizon}")
-    return _run_spec(spec, out_dir, args, title=preset.title + (" (quick)" if args.quick else ""))
-
-
-def _reproduce_learned(preset: Any, out_dir: Path, args: argparse.Namespace) -> int:
-    from dueling_gym.experiments.learned_evaluation import PUBLISHED_SMALL, evaluate
-
-    options = preset.sweep_arguments(args.quick)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ValueError(f"--out {out_dir} is a file, not a folder")
-    print(f"{preset.title} [{'quick' if args.quick else 'full'}]: K = {', '.join(map(str, options['n_arms']))}, "
-          f"{options['n_problems']} problems per family, T = {', '.join(map(str, options['horizons']))}")
-    evaluate(out_dir, n_arms=options["n_arms"], horizons=options["horizons"], n_problems=options["n_problems"],
-             published=PUBLISHED_SMALL if options["published"] else (), follow_up_problems=options["follow_up_problems"],
-             follow_up_horizon=options["follow_up_horizon"], jobs=args.jobs, progress=not args.no_progress,
-             backend=args.backend, address=args.address, plot=not args.no_plot)
-    print((out_dir / "summary.md").read_text())
-    follow_up = ", follow_up.csv" if (out_dir / "follow_up.csv").exists() else ""
-    figure = ", regret.png" if (out_dir / "regret.png").exists() else ""
-    print(f"results: {out_dir}/ (units/, regret.csv, paired.csv{follow_up}, summary.md{figure})")
-    return 0
-
-
-def _reproduce_sample_complexity(preset: Any, out_dir: Path, args: argparse.Namespace) -> int:
-    from dueling_gym.experiments.sample_complexity import plot, run_study, table
-    from dueling_gym.experiments.sweep import atomic_write_text
-
-    options = preset.sweep_arguments(args.quick)
-    print(f"{preset.title} [{'quick' if args.quick else 'full'}]")
-    rows = run_study(out_dir, quick=args.quick, seeds=options["seeds"], delta=options["delta"], jobs=args.jobs,
-                     progress=not args.no_progress, backend=args.backend, address=args.address)
-    text = table(rows, options["delta"])
-    atomic_write_text(out_dir / "summary.txt", text + "\n")
-    print(text)
-    if not args.no_plot:
-        plot(rows, options["delta"], out_dir / "samples_vs_hardness.png")
-        print(f"plot: {out_dir / 'samples_vs_hardness.png'}")
-    print(f"results: {out_dir}/ (units/, summary.txt)")
-    return 0
+    print(preset.describe(args.quick))
+    report = reproduce(args.name, quick=args.quick, out=args.out,
+                       jobs=args.jobs, backend=args.backend, address=args.address, progress=not args.no_progress,
+                       plot=not args.no_plot, notion=args.notion, svg=args.svg)
+    listing = ", ".join(["units/", *(path.name for path in report.files)]) if preset.kind != "regret" else _SWEEP_FILES
+    return _print_report(report, listing)
 
 
 def _command_train(args: argparse.Namespace) -> int:

@@ -211,6 +211,13 @@ def test_reproduce_quick_preset_end_to_end(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "| multisol | ecw_rmed | 2 | 2000 |" in out
     assert (tmp_path / "regret.png").exists()
+    # The same as a Python call: nothing runs again, and the report comes back instead of being printed.
+    stamps = {path.name: path.stat().st_mtime_ns for path in (tmp_path / "units").glob("*.json")}
+    report = presets.reproduce("tiny", quick=True, out=tmp_path, progress=False, plot=False)
+    assert {path.name: path.stat().st_mtime_ns for path in (tmp_path / "units").glob("*.json")} == stamps
+    assert report.folder == tmp_path and "| multisol | ecw_rmed | 2 | 2000 |" in report.summary
+    assert report.files == (tmp_path / "summary.md", tmp_path / "summary.csv") and report.figures == ()
+    assert len(report.records) == 8 and {record["agent"] for record in report.records} == {"random", "ecw_rmed"}
 
 
 @pytest.mark.slow

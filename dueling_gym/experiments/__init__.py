@@ -3,7 +3,13 @@
 from dueling_gym.experiments.simulate import SimulationResult, derive_seeds, log_checkpoints, simulate
 
 __all__ = ["simulate", "SimulationResult", "log_checkpoints", "derive_seeds", "run_pure_exploration",
-           "PureExplorationResult"]
+           "PureExplorationResult", "reproduce", "run_and_report", "plot_folder", "Report"]
+
+# Imported on first use (module ``__getattr__``): what the command line does, as Python calls.
+_REPORTING = {"reproduce": "dueling_gym.experiments.presets",
+              "run_and_report": "dueling_gym.experiments.folder_report",
+              "plot_folder": "dueling_gym.experiments.folder_report",
+              "Report": "dueling_gym.experiments.folder_report"}
 
 
 def __getattr__(name: str):
@@ -13,4 +19,8 @@ def __getattr__(name: str):
         from dueling_gym.experiments import pure_exploration
 
         return getattr(pure_exploration, name)
+    if name in _REPORTING:
+        from importlib import import_module
+
+        return getattr(import_module(_REPORTING[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

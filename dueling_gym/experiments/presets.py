@@ -1,25 +1,33 @@
-"""Presets: the published experiments that ``dueling-gym reproduce NAME`` runs.
+"""Presets: the published experiments that :func:`reproduce` (``dueling-gym reproduce NAME``) runs.
 
-Each preset has a full version (the paper's protocol) and a ``--quick`` version that finishes
-in a few minutes on two cores.
+Each preset has a full version (the paper's protocol) and a ``quick`` version that finishes in
+a few minutes on two cores.  A preset is a type per kind of study: :class:`Preset` runs a
+regret sweep, :class:`SampleComplexityPreset` the CPE-DB sample-complexity study and
+:class:`LearnedPreset` the evaluation of the learned policies; each knows how to run and
+report itself (:meth:`Preset.run`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["Preset", "PRESETS", "get_preset"]
+from dueling_gym.experiments.folder_report import Report
+
+__all__ = ["Preset", "SampleComplexityPreset", "LearnedPreset", "PRESETS", "get_preset", "reproduce"]
 
 
 @dataclass(frozen=True)
 class Preset:
-    """A reproducible experiment.
+    """A reproducible experiment; this base class runs a regret sweep.
 
-    ``full`` and ``quick`` hold the keyword arguments of
+    ``full`` and ``quick`` hold the keyword arguments of the study: for a regret sweep those of
     :class:`~dueling_gym.experiments.sweep.SweepSpec` (agents, problems, seeds, horizon, ...).
+    Subclasses for other studies set :attr:`kind` and implement :meth:`run` and :meth:`describe`.
     """
 
     name: str
@@ -29,11 +37,91 @@ class Preset:
     quick: dict[str, Any]
     notion: str = "copeland_komiyama"
     notes: str = ""
-    kind: str = "regret"
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: The kind of study (``"regret"``, ``"pure_exploration"``, ``"learned"``).
+    kind: ClassVar[str] = "regret"
 
     def sweep_arguments(self, quick: bool) -> dict[str, Any]:
+        """The study's keyword arguments at the chosen size (a copy)."""
         return dict(self.quick if quick else self.full)
+
+    def label(self, quick: bool) -> str:
+        return f"{self.title} [{'quick' if quick else 'full'}]"
+
+    def describe(self, quick: bool) -> str:
+        """One line: what :meth:`run` will do."""
+        from dueling_gym.experiments.sweep import SweepSpec
+
+        spec = SweepSpec(**self.sweep_arguments(quick))
+        return (f"{self.label(quick)}: {len(spec.agents)} agents x {len(spec.problems)} problems x "
+                f"{len(spec.seeds)} seeds, T = {spec.horizon}")
+
+    def run(self, out_dir: Path, *, quick: bool = False, jobs: int = 1, backend: str = "local",
+            address: str | None = None, progress: bool = True, plot: bool = True, notion: str | None = None,
+            svg: bool = False) -> Report:
+        """Run the study into ``out_dir`` (only what is missing) and write its report."""
+        from dueling_gym.experiments.folder_report import run_and_report
+        from dueling_gym.experiments.sweep import SweepSpec
+
+        return run_and_report(SweepSpec(**self.sweep_arguments(quick)), out_dir, jobs=jobs, backend=backend,
+                              address=address, progress=progress, notion=notion or self.notion,
+                              title=self.title + (" (quick)" if quick else ""), plot=plot, svg=svg)
+
+
+@dataclass(frozen=True)
+class SampleComplexityPreset(Preset):
+    """The CPE-DB sample-complexity study (``full``/``quick``: ``seeds``, ``delta``)."""
+
+    kind: ClassVar[str] = "pure_exploration"
+
+    def describe(self, quick: bool) -> str:
+        return self.label(quick)
+
+    def run(self, out_dir: Path, *, quick: bool = False, jobs: int = 1, backend: str = "local",
+            address: str | None = None, progress: bool = True, plot: bool = True, notion: str | None = None,
+            svg: bool = False) -> Report:
+        from dueling_gym.atomic_files import atomic_write_text
+        from dueling_gym.experiments.sample_complexity import plot as plot_study
+        from dueling_gym.experiments.sample_complexity import run_study, table
+
+        options = self.sweep_arguments(quick)
+        rows = run_study(out_dir, quick=quick, seeds=options["seeds"], delta=options["delta"], jobs=jobs,
+                         progress=progress, backend=backend, address=address)
+        text = table(rows, options["delta"])
+        files = [out_dir / "summary.txt"]
+        atomic_write_text(files[0], text + "\n")
+        if plot:
+            files.append(out_dir / "samples_vs_hardness.png")
+            plot_study(rows, options["delta"], files[-1])
+        return Report(out_dir, text, tuple(files))
+
+
+@dataclass(frozen=True)
+class LearnedPreset(Preset):
+    """The learned policies against every classic agent (``full``/``quick``: the arguments of
+    :func:`~dueling_gym.experiments.learned_evaluation.evaluate`)."""
+
+    kind: ClassVar[str] = "learned"
+
+    def describe(self, quick: bool) -> str:
+        options = self.sweep_arguments(quick)
+        return (f"{self.label(quick)}: K = {', '.join(map(str, options['n_arms']))}, {options['n_problems']} "
+                f"problems per family, T = {', '.join(map(str, options['horizons']))}")
+
+    def run(self, out_dir: Path, *, quick: bool = False, jobs: int = 1, backend: str = "local",
+            address: str | None = None, progress: bool = True, plot: bool = True, notion: str | None = None,
+            svg: bool = False) -> Report:
+        from dueling_gym.experiments.learned_evaluation import PUBLISHED_SMALL, evaluate
+
+        options = self.sweep_arguments(quick)
+        if out_dir.exists() and not out_dir.is_dir():
+            raise ValueError(f"--out {out_dir} is a file, not a folder")
+        evaluate(out_dir, n_arms=options["n_arms"], horizons=options["horizons"], n_problems=options["n_problems"],
+                 published=PUBLISHED_SMALL if options["published"] else (),
+                 follow_up_problems=options["follow_up_problems"], follow_up_horizon=options["follow_up_horizon"],
+                 jobs=jobs, progress=progress, backend=backend, address=address, plot=plot)
+        names = ("regret.csv", "paired.csv", "follow_up.csv", "summary.md", "regret.png")
+        files = tuple(out_dir / name for name in names if (out_dir / name).exists())
+        return Report(out_dir, (out_dir / "summary.md").read_text(), files)
 
 
 _KOMIYAMA_AGENTS = ("random", "savage", "rucb", "rmed1", "ccb", "ecw_rmed")
@@ -112,13 +200,12 @@ PRESETS: dict[str, Preset] = {
                   "against K (the per-game rows are in summary.csv). The paper's figure (b) (100 games) is not "
                   "part of the preset: four times the cost for the same comparison.",
         ),
-        Preset(
+        SampleComplexityPreset(
             name="chen2020-cpe-db",
             title="CPE-DB sample complexity: CLUCB-Borda samples to stop vs the Borda hardness",
             reference="Chen, Du, Huang, Zhao, ICML 2020, Theorem 3 (CLUCB-Borda)",
             full=dict(seeds=3, delta=0.05),
             quick=dict(seeds=1, delta=0.05),
-            kind="pure_exploration",
             notes="27 random bipartite instances with l = 2..10 positions (5 when quick); "
                   "samples to stop plotted against H^B ln(1/delta).",
         ),
@@ -135,7 +222,7 @@ PRESETS: dict[str, Preset] = {
                   "Condorcet winner pay linear regret on the three matrices without one (MSLR-5 non-Condorcet, "
                   "Gap, MultiSol).",
         ),
-        Preset(
+        LearnedPreset(
             name="learned-vs-classic",
             title="The shipped learned policies against every classic agent on held-out problems",
             reference="dueling-gym (learned agent); generator families of Komiyama et al. 2016 and Zoghi et al. 2015",
@@ -143,7 +230,6 @@ PRESETS: dict[str, Preset] = {
                       follow_up_problems=40_000, follow_up_horizon=1000),
             quick=dict(n_arms=(5,), horizons=(100, 1000), n_problems=10, published=False,
                        follow_up_problems=20, follow_up_horizon=1000),
-            kind="learned",
             notes="Held-out problems of no_condorcet_winner, unique_copeland_winner and utility_based (fresh draws "
                   "from a stream independent of training and validation), one run each, plus the published "
                   "matrices with 4-6 arms (20 runs each). Mean cumulative Copeland regret (Komiyama units) at each "
@@ -161,3 +247,48 @@ def get_preset(name: str) -> Preset:
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
     return PRESETS[name]
+
+
+def preset_folder(preset: Preset, quick: bool) -> Path:
+    """The default results folder of a preset: ``results/NAME`` (``results/NAME-quick``)."""
+    return Path("results") / (preset.name + ("-quick" if quick else ""))
+
+
+def reproduce(name: str, *, quick: bool = False, out: str | os.PathLike | None = None, jobs: int = 1,
+              backend: str = "local", address: str | None = None, progress: bool = True, plot: bool = True,
+              notion: str | None = None, svg: bool = False) -> Report:
+    """Run the preset ``name`` (only what its folder lacks) and write its report.
+
+    Parameters
+    ----------
+    name : str
+        A preset of :data:`PRESETS` (``dueling-gym reproduce --list``).
+    quick : bool, default False
+        The preset's quick version (a few minutes on two cores) instead of the paper's protocol.
+    out : path, optional
+        The results folder (default: :func:`preset_folder`, ``results/NAME[-quick]``).
+    jobs, backend, address, progress :
+        Where and how the units run (see :func:`~dueling_gym.experiments.sweep.run_sweep`).
+    plot, svg :
+        Draw the figure (PNG, and SVG too).
+    notion : str, optional
+        The regret notion of the figure (default: the preset's).
+
+    Returns
+    -------
+    Report
+        The folder, the summary table, the files written and the verified records.
+
+    Examples
+    --------
+    >>> report = reproduce("komiyama2016", quick=True, out="results/k16", jobs=2)  # doctest: +SKIP
+    >>> print(report.summary)  # doctest: +SKIP
+    """
+    preset = get_preset(name)
+    if out is None:
+        out_dir = preset_folder(preset, quick)
+        out_dir.parent.mkdir(exist_ok=True)
+    else:
+        out_dir = Path(out)
+    return preset.run(out_dir, quick=quick, jobs=jobs, backend=backend, address=address, progress=progress,
+                      plot=plot, notion=notion, svg=svg)
