@@ -275,7 +275,7 @@ class SeededAgent(ABC):
     :meth:`_size_description`.
     """
 
-    #: Registry name (set by :func:`register_agent`).
+    #: Registry name (set by :func:`~dueling_gym.agents.base.register_agent`).
     name: ClassVar[str] = ""
 
     def __init__(self, *, seed: SeedLike = None):

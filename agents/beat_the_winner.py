@@ -94,7 +94,7 @@ class BeatTheWinner(KernelDuelingAgent):
     so its strong regret grows linearly.  The duel is always ``(incumbent, challenger)``.  A
     public Java implementation also offers a variant that restarts the match length at 1 when
     the incumbent loses (for non-stationary problems); the paper's rule never restarts it, which
-    is what we follow.  :meth:`recommend` returns the incumbent.  ``O(1)`` per step.
+    is what we follow.  :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the incumbent.  ``O(1)`` per step.
     """
 
     act_kernel = beat_the_winner_act

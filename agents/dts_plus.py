@@ -27,7 +27,7 @@ Choices and the public implementation:
   it (the estimate needs every ``zeta_j`` and the tied rows of ``theta``).  Pairs are independent
   and the outcome is a function of the full sample, so the law of ``a1`` is that of drawing every
   ``theta_ij`` up front.  With ``|C| = 1`` no sample is drawn, as in D-TS.
-* :meth:`recommend` returns the empirical Copeland winner (lowest index on ties), as for D-TS.
+* :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the empirical Copeland winner (lowest index on ties), as for D-TS.
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ class ECWRMED(CopelandRMEDAgent):
     -----
     Per step O(1) while the statistics are unchanged (self-duels); after a duel that changed
     them, ``O(|C_hat| K^2 log K)`` for the membership test and the sort-and-scan.
-    :meth:`recommend` returns the latest ``i_hat*``.
+    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the latest ``i_hat*``.
     :meth:`exploration_solution` evaluates line 11 on any matrix.
 
     References

@@ -95,7 +95,7 @@ class ProcedureIdentificationAgent(IdentificationMixin, ReplayPickling, DuelingA
     ``first_won = yield (i, j)`` asks for one duel and receives its outcome, and returning ends
     the run.  ``act``/``observe`` drive the generator one duel at a time, so the algorithm runs
     unchanged in the runner, the regret simulator and a Gymnasium loop.  The procedure keeps its
-    answer in attributes that :meth:`ranking` / :meth:`recommend` read.  Pickling and deep copies
+    answer in attributes that :meth:`ranking` / :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` read.  Pickling and deep copies
     replay the outcomes since the last reset (:class:`~dueling_gym.agents.base.ReplayPickling`).
     """
 

@@ -141,7 +141,7 @@ class InterleavedFilter2(KernelDuelingAgent):
     one with the smallest ``P_hat_{b_hat,b'}`` (lowest index on ties), the clearest evidence.
     A public Python implementation uses a wider radius (a factor ``sqrt(8)``), keeps no pruning
     step (IF1) and takes the first such arm; we follow the paper's IF2 and its interval (8).
-    :meth:`recommend` returns ``b_hat``.
+    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns ``b_hat``.
     """
 
     act_kernel = interleaved_filter_act

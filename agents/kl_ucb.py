@@ -100,7 +100,7 @@ class KLUCB(KernelBanditAgent):
     ``t`` is the number of pulls so far (the paper's Algorithm 1 chooses ``a_{t+1}`` with
     ``ln t``).  The ``c ln ln t`` term is added only once ``ln ln t > 0``.  Rewards in
     ``[0, 1]`` are used as they are (the Bernoulli divergence is valid for bounded rewards).
-    Unplayed arms come first, ties go to the lowest index.  :meth:`recommend` returns the most
+    Unplayed arms come first, ties go to the lowest index.  :meth:`~dueling_gym.agents.base.BanditAgent.recommend` returns the most
     played arm.  ``O(K)`` bisections per step.
     """
 

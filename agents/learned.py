@@ -14,7 +14,7 @@ summaries incrementally (and the arm records, which are cheap: each arm's wins m
 ``act`` adds the time term and evaluates the output layer.  The per-step arithmetic runs in
 small Numba-compiled loops over NumPy arrays (the network is a few hundred multiply-adds;
 NumPy's per-call overhead would dominate it).
-:meth:`recommend` is the empirical Copeland winner of the duels played.
+:meth:`~dueling_gym.agents.base.DuelingAgent.recommend` is the empirical Copeland winner of the duels played.
 """
 
 from __future__ import annotations

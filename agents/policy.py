@@ -106,7 +106,7 @@ class PolicyAgent(DuelingAgent):
 
     Notes
     -----
-    :meth:`recommend` returns the empirical Copeland winner of the duels played (lowest index
+    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the empirical Copeland winner of the duels played (lowest index
     on ties).  The policy itself is never updated; ``reset`` puts it in evaluation mode
     (``set_training_mode(False)``).  One step costs one forward pass of the network (about
     0.1-0.2 ms for SB3's default MLP); :func:`~dueling_gym.experiments.simulate` runs it in its

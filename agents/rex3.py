@@ -97,7 +97,7 @@ class REX3(KernelDuelingAgent):
     regret is sublinear but not logarithmic on stochastic problems.  The authors' published
     implementation divides the second arm's estimate by ``2^{p_b}`` (a typo for ``2 p_b``); we
     use ``2 p_b``, which makes the estimates of the two arms symmetric as in the paper.
-    :meth:`recommend` returns the arm of largest weight (lowest index on ties).  ``O(K)`` per
+    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the arm of largest weight (lowest index on ties).  ``O(K)`` per
     step.
     """
 

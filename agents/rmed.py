@@ -231,7 +231,7 @@ class RMED1(KernelDuelingAgent):
     -----
     Regret guarantees assume a Condorcet winner.  Per step ``O(K)``: only the played pair's
     divergence terms change, so ``I`` is refreshed for two arms per duel.
-    :meth:`recommend` returns ``argmin_i I_i`` (lowest index on ties).
+    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns ``argmin_i I_i`` (lowest index on ties).
 
     References
     ----------

@@ -42,7 +42,7 @@ Choices and the public implementations:
   is done here.  That code also replaces the per-pair forced exploration by a global round
   robin over all pairs while ``t < K(K-1)/2 alpha ln ln t``.
 * Ties of ``i_hat*`` are broken at random (as in :class:`~dueling_gym.agents.RMED1`);
-  :meth:`recommend` returns ``argmin_i I_i`` (lowest index on ties).
+  :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns ``argmin_i I_i`` (lowest index on ties).
 
 RMED2 assumes a Condorcet winner; RMED2FH is asymptotically optimal for a known horizon.
 Per step ``O(K)``; the forced-exploration test costs ``O(1)`` unless a pair is deficient (the

@@ -347,7 +347,7 @@ class SAVAGE(KernelDuelingAgent):
     Attributes
     ----------
     done : bool
-        True once exploration has stopped; :meth:`recommend` is then the final answer (before:
+        True once exploration has stopped; :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` is then the final answer (before:
         the current guess, primary score ``CopLo`` / Borda lower bound with ties broken by the
         empirical score).
     exploration_duels : int or None

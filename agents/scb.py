@@ -432,7 +432,7 @@ class CopelandPAC(_CopelandSolverAgent):
 
     Notes
     -----
-    Pure exploration: :attr:`done` becomes True when the solver returns; :meth:`recommend` is
+    Pure exploration: :attr:`done` becomes True when the solver returns; :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` is
     then its answer and :meth:`act` returns the self-duel ``(answer, answer)``.
     :attr:`sample_complexity` is the number of duels it used.  A tied pair (``p_ij = 1/2``)
     that the solver must resolve makes it run forever.  Per duel ``O(1)``; per round of

@@ -77,7 +77,7 @@ class SelfSparring(KernelDuelingAgent):
 
     Notes
     -----
-    Prior ``Beta(1, 1)`` per arm.  :meth:`recommend` returns the most played arm (slot plays,
+    Prior ``Beta(1, 1)`` per arm.  :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the most played arm (slot plays,
     self-duels count twice; lowest index on ties), which is more robust than
     ``argmax S / (S + F)`` for rarely played arms.  ``O(K)`` per step (``2K`` Beta draws).
     """

@@ -70,7 +70,7 @@ class BernoulliThompson(KernelBanditAgent):
     Notes
     -----
     Non-binary rewards ``r`` in ``[0, 1]`` are replaced by a Bernoulli(``r``) draw (Agrawal &
-    Goyal's trick), so the posterior stays a Beta distribution.  :meth:`recommend` returns the
+    Goyal's trick), so the posterior stays a Beta distribution.  :meth:`~dueling_gym.agents.base.BanditAgent.recommend` returns the
     most played arm (lowest index on ties).  ``O(K)`` Beta draws per step.
     """
 

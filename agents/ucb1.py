@@ -65,7 +65,7 @@ class UCB1(KernelBanditAgent):
     Notes
     -----
     Index ``mean_j + sqrt(2 ln n / n_j)`` with ``n`` the number of pulls so far; unplayed arms
-    first, ties to the lowest index.  :meth:`recommend` returns the most played arm (lowest
+    first, ties to the lowest index.  :meth:`~dueling_gym.agents.base.BanditAgent.recommend` returns the most played arm (lowest
     index on ties).  ``O(K)`` per step.
     """
 

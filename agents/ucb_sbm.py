@@ -72,7 +72,7 @@ class UCBSBM(KernelBanditAgent):
     Notes
     -----
     ``t`` is the current round, 1-based.  Unplayed arms come first and ties go to the lowest
-    index.  :meth:`recommend` returns the most played arm (lowest index on ties).
+    index.  :meth:`~dueling_gym.agents.base.BanditAgent.recommend` returns the most played arm (lowest index on ties).
     ``O(K)`` per step.
     """
 

@@ -194,7 +194,7 @@ class WinnerStaysWeak(_WinnerStays):
     Assumes a Condorcet winner.  Expected cumulative *weak* regret is bounded by a constant
     (``O(K^2)``, ``O(K log K)`` under a total order; Theorems 1 and 2), independent of the
     horizon.  The agent never plays a self-duel, so its strong regret grows linearly.
-    :meth:`recommend` returns the arm step 1 would keep (the incumbent), else the lowest index
+    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the arm step 1 would keep (the incumbent), else the lowest index
     with the largest ``C``; it draws nothing.  Per step: two ``O(K)`` scans of ``C``.
 
     Where the paper's round picture (§4) and its pseudocode could be read differently we follow
@@ -227,7 +227,7 @@ class WinnerStaysStrong(_WinnerStays):
 
     Notes
     -----
-    Exploitation phases are capped at ``2^62`` duels.  :meth:`recommend` returns the exploited
+    Exploitation phases are capped at ``2^62`` duels.  :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the exploited
     arm during exploitation, otherwise what :class:`WinnerStaysWeak` recommends.  The public
     Python port runs a single WS-W duel before each exploitation phase instead of a full round;
     we follow the paper (and the public Java port), whose bound needs the round to finish.
