@@ -60,6 +60,7 @@ PAPER_LINKS: dict[str, tuple[tuple[str, str], ...]] = {
     "mallows_mpi": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/busa-fekete14.html"),),
     "mallows_mpr": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/busa-fekete14.html"),),
     "multisbm": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),),
+    "multi_rucb": (("CIKM 2016, doi:10.1145/2983323.2983659", "https://doi.org/10.1145/2983323.2983659"),),
     "multisort": (("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/maystre17a.html"),),
     "opt_max": (("NeurIPS 2017 proceedings",
                  "https://proceedings.neurips.cc/paper/2017/hash/db98dc0dbafde48e8f74c0de001d35e4-Abstract.html"),),
@@ -87,6 +88,23 @@ PAPER_LINKS: dict[str, tuple[tuple[str, str], ...]] = {
     "versatile_db": (("ICML 2022, PMLR 162", "https://proceedings.mlr.press/v162/saha22a.html"),),
     "winner_stays": (("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/chen17c.html"),),
 }
+
+
+#: The library's own agents, which implement no published algorithm: their pages and the index
+#: say so where other modules link their paper.
+OWN_AGENTS = {
+    "learned": "None: a policy trained by reinforcement learning for this library, not the implementation "
+               "of a published algorithm.",
+    "preference_estimator": "None: this library's own identification baseline, not the implementation of a "
+                            "published algorithm; the strategy it follows is discussed in the work cited below.",
+}
+
+
+def paper_cell(module: str) -> str:
+    """The paper column of the algorithm index for ``module`` (MyST)."""
+    if module in OWN_AGENTS:
+        return "none (this library's own agent)"
+    return paper_link_line(module).removeprefix("Paper: ") or "-"
 
 
 def paper_link_line(module: str) -> str:
@@ -496,7 +514,9 @@ def algorithm_page(module_name: str, entries: list[tuple[str, type]], data: Meas
               f"{agent_target(name)} |" for name, cls in entries]
     lines += ["", "Build with `dueling_gym.agents.make_agent(name, n_arms, seed=...)`.", ""]
     link = paper_link_line(module_name)
-    if paper or link:
+    if module_name in OWN_AGENTS:
+        lines += ["## Paper", "", OWN_AGENTS[module_name], "", *([_md(paper), ""] if paper else [])]
+    elif paper or link:
         lines += ["## Paper", "", _md(paper), "", link, ""]
     lines += ["## The algorithm", ""]
     lines += [_md(block) + "\n" for block in algorithm]
@@ -527,9 +547,19 @@ def algorithm_page(module_name: str, entries: list[tuple[str, type]], data: Meas
         lines += ["None recorded beyond the description above.", ""]
     lines += measured_sections(module_name, names, data, image, f"img/{image.name}")
     lines += ["## API", "", "```{eval-rst}"]
-    lines += [f".. autoclass:: {cls.__module__}.{cls.__name__}\n   :no-index:" for cls in classes]
+    # The class is documented once, here, under the path users import it from; autodoc records
+    # its defining module's path as the canonical name, so references by either path resolve.
+    lines += [f".. autoclass:: {_public_class_path(cls)}" for cls in classes]
     lines += ["```", ""]
     return "\n".join(lines)
+
+
+def _public_class_path(cls: type) -> str:
+    """``dueling_gym.agents.<Class>`` when the package exports the class, else its module's path."""
+    import dueling_gym.agents
+
+    exported = cls.__name__ in dueling_gym.agents.__all__ and getattr(dueling_gym.agents, cls.__name__) is cls
+    return f"dueling_gym.agents.{cls.__name__}" if exported else f"{cls.__module__}.{cls.__name__}"
 
 
 def measured_fragment(module_name: str, entries: list[tuple[str, type]], data: Measurements, image: Path,

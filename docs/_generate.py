@@ -59,6 +59,7 @@ from _algorithm_pages import (
     algorithm_page,
     load_measurements,
     measured_fragment,
+    paper_cell,
     paper_link_line,
 )
 
@@ -512,7 +513,7 @@ def generate_pages(docs: Path, out: Path, scripts: list[str] | None = None) -> G
             path = out / "algorithms" / "generated" / f"{module}.md"
             _write_if_changed(path, algorithm_page(module, entries, data, image))
             generated.pages[f"algorithms/generated/{module}"] = path
-        paper = paper_link_line(module).removeprefix("Paper: ") or "-"
+        paper = paper_cell(module)
         for name, cls in entries:
             rows.append(
                 f"| `{name}` | `{cls.__name__}` | {agent_role(name)} | {agent_target(name)} | {_first_sentence(cls)} "

@@ -23,6 +23,7 @@ _write_bytecode = sys.dont_write_bytecode
 sys.dont_write_bytecode = True
 try:
     import _generate  # noqa: E402
+    import _type_phrases  # noqa: E402
 finally:
     sys.dont_write_bytecode = _write_bytecode
 
@@ -35,21 +36,72 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
+    "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    # Copies MathJax 3 into the build (_static/mathjax) and points mathjax_path there: the pages
+    # render their formulas without reaching a CDN.
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
 ]
 myst_enable_extensions = ["colon_fence", "dollarmath", "deflist"]
 myst_heading_anchors = 3
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
-exclude_patterns = ["_build", "README.md"]
+exclude_patterns = ["_build", "README.md", "_intersphinx"]
 suppress_warnings = ["myst.header"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "show-inheritance": True}
+# ``ArrayLike`` would otherwise be expanded into the union of numpy's private protocol classes.
+autodoc_type_aliases = {"ArrayLike": "numpy.typing.ArrayLike"}
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
+# The type phrases of the docstrings are turned into references by ``_type_phrases`` (napoleon's
+# own tokenizer splits shape tuples); napoleon passes the result on unchanged.
+napoleon_preprocess_types = False
+# Attributes as typed fields (like parameters), so their type phrases stay references.
+napoleon_use_ivar = True
+#: The words of the docstrings' type phrases that name something other than a class of that
+#: name (read by ``_type_phrases``).
+napoleon_type_aliases = {
+    "ndarray": ":class:`~numpy.ndarray`",
+    "array": ":class:`array <numpy.ndarray>`",
+    "array_like": ":term:`numpy:array_like`",
+    "int8": ":class:`~numpy.int8`",
+    "int32": ":class:`~numpy.int32`",
+    "int64": ":class:`~numpy.int64`",
+    "uint8": ":class:`~numpy.uint8`",
+    "float32": ":class:`~numpy.float32`",
+    "float64": ":class:`~numpy.float64`",
+    "Generator": ":class:`~numpy.random.Generator`",
+    "SeedSequence": ":class:`~numpy.random.SeedSequence`",
+    "path": ":term:`path <python:path-like object>`",
+    "path-like": ":term:`path-like <python:path-like object>`",
+    "Path": ":class:`~pathlib.Path`",
+    "sequence": ":term:`python:sequence`",
+    "sequences": ":term:`sequences <python:sequence>`",
+    "iterable": ":term:`python:iterable`",
+    "mapping": ":term:`python:mapping`",
+    "callable": ":term:`python:callable`",
+    "function": ":term:`python:function`",
+}
+# Every reference should resolve: external names through the inventories below, the package's
+# own through its API pages.  ``sphinx-build -n`` reports the ones that do not yet; this turns
+# on for every build once that report is empty.
 nitpicky = False
+
+# No network at build time: each project's inventory is a file of the repository, written by
+# _intersphinx/make_inventories.py from the names these pages reference.
+intersphinx_mapping = {
+    project: (url, str(HERE / "_intersphinx" / f"{project}.inv"))
+    for project, url in {
+        "python": "https://docs.python.org/3/",
+        "numpy": "https://numpy.org/doc/stable/",
+        "gymnasium": "https://gymnasium.farama.org/",
+        "scipy": "https://docs.scipy.org/doc/scipy/",
+    }.items()
+}
+intersphinx_timeout = 1
 
 html_theme = "furo"
 html_title = "dueling-gym"
@@ -107,7 +159,29 @@ def _malformed_tables_as_literal(app, what, name, obj, options, lines):
         index = end
 
 
+def _is_private(cls: type) -> bool:
+    return cls.__name__.startswith("_") or any(part.startswith("_") for part in cls.__module__.split("."))
+
+
+def _public_bases(app, name, obj, options, bases):
+    """Show the nearest documented ancestors in a class's *Bases* line: a private base of the
+    package (a ``_Name`` class or one from a ``_module``) has no page of its own, so it is
+    replaced by its own bases, recursively."""
+    public: list[type] = []
+    pending = list(bases)
+    while pending:
+        base = pending.pop(0)
+        if isinstance(base, type) and base.__module__.startswith("dueling_gym") and _is_private(base):
+            pending[:0] = [b for b in base.__bases__ if b is not object]
+        elif base not in public:
+            public.append(base)
+    bases[:] = public or [object]
+
+
 def setup(app):
+    app.connect("autodoc-process-bases", _public_bases)
+    # Ahead of napoleon (priority 500), which reads the type phrases.
+    app.connect("autodoc-process-docstring", _type_phrases.convert_type_phrases, priority=400)
     app.connect("autodoc-process-docstring", _fenced_code_as_rest)
     app.connect("autodoc-process-docstring", _malformed_tables_as_literal)
     _generate.setup(app)

@@ -228,3 +228,53 @@ def test_quickstart_output_is_produced_by_running_it(generated):
     assert regret["rmed1"] < regret["random"] / 5  # what the index page says about it
     assert "rmed1" in lines[0] and "recommends arm 0" in lines[0]
     assert "```{generated} run/quickstart.py\n```" in (DOCS / "index.md").read_text()
+
+
+def test_type_phrases_become_references_and_literals():
+    phrases = import_docs_module("_type_phrases")
+    aliases = {"ndarray": ":class:`~numpy.ndarray`", "array_like": ":term:`numpy:array_like`"}
+    assert phrases.split_phrase("ndarray of int64, shape (K, K)") == ["ndarray", " of ", "int64", ", ",
+                                                                     "shape (K, K)"]
+    assert phrases.convert_phrase("ndarray of int64, shape (K, K)", aliases) == (
+        ":class:`~numpy.ndarray` of :py:class:`int64`, shape ``(K, K)``")
+    assert phrases.convert_phrase('{"copeland", "borda"}, default "copeland"', aliases) == (
+        '``{"copeland", "borda"}``, *default* ``"copeland"``')
+    assert phrases.convert_phrase("array_like or str, optional", aliases) == (
+        ":term:`numpy:array_like` or :py:class:`str`, *optional*")
+    assert phrases.convert_phrase("int or None", aliases) == ":py:class:`int` or :py:obj:`None`"
+    assert phrases.convert_phrase("shipped name", aliases) == "shipped name"  # words name no object
+    docstring = ["Summary.", "", "Parameters", "----------", "x : float, default 0.5", "    The value.",
+                 "", "Returns", "-------", "ndarray, shape (K,)", "    The result."]
+    converted = phrases.convert_docstring(docstring, aliases)
+    assert converted[4] == "x : :py:class:`float`, *default* ``0.5``"
+    assert converted[5] == "    The value."
+    assert converted[9] == ":class:`~numpy.ndarray`, shape ``(K,)``"
+
+
+def test_intersphinx_inventories_are_the_script_output():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_inventories", DOCS / "_intersphinx" / "make_inventories.py")
+    script = importlib.util.module_from_spec(spec)
+    write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        spec.loader.exec_module(script)
+    finally:
+        sys.dont_write_bytecode = write_bytecode
+    for project, entries in script.TABLES.items():
+        stored = (DOCS / "_intersphinx" / f"{project}.inv").read_bytes()
+        assert stored == script.inventory_bytes(project, entries), f"rerun make_inventories.py ({project})"
+    from sphinx.util.inventory import InventoryFile
+
+    numpy_inventory = InventoryFile.loads((DOCS / "_intersphinx" / "numpy.inv").read_bytes(),
+                                          uri="https://numpy.org/doc/stable/")
+    item = numpy_inventory.data["py:class"]["numpy.ndarray"]
+    assert item.uri == "https://numpy.org/doc/stable/reference/generated/numpy.ndarray.html#numpy.ndarray"
+
+
+def test_own_agents_say_they_implement_no_paper(generated):
+    pages = import_docs_module("_algorithm_pages")
+    for module in pages.OWN_AGENTS:
+        assert module not in pages.PAPER_LINKS
+        assert pages.OWN_AGENTS[module] in _page(generated, f"algorithms/generated/{module}")
+    assert "none (this library's own agent)" in _page(generated, "algorithms/index")

@@ -64,6 +64,9 @@ _POWERS_OF_TEN = np.array([10.0**power for power in range(23)])  # exact in floa
 class LTRData:
     """A learning-to-rank data set in memory: dense features, relevance grades, query boundaries.
 
+    Use :meth:`from_arrays` to build one from arrays with validation; the arrays are stored
+    read-only.
+
     Parameters
     ----------
     features : ndarray of float32, shape (n_documents, n_features)
@@ -79,9 +82,6 @@ class LTRData:
         Where the data came from (a file path), for messages and provenance.
     dropped_queries : tuple of int, default ()
         The ids of the single-document queries removed by ``single_document_queries="drop"``.
-
-    Use :meth:`from_arrays` to build one from arrays with validation; the arrays are stored
-    read-only.
     """
 
     features: NDArray[np.float32]
