@@ -29,8 +29,9 @@ def main() -> None:
     from stable_baselines3 import PPO
 
     from dueling_gym.agents import make_agent
-    from dueling_gym.experiments.pair_policy import PairPolicy
-    from dueling_gym.experiments.training import FAMILIES, make_training_env
+    from dueling_gym.experiments.learning.pair_policy import PairPolicy
+    from dueling_gym.experiments.learning import FAMILIES
+    from dueling_gym.experiments.learning.training import make_training_env
 
     torch.set_num_threads(1)
     n_envs = arguments.n_envs
@@ -59,7 +60,8 @@ def main() -> None:
         agent.observe(agent.act(), bool(won))
     print(f"learned agent act/observe: {outcomes.size / (time.perf_counter() - start):,.0f} duels/s")
 
-    from dueling_gym.agents.learned import DATA_DIRECTORY, load_policy_weights, policy_episode_regret
+    from dueling_gym.agents.learned import DATA_DIRECTORY
+    from dueling_gym.pair_network import load_policy_weights, policy_episode_regret
     from dueling_gym.experiments import simulate
     from dueling_gym.problems.generators import ProblemSampler
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dueling_gym.agents.learned import DATA_DIRECTORY, load_policy_weights
-from dueling_gym.experiments.distillation import distill_policy, parse_teachers, teacher_states
+from dueling_gym.experiments.learning.distillation import distill_policy, parse_teachers, teacher_states
 
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)

@@ -18,6 +18,7 @@ from dueling_gym.agents.learned import (
     shipped_policies,
 )
 from dueling_gym.experiments import simulate
+from dueling_gym.experiments.learning import TRAINING_HISTORY_DIRECTORY
 from dueling_gym.observations import N_RECORD_FEATURES, arm_records, decode_observation, encode_wins, pair_features
 
 
@@ -25,18 +26,19 @@ def test_a_policy_is_shipped_for_five_arms_with_the_commands_of_every_stage():
     assert 5 in shipped_policies()
     # learned_k5 <- distilled3_k5 <- es_distilled2_k5 <- distilled2_k5 <- es_distilled_k5 <- distilled_k5
     # <- es_sigma05_k5 <- es_selfduel_k5 <- es_pooled_k5 <- es_mean_k5 <- ppo_k5: every starting
-    # point is shipped with its command.
+    # point is kept (the earlier stages in the repository's training history) with its command.
     chain = [("learned_k5.npz", "distilled3_k5.npz", 15, "es"), ("distilled3_k5.npz", "es_distilled2_k5.npz", 3, "distill"),
              ("es_distilled2_k5.npz", "distilled2_k5.npz", 10, "es"), ("distilled2_k5.npz", "es_distilled_k5.npz", 1, "distill"),
              ("es_distilled_k5.npz", "distilled_k5.npz", 6, "es"), ("distilled_k5.npz", "es_sigma05_k5.npz", 0, "distill"),
              ("es_sigma05_k5.npz", "es_selfduel_k5.npz", 4, "es"), ("es_selfduel_k5.npz", "es_pooled_k5.npz", 3, "es"),
              ("es_pooled_k5.npz", "es_mean_k5.npz", 1, "es"), ("es_mean_k5.npz", "ppo_k5.npz", 0, "es")]
     for name, init, seed, algorithm in chain:
-        _, metadata = load_policy_weights(DATA_DIRECTORY / name, 5)
+        folder = DATA_DIRECTORY if name.startswith("learned_k") else TRAINING_HISTORY_DIRECTORY
+        _, metadata = load_policy_weights(folder / name, 5)
         assert metadata["command"].startswith(f"dueling-gym train {algorithm} "), name
         assert f"--init agents/data/{init}" in metadata["command"], name
         assert metadata["config"]["n_arms"] == 5 and metadata["config"]["seed"] == seed, name
-    _, ppo = load_policy_weights(DATA_DIRECTORY / "ppo_k5.npz", 5)
+    _, ppo = load_policy_weights(TRAINING_HISTORY_DIRECTORY / "ppo_k5.npz", 5)
     assert "dueling_gym.experiments.training" in ppo["command"]
 
 
@@ -77,7 +79,7 @@ def test_arm_records_are_the_same_in_numpy_the_compiled_agent_and_torch():
     torch = pytest.importorskip("torch")
     pytest.importorskip("stable_baselines3")
     torch.set_num_threads(1)
-    from dueling_gym.experiments.pair_policy import PairNetwork
+    from dueling_gym.experiments.learning.pair_policy import PairNetwork
 
     network = PairNetwork(5, 4)
     pairs, _ = decode_observation(encode_wins(wins), 5)
@@ -100,7 +102,7 @@ def test_numpy_scores_equal_the_torch_network_on_a_run(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("stable_baselines3")
     torch.set_num_threads(1)
-    from dueling_gym.experiments.pair_policy import network_from_weights, network_weights
+    from dueling_gym.experiments.learning.pair_policy import network_from_weights, network_weights
 
     weights, metadata = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
     hidden = metadata["hidden"]
@@ -125,7 +127,7 @@ def test_numpy_scores_equal_the_torch_network_on_a_run(tmp_path):
 
 
 def test_first_version_files_load_as_the_same_network_without_max_pooling_or_context(tmp_path):
-    weights, _ = load_policy_weights(DATA_DIRECTORY / "ppo_k5.npz", 5)
+    weights, _ = load_policy_weights(TRAINING_HISTORY_DIRECTORY / "ppo_k5.npz", 5)
     hidden = weights["W1"].shape[1]
     assert weights["A"].shape == weights["G"].shape == (2 * hidden, hidden)
     assert not weights["A"][hidden:].any() and not weights["G"].any() and not weights["G_s"].any()
@@ -157,7 +159,7 @@ def test_a_tiny_training_run_is_reproducible_and_resumes(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("stable_baselines3")
     torch.set_num_threads(1)
-    from dueling_gym.experiments.training import train
+    from dueling_gym.experiments.learning.training import train
 
     settings = dict(n_arms=4, horizon=10, timesteps=160, n_envs=8, n_steps=5, batch_size=40, n_epochs=1, hidden=4,
                     eval_every=80, eval_problems=2, progress=False, seed=7, command="test")

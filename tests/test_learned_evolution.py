@@ -20,7 +20,7 @@ from dueling_gym.agents.learned import (
 )
 from dueling_gym.cli import main as cli_main
 from dueling_gym.experiments import simulate
-from dueling_gym.experiments.evolution import random_weights, train_evolution, widen_weights
+from dueling_gym.experiments.learning.evolution import random_weights, train_evolution, widen_weights
 from dueling_gym.observations import time_feature
 from dueling_gym.problems import load_problem
 

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from dueling_gym.agents import make_agent
 from dueling_gym.agents.learned import DATA_DIRECTORY, WEIGHT_NAMES, load_policy_weights
+from dueling_gym.experiments.learning import TRAINING_HISTORY_DIRECTORY
 from dueling_gym.observations import N_RECORD_FEATURES
 
 SHIPPED = DATA_DIRECTORY / "learned_k5.npz"
@@ -72,7 +73,8 @@ def _reference_loader(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]
     return weights, metadata
 
 
-@pytest.mark.parametrize("path", sorted(DATA_DIRECTORY.glob("*.npz")), ids=lambda path: path.name)
+@pytest.mark.parametrize("path", sorted([*DATA_DIRECTORY.glob("*.npz"), *TRAINING_HISTORY_DIRECTORY.glob("*.npz")]),
+                         ids=lambda path: path.name)
 def test_every_shipped_file_loads_exactly_as_before(path):
     weights, metadata = load_policy_weights(path)
     expected, expected_metadata = _reference_loader(path)
@@ -224,7 +226,7 @@ def test_metadata_of_the_wrong_type_is_refused(tmp_path, kind):
 # --- older versions of the network ---------------------------------------------------------------
 
 def test_older_versions_load_with_zeros_but_their_arrays_are_checked_too(tmp_path):
-    mean_only = {name: value for name, value in _stored(DATA_DIRECTORY / "ppo_k5.npz").items()}
+    mean_only = {name: value for name, value in _stored(TRAINING_HISTORY_DIRECTORY / "ppo_k5.npz").items()}
     assert mean_only["A"].shape == (HIDDEN, HIDDEN) and "G" not in mean_only
     weights, _ = load_policy_weights(_write(tmp_path, mean_only, "ok.npz"), 5)
     assert weights["A"].shape == (2 * HIDDEN, HIDDEN) and not weights["G"].any()

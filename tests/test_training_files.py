@@ -13,7 +13,7 @@ import pytest
 
 from dueling_gym.agents.learned import WEIGHT_NAMES, load_policy_weights
 from dueling_gym.cli import main as cli_main
-from dueling_gym.experiments.evolution import train_evolution
+from dueling_gym.experiments.learning.evolution import train_evolution
 from dueling_gym.atomic_files import atomic_write
 from dueling_gym.experiments.npz_files import (
     check_finite,
@@ -279,7 +279,7 @@ def ppo_run(tmp_path_factory):
     torch = pytest.importorskip("torch")
     pytest.importorskip("stable_baselines3")
     torch.set_num_threads(1)
-    from dueling_gym.experiments.training import train
+    from dueling_gym.experiments.learning.training import train
 
     folder = tmp_path_factory.mktemp("ppo") / "run"
     train(folder, **PPO_SETTINGS)
@@ -287,7 +287,7 @@ def ppo_run(tmp_path_factory):
 
 
 def _resume_ppo(run: Path) -> Path:
-    from dueling_gym.experiments.training import train
+    from dueling_gym.experiments.learning.training import train
 
     return train(run, **{**PPO_SETTINGS, "timesteps": 160})
 

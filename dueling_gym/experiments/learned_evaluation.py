@@ -45,10 +45,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from dueling_gym.agents import AGENT_REGISTRY, list_agents, make_agent
-from dueling_gym.agents.learned import load_policy_weights, shipped_policies
+from dueling_gym.agents.learned import shipped_policies
 from dueling_gym.experiments.runner import check_backend, run_units
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.work_units import WorkUnit, identity_digest, package_version, safe_name
+from dueling_gym.pair_network import load_policy_weights
 from dueling_gym.problems import load_problem
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.problems.preference import PreferenceMatrix
@@ -247,7 +248,7 @@ def evaluate(
     address: str | None = None,
     plot: bool = True,
 ) -> list[dict]:
-    """Run ``agents`` (default: ``learned`` and :func:`classic_agents`) and write the comparison.
+    """Run ``agents`` (default: ``learned`` and :func:`~dueling_gym.experiments.learned_evaluation.classic_agents`) and write the comparison.
 
     Each generated problem is run once (seed = its index); each published matrix
     ``runs_per_published`` times; ``n_arms`` may list several K (one problem set per family and K;

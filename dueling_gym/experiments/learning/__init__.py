@@ -1,0 +1,37 @@
+"""Training of the ``learned`` agent's pair network: one subpackage for every trainer.
+
+Modules (the trainers are imported on demand; this package itself is light):
+
+:mod:`~dueling_gym.experiments.learning.trainer`
+    :class:`~dueling_gym.experiments.learning.trainer.Trainer`, the base class of the trainers
+    (seeding, budget, checkpoints, validation log, export, command line).
+:mod:`~dueling_gym.experiments.learning.evolution`
+    evolution strategies on the regret itself (``dueling-gym train es``; NumPy only).
+:mod:`~dueling_gym.experiments.learning.distillation`
+    supervised distillation of teachers' duels (``dueling-gym train distill``; torch).
+:mod:`~dueling_gym.experiments.learning.training`
+    PPO or A2C with Stable-Baselines3 (``dueling-gym train ppo|a2c``; the ``rl`` extra).
+:mod:`~dueling_gym.experiments.learning.pair_policy`
+    the pair network in torch, as a Stable-Baselines3 policy.
+:mod:`~dueling_gym.experiments.learning.weights`, :mod:`~dueling_gym.experiments.learning.problems`
+    fresh and widened weights, and the training problems.
+
+The network itself (weights, file format, compiled forward pass, batch evaluator) is
+:mod:`dueling_gym.pair_network`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["FAMILIES", "REGRET_NOTION", "OBSERVATION", "TRAINING_HISTORY_DIRECTORY"]
+
+#: The generator families a policy is trained and evaluated on by default.
+FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
+#: The regret every trainer minimises and reports (Copeland regret on Komiyama et al.'s scale).
+REGRET_NOTION = "copeland_komiyama"
+#: What an exported policy's metadata says its input is.
+OBSERVATION = "dueling_gym.observations (pair features v1)"
+#: The earlier stages of the shipped policies (``--init`` files of their training commands).  A
+#: folder of the source repository, not of the installed package: it exists in a checkout only.
+TRAINING_HISTORY_DIRECTORY = Path(__file__).resolve().parents[3] / "training-history"

@@ -1,0 +1,339 @@
+"""Distil teachers into a pair policy: supervised learning on the duels they play.
+
+:func:`distill_policy` starts from an exported pair policy and trains its actor
+(:class:`~dueling_gym.experiments.learning.pair_policy.PairNetwork`) to play like a *teacher* on
+each problem family: a classic agent of the registry (its duels are the targets: cross-entropy on
+the duel it played, i.e. behaviour cloning, Pomerleau, *Efficient Training of Artificial Neural
+Networks for Autonomous Navigation*, Neural Computation 3(1), 1991) or the starting policy itself
+(``"init"``: its own action distribution is the target, as in policy distillation, Rusu et al.,
+*Policy Distillation*, ICLR 2016, so the student is pulled back towards what it
+already did well).  The states are the ones each teacher visits: each teacher plays
+``runs_per_family`` runs of ``horizon`` duels on fresh problems of its family, and the win counts
+before every duel are encoded as the policy's observation
+(:func:`dueling_gym.observations.encode_wins`).
+
+Why: evolution strategies improve a policy by small random steps and stall when the better
+behaviour is far from the current one.  Distillation moves the policy in one go towards a
+teacher's behaviour where the teacher is strong (e.g. Winner Stays on utility-based problems)
+while keeping its own behaviour elsewhere; evolution strategies then fine-tune the result on the
+regret itself (``dueling-gym train es --init``).  The observation is the duel statistics only,
+so the student learns the teacher's choice *given the counts*; a teacher whose choice depends on
+more (its history, phases) is imitated in distribution.
+
+    dueling-gym train distill --out results/distilled --init agents/data/learned_k5.npz \\
+        --teachers no_condorcet_winner=init,unique_copeland_winner=init,utility_based=winner_stays_strong
+
+Needs torch (the ``rl`` extra).  The result is deterministic for a given command (torch on one
+thread, seeded); a run takes a few minutes and is not resumable (it restarts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from dueling_gym.experiments.learning import REGRET_NOTION
+from dueling_gym.experiments.learning import trainer as base
+from dueling_gym.experiments.learning.weights import widen_weights
+from dueling_gym.observations import encode_wins
+from dueling_gym.pair_network import load_policy_weights, policy_episode_regret
+from dueling_gym.problems.generators import GENERATORS, ProblemSampler
+from dueling_gym.validation import check_integer, check_number
+
+__all__ = ["INIT_TEACHER", "DistillationTrainer", "distill_policy", "parse_teachers", "teacher_states", "build_parser",
+           "run_from_arguments", "main"]
+
+#: Teacher name meaning "the starting policy itself".
+INIT_TEACHER = "init"
+_VALIDATION_SALT = 0xD157
+_WIDEN_SALT = 0x1D3
+
+
+def parse_teachers(text: str) -> dict[str, str]:
+    """``"family=agent,family=agent"`` as a dict (the ``--teachers`` option)."""
+    teachers: dict[str, str] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        family, separator, agent = item.partition("=")
+        if not separator or not family or not agent:
+            raise ValueError(f"teachers must read family=agent,family=agent; got {item!r}")
+        if family in teachers:
+            raise ValueError(f"family {family!r} is given two teachers")
+        teachers[family] = agent
+    return teachers
+
+
+def _check_teachers(teachers: Mapping[str, str]) -> dict[str, str]:
+    from dueling_gym.agents import AGENT_REGISTRY
+
+    if not isinstance(teachers, Mapping) or not teachers:
+        raise ValueError("teachers must map at least one generator family to an agent name or 'init'")
+    for family, agent in teachers.items():
+        if family not in GENERATORS:
+            raise ValueError(f"unknown family {family!r}; choose from {sorted(GENERATORS)}")
+        if agent != INIT_TEACHER and agent not in AGENT_REGISTRY:
+            raise ValueError(f"unknown teacher {agent!r} for {family}; use 'init' or an agent of the registry")
+        if agent != INIT_TEACHER and AGENT_REGISTRY[agent].pure_exploration:
+            raise ValueError(f"teacher {agent!r} is a pure-exploration agent; choose a regret minimiser")
+    return dict(teachers)
+
+
+def teacher_states(duels: np.ndarray, outcomes: np.ndarray, n_arms: int) -> np.ndarray:
+    """Win counts before every duel of a recorded run, shape ``(T, K, K)`` (self-duels counted on
+    the diagonal, as the ``learned`` agent counts them)."""
+    duels = np.asarray(duels)
+    first, second = duels[:, 0], duels[:, 1]
+    won = np.asarray(outcomes, dtype=bool)
+    winner = np.where(won, first, second)
+    loser = np.where(won, second, first)
+    increments = np.zeros((len(duels), n_arms, n_arms), dtype=np.int64)
+    increments[np.arange(len(duels)), winner, loser] = 1
+    counts = np.cumsum(increments, axis=0)
+    return np.concatenate([np.zeros((1, n_arms, n_arms), dtype=np.int64), counts[:-1]])
+
+
+def _teacher_agent(teacher: str, n_arms: int, horizon: int, init: str) -> Any:
+    from dueling_gym.agents import AGENT_REGISTRY, make_agent
+
+    if teacher == INIT_TEACHER:
+        return make_agent("learned", n_arms, seed=0, policy=init)
+    needs_horizon = "horizon" in inspect.signature(AGENT_REGISTRY[teacher].__init__).parameters
+    return make_agent(teacher, n_arms, seed=0, **({"horizon": horizon} if needs_horizon else {}))
+
+
+def _record_teachers(config: Mapping[str, Any], seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The states every teacher visits, the duels it played there, and whether the teacher is
+    ``"init"`` (whose target is its action distribution rather than its duel)."""
+    from dueling_gym.experiments.simulate import simulate
+
+    n_arms, horizon = config["n_arms"], config["horizon"]
+    observations, actions, from_init = [], [], []
+    for index, (family, teacher) in enumerate(config["teachers"].items()):
+        rng = np.random.default_rng(np.random.SeedSequence([seed, index]))
+        sampler = ProblemSampler(family, n_arms=n_arms)
+        for run in range(config["runs_per_family"]):
+            problem = sampler(rng)
+            agent = _teacher_agent(teacher, n_arms, horizon, config["init"])
+            # simulate seeds the agent and the duels from this one number.
+            run_seed = int(np.random.SeedSequence([seed, index, run]).generate_state(1)[0])
+            result = simulate(agent, problem, horizon, seed=run_seed, record_duels=True)
+            observations.append(encode_wins(teacher_states(result.duels, result.outcomes, n_arms)))
+            actions.append(np.asarray(result.duels[:, 0]) * n_arms + np.asarray(result.duels[:, 1]))
+            from_init.append(np.full(horizon, teacher == INIT_TEACHER))
+    return np.concatenate(observations), np.concatenate(actions), np.concatenate(from_init)
+
+
+class DistillationTrainer(base.Trainer):
+    """Distillation of teachers into the pair network (see :func:`distill_policy` for the settings).
+
+    One unit of the budget is an epoch of Adam over every recorded state; not resumable (a run
+    takes minutes and restarts).
+    """
+
+    algorithm = "distill"
+    resumable = False
+    budget_unit = "epoch"
+
+    def configure(self) -> dict[str, Any]:
+        s = self.settings
+        config: dict[str, Any] = {
+            "algorithm": self.algorithm, "teachers": _check_teachers(s["teachers"]),
+            "n_arms": check_integer("n_arms", s["n_arms"], minimum=2),
+            "horizon": check_integer("horizon", s["horizon"], minimum=1),
+            "runs_per_family": check_integer("runs_per_family", s["runs_per_family"], minimum=1),
+            "epochs": check_integer("epochs", s["epochs"], minimum=1),
+            "learning_rate": check_number("learning_rate", s["learning_rate"], minimum=0.0),
+            "batch_size": check_integer("batch_size", s["batch_size"], minimum=1),
+            "eval_problems": check_integer("eval_problems", s["eval_problems"], minimum=1),
+            "init": str(s["init"]), "seed": self.seed,
+        }
+        if not Path(s["init"]).is_file():
+            raise ValueError(f"init file {str(s['init'])!r} does not exist")
+        self.initial, _ = load_policy_weights(s["init"])  # any K: the weights do not depend on it
+        init_hidden = int(self.initial["W1"].shape[1])
+        hidden = s["hidden"]
+        if hidden is not None and check_integer("hidden", hidden, minimum=1) < init_hidden:
+            raise ValueError(f"hidden={hidden} is narrower than the starting policy ({init_hidden} units); "
+                             "a student can only be as wide or wider")
+        config["hidden"] = init_hidden if hidden is None else int(hidden)
+        return config
+
+    @property
+    def budget(self) -> int:
+        return self.config["epochs"]
+
+    def setup(self) -> None:
+        import torch
+
+        from dueling_gym.experiments.learning.pair_policy import network_from_weights
+
+        c = self.config
+        self.seed_torch()
+        observations, actions, from_init = _record_teachers(c, self.seed)
+        self.observations, self.actions = torch.as_tensor(observations), torch.as_tensor(actions)
+        self.init_mask = torch.as_tensor(from_init)
+        student = widen_weights(self.initial, c["hidden"], self.stream(_WIDEN_SALT))
+        self.network = network_from_weights(student, c["n_arms"])
+        self.reference = network_from_weights(self.initial, c["n_arms"])  # the frozen starting policy: the "init" teacher
+        parameters = [parameter for name, parameter in self.network.named_parameters() if not name.startswith("value")]
+        self.optimiser = torch.optim.Adam(parameters, lr=c["learning_rate"])
+        self.shuffle = torch.Generator().manual_seed(self.seed)
+        validation_rng = self.stream(_VALIDATION_SALT)
+        self.validation = []
+        for family in c["teachers"]:
+            sampler = ProblemSampler(family, n_arms=c["n_arms"])
+            problems = [sampler(validation_rng) for _ in range(c["eval_problems"])]
+            self.validation.append((np.stack([problem.matrix for problem in problems]),
+                                    np.stack([problem.regret_matrix(REGRET_NOTION) for problem in problems])))
+        self.last_loss = float("nan")
+
+    def update(self) -> None:
+        import torch
+
+        n_states, batch_size = self.observations.shape[0], self.config["batch_size"]
+        order = torch.randperm(n_states, generator=self.shuffle)
+        total = 0.0
+        for start in range(0, n_states, batch_size):
+            rows = order[start:start + batch_size]
+            logits = self.network.forward_actor(self.observations[rows])
+            targets = torch.nn.functional.one_hot(self.actions[rows], logits.shape[1]).to(logits.dtype)
+            own = self.init_mask[rows]
+            if own.any():
+                with torch.no_grad():
+                    targets[own] = torch.softmax(self.reference.forward_actor(self.observations[rows][own]), dim=1)
+            loss = torch.nn.functional.cross_entropy(logits, targets)
+            self.optimiser.zero_grad()
+            loss.backward()
+            self.optimiser.step()
+            total += loss.item() * len(rows)
+        self.last_loss = total / n_states
+
+    def validate(self) -> None:
+        from dueling_gym.experiments.learning.pair_policy import network_weights
+
+        c, families = self.config, list(self.config["teachers"])
+        weights = {name: value.astype(np.float64) for name, value in network_weights(self.network).items()}
+        means = [float(policy_episode_regret(weights, probabilities, regrets, c["horizon"],
+                                             self.stream(_VALIDATION_SALT, 1)).mean())
+                 for probabilities, regrets in self.validation]
+        row = {"epoch": self.completed, "loss": round(self.last_loss, 5), "wall_time": self.elapsed()}
+        row.update({family: round(mean, 2) for family, mean in zip(families, means)})
+        self.log_validation(row, f"epoch {self.completed}: loss {self.last_loss:.4f}, validation regret at "
+                            f"T={c['horizon']} " + ", ".join(f"{family} {mean:.1f}" for family, mean in zip(families, means)))
+
+    def export_metadata(self) -> dict[str, Any]:
+        return {"epochs": self.config["epochs"]}
+
+    def export(self) -> Path:
+        from dueling_gym.experiments.learning.pair_policy import network_weights
+
+        return self.export_policy(network_weights(self.network), n_arms=np.array(self.config["n_arms"]),
+                                  hidden=np.array(self.config["hidden"]))
+
+
+def distill_policy(
+    output_dir: str | Path,
+    *,
+    init: str | Path,
+    teachers: Mapping[str, str],
+    n_arms: int = 5,
+    horizon: int = 1000,
+    runs_per_family: int = 300,
+    epochs: int = 6,
+    learning_rate: float = 2e-3,
+    batch_size: int = 4096,
+    eval_problems: int = 150,
+    seed: int = 0,
+    hidden: int | None = None,
+    progress: bool = True,
+    command: str | None = None,
+) -> Path:
+    """Distil ``teachers`` into the policy ``init``; return the path of the exported ``policy.npz``.
+
+    Parameters
+    ----------
+    output_dir : path
+        Receives ``config.json``, ``evaluations.csv`` (validation regret after every epoch) and
+        ``policy.npz`` (the last epoch's weights, with the configuration and command; written
+        atomically, and refused with a ValueError if the weights are not all finite).
+    init : path
+        The exported pair policy to start from; also the teacher ``"init"``.
+    teachers : mapping of str to str
+        Generator family -> teacher: an agent of the registry (default hyperparameters; a
+        horizon-aware agent gets ``horizon``) or ``"init"``.
+    n_arms, horizon, runs_per_family
+        Each teacher plays ``runs_per_family`` runs of ``horizon`` duels on fresh problems of its
+        family with ``n_arms`` arms.
+    epochs, learning_rate, batch_size
+        Adam on the mean loss over all recorded states (every family weighs by its number of
+        states, i.e. equally).
+    eval_problems : int
+        Validation problems per family (an independent stream), one run each after every epoch.
+    seed : int
+        Seeds the problems, the teachers' runs, the shuffling and torch.
+    hidden : int, optional
+        Width of the student (default: the starting policy's).  A wider student starts as
+        exactly the starting policy, with new units whose output weights are zero
+        (:func:`~dueling_gym.experiments.learning.weights.widen_weights`, drawn from ``seed``);
+        the supervised steps then train them with the rest.
+    progress : bool
+        Show a tqdm progress bar.
+    command : str, optional
+        The command line recorded with the exported weights (default: ``sys.argv``).
+    """
+    settings = dict(init=init, teachers=teachers, n_arms=n_arms, horizon=horizon, runs_per_family=runs_per_family,
+                    epochs=epochs, learning_rate=learning_rate, batch_size=batch_size, eval_problems=eval_problems,
+                    hidden=hidden)
+    return DistillationTrainer(output_dir, settings, seed=seed, resume=False, progress=progress, command=command).run()
+
+
+def _teachers_argument(text: str) -> dict[str, str]:
+    # argparse shows an ArgumentTypeError's own message (a ValueError becomes "invalid value").
+    try:
+        return parse_teachers(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+#: The command-line options of :func:`distill_policy`, in ``--help`` order.
+OPTIONS = (
+    base.Option("--out", "output folder", required=True, keyword=""),
+    base.Option("--init", "exported policy to start from (also the teacher 'init')", required=True),
+    base.Option("--teachers", "family=agent pairs, comma-separated; agent 'init' keeps the starting policy's behaviour",
+                type=_teachers_argument, required=True),
+    base.Option("--n-arms", "number of arms K of the problems", 5, int),
+    base.Option("--horizon", "duels per teacher run", 1000, int),
+    base.Option("--runs-per-family", "teacher runs recorded per family", 300, int),
+    base.Option("--epochs", "passes over the recorded duels", 6, int),
+    base.Option("--learning-rate", "optimiser step size", 2e-3, float),
+    base.Option("--batch-size", "minibatch size", 4096, int),
+    base.Option("--eval-problems", "held-out validation problems per family", 150, int),
+    base.SEED,
+    base.Option("--hidden", "width of the student (default: the starting policy's; wider starts as the same policy)",
+                None, int),
+    base.NO_PROGRESS,
+)
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The options of :func:`distill_policy` (shared with ``dueling-gym train distill``)."""
+    return base.build_parser(OPTIONS, parser, description="Distil teachers into a pair policy.")
+
+
+def run_from_arguments(arguments: argparse.Namespace, command: str) -> Path:
+    """Call :func:`distill_policy` with parsed :func:`build_parser` options."""
+    return base.run_from_arguments(distill_policy, OPTIONS, arguments, command)
+
+
+def main(argv: Sequence[str] | None = None) -> Path:
+    """Command-line entry point (``python -m dueling_gym.experiments.distillation --help``)."""
+    return base.command_line_main(build_parser(), run_from_arguments, "dueling_gym.experiments.distillation", argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""The training and validation problems of the trainers: draws from mixtures of generator families."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from dueling_gym.experiments.learning import REGRET_NOTION
+from dueling_gym.problems.generators import GENERATORS, ProblemSampler
+from dueling_gym.validation import check_integer
+
+__all__ = ["check_families", "MixtureSampler", "ProblemBatch"]
+
+
+def check_families(families: Sequence[str]) -> tuple[str, ...]:
+    """``families`` as a tuple of generator names; a ValueError names the unknown ones."""
+    families = tuple(families)
+    unknown = [name for name in families if name not in GENERATORS]
+    if not families or unknown:
+        raise ValueError(f"families must name generators from {sorted(GENERATORS)}, got {list(families)}")
+    return families
+
+
+class MixtureSampler:
+    """A picklable ``rng -> PreferenceMatrix`` sampler drawing each problem from a family chosen
+    uniformly at random (one ``rng.integers`` draw, then the family's generator)."""
+
+    def __init__(self, families: Sequence[str], n_arms: int):
+        families = tuple(families)
+        if not families:
+            raise ValueError("families must name at least one generator")
+        unknown = [name for name in families if name not in GENERATORS]
+        if unknown:
+            raise ValueError(f"unknown problem families {unknown}; choose from {sorted(GENERATORS)}")
+        self.families = families
+        self.n_arms = check_integer("n_arms", n_arms, minimum=2)
+        self._samplers = [ProblemSampler(name, n_arms=self.n_arms) for name in families]
+
+    @property
+    def always_has_condorcet_winner(self) -> bool:
+        """True when every family always has a Condorcet winner."""
+        return all(sampler.always_has_condorcet_winner for sampler in self._samplers)
+
+    def __call__(self, rng: np.random.Generator) -> Any:
+        return self._samplers[int(rng.integers(len(self._samplers)))](rng)
+
+    def __repr__(self) -> str:
+        return f"MixtureSampler({list(self.families)!r}, n_arms={self.n_arms})"
+
+
+class ProblemBatch:
+    """``per_family`` problems of each family as stacked arrays, with each family's regret of
+    uniformly random duels over ``horizon`` duels (known in closed form).
+
+    Attributes
+    ----------
+    problems : list of list of dueling_gym.problems.PreferenceMatrix
+        The problems, family by family (drawn in that order from ``rng``).
+    probabilities, regrets : ndarray, shape (n_families * per_family, K, K)
+        The matrices and their per-duel regret tables (:data:`~dueling_gym.experiments.learning.REGRET_NOTION`).
+    labels : ndarray of int
+        The family index of every problem.
+    normaliser : ndarray of float
+        What :meth:`score` divides each family's mean regret by (default: the random-duel regret).
+    objective : {"mean", "worst"}
+        How :meth:`score` combines the families.
+    """
+
+    def __init__(self, families: Sequence[str], n_arms: int, per_family: int, horizon: int, rng: np.random.Generator):
+        matrices, regrets, labels, random_regret = [], [], [], []
+        self.problems: list[list[Any]] = []
+        for index, family in enumerate(families):
+            sampler = ProblemSampler(family, n_arms=n_arms)
+            problems = [sampler(rng) for _ in range(per_family)]
+            self.problems.append(problems)
+            matrices += [problem.matrix for problem in problems]
+            regrets += [problem.regret_matrix(REGRET_NOTION) for problem in problems]
+            labels += [index] * per_family
+            random_regret.append(horizon * np.mean([problem.expected_random_regret(REGRET_NOTION) for problem in problems]))
+        self.probabilities = np.stack(matrices)
+        self.regrets = np.stack(regrets)
+        self.labels = np.asarray(labels)
+        self.random_regret = np.asarray(random_regret)
+        self.normaliser = self.random_regret
+        self.objective = "mean"
+        self.n_families = len(families)
+
+    def family_means(self, totals: np.ndarray) -> np.ndarray:
+        """The mean of ``totals`` (one per problem) over each family's problems."""
+        return np.array([totals[self.labels == index].mean() for index in range(self.n_families)])
+
+    def score(self, totals: np.ndarray) -> float:
+        """Mean (or, with objective "worst", maximum) over families of (mean regret / the family's
+        normaliser): lower is better.  A family whose normaliser is 0 (e.g. every arm a winner:
+        no duel costs anything) contributes 0."""
+        means = self.family_means(totals)
+        ratios = np.divide(means, self.normaliser, out=np.zeros_like(means), where=self.normaliser > 0)
+        return float(np.max(ratios) if self.objective == "worst" else np.mean(ratios))

@@ -1,0 +1,374 @@
+"""The base class of the trainers of the pair network, and their shared command-line glue.
+
+:class:`Trainer` follows the design of Stable-Baselines3's ``BaseAlgorithm``
+(``stable_baselines3/common/base_class.py``; Raffin et al., *Stable-Baselines3: Reliable
+Reinforcement Learning Implementations*, JMLR 22(268), 2021): a small abstract base owns what
+every training run does the same way, and names exactly what each algorithm implements.
+
+The base owns:
+
+* **seeding**: :meth:`Trainer.stream` gives independent generators keyed by the run's seed and a
+  salt (:class:`numpy.random.SeedSequence`), :meth:`Trainer.seed_torch` one-thread seeded torch;
+* **the output folder**: ``config.json`` (a resumed run must have the same configuration, its
+  budget aside), the "already finished, nothing to do" rule (``finished.json``, for trainers
+  that declare :attr:`Trainer.finished_key`);
+* **the budget**: :attr:`Trainer.budget` units (generations, epochs, duels), of which
+  :attr:`Trainer.completed` are done, and the progress bar;
+* **checkpoints**: resume when a checkpoint is there (:meth:`Trainer.load_checkpoint`), write
+  them atomically and refuse non-finite ones (:meth:`Trainer.save_checkpoint_arrays`);
+* **the validation log** ``evaluations.csv`` (a fresh run starts it afresh, a resumed run appends);
+* **the export** of ``policy.npz`` with the configuration and the command
+  (:meth:`Trainer.export_policy`), and the final report;
+* **the command line**: :class:`Option` declares an option once (flag, help, default, how it
+  maps to the trainer's keyword), :func:`build_parser` and :func:`run_from_arguments` turn a
+  trainer's declared options into its parser and its call.
+
+A subclass implements :meth:`~Trainer.configure` (check the settings, return the
+configuration), :meth:`~Trainer.setup` (problems, model, starting weights),
+:meth:`~Trainer.update` (one unit of the budget: a generation, an epoch),
+:meth:`~Trainer.validate` (evaluate and log) and :meth:`~Trainer.export` (write the result);
+resumable trainers add :meth:`~Trainer.load_checkpoint` and :meth:`~Trainer.save_checkpoint`.
+A trainer whose library runs its own loop (Stable-Baselines3) overrides :meth:`~Trainer.learn`.
+"""
+
+from __future__ import annotations
+
+import abc
+import argparse
+import csv
+import json
+import shlex
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, ClassVar, Mapping, Sequence
+
+import numpy as np
+
+from dueling_gym.atomic_files import atomic_write
+from dueling_gym.experiments.learning import OBSERVATION
+from dueling_gym.experiments.npz_files import check_finite, save_npz_atomically, save_policy_atomically
+from dueling_gym.validation import check_bool, check_integer
+
+__all__ = ["Trainer", "Option", "build_parser", "run_from_arguments", "command_line_main", "START_AFRESH"]
+
+#: How to get past a run that cannot resume, in the words of the command line and of Python.
+START_AFRESH = "--no-resume (resume=False from Python)"
+
+
+class Trainer(abc.ABC):
+    """One training run of the pair network into an output folder (see the module docstring).
+
+    Parameters
+    ----------
+    output_dir : path
+        The run's folder (created if missing).
+    settings : dict
+        The trainer's own keyword arguments, checked by :meth:`configure`.
+    seed : int
+        Seeds every draw of the run (through :meth:`stream`).
+    resume : bool
+        Continue from the folder's checkpoint (if the trainer is resumable and there is one).
+    progress : bool
+        Show a progress bar.
+    command : str, optional
+        The command line recorded with the exported weights (default: ``sys.argv``).
+    """
+
+    #: Short name of the algorithm (``config["algorithm"]`` where the trainer records it).
+    algorithm: ClassVar[str]
+    #: Whether a run continues from the folder's checkpoint (and checks its configuration).
+    resumable: ClassVar[bool] = True
+    #: Key of ``finished.json`` counting the budget trained; None: no "already finished" rule.
+    finished_key: ClassVar[str | None] = None
+    #: What one unit of :attr:`budget` is called (progress bar, messages).
+    budget_unit: ClassVar[str] = "step"
+    #: The configuration key of the budget, ignored when a resumed run's configuration is compared.
+    budget_key: ClassVar[str | None] = None
+
+    def __init__(self, output_dir: str | Path, settings: Mapping[str, Any], *, seed: int, resume: bool = True,
+                 progress: bool = True, command: str | None = None):
+        self.settings = dict(settings)
+        self.seed = check_integer("seed", seed, minimum=0)
+        self.resume = check_bool("resume", resume)
+        self.progress = check_bool("progress", progress)
+        self.output = Path(output_dir)
+        #: The number of budget units done (resumed runs start at their checkpoint's).
+        self.completed = 0
+        self.config: dict[str, Any] = self.configure()
+        self.command = command if command is not None else shlex.join([Path(sys.executable).name, *sys.argv])
+        self.evaluations_path = self.output / "evaluations.csv"
+        self.started = time.perf_counter()
+
+    # --- what a subclass implements ------------------------------------------------------------
+
+    @property
+    @abc.abstractmethod
+    def budget(self) -> int:
+        """Total units of training (a resumed run stops there too)."""
+
+    @abc.abstractmethod
+    def configure(self) -> dict[str, Any]:
+        """Check ``settings`` (``ValueError``/``TypeError`` naming the bad one) and return the
+        configuration written to ``config.json`` and recorded with the policy."""
+
+    @abc.abstractmethod
+    def setup(self) -> None:
+        """Build what training needs (problems, model, starting weights); the folder exists."""
+
+    @abc.abstractmethod
+    def update(self) -> None:
+        """Train one unit of the budget (the base counts it in ``completed`` afterwards)."""
+
+    @abc.abstractmethod
+    def validate(self) -> None:
+        """Evaluate the current policy and log it (:meth:`~dueling_gym.experiments.learning.trainer.Trainer.log_validation`)."""
+
+    @abc.abstractmethod
+    def export(self) -> Path:
+        """Write the result of the run (usually through :meth:`~dueling_gym.experiments.learning.trainer.Trainer.export_policy`); return its path."""
+
+    def validation_due(self) -> bool:
+        """Whether to validate (and checkpoint) after the unit just completed (default: every unit)."""
+        return True
+
+    def load_checkpoint(self) -> bool:
+        """Restore the folder's checkpoint if there is one (True), refusing a damaged one with a
+        ValueError naming the file; resumable trainers implement it."""
+        return False
+
+    def save_checkpoint(self) -> None:
+        """Write a checkpoint of the run (resumable trainers implement it)."""
+
+    def progress_text(self) -> str:
+        """Where the run stands, for messages (e.g. ``generation 3``)."""
+        return f"{self.completed} {self.budget_unit}s"
+
+    def export_metadata(self) -> dict[str, Any]:
+        """What the exported policy's metadata records between the command and the observation."""
+        return {}
+
+    # --- the run ---------------------------------------------------------------------------------
+
+    def run(self) -> Path:
+        """Prepare the folder, set up, resume or start afresh, train the budget, export."""
+        finished = self.prepare_output()
+        if finished is not None:
+            return finished
+        self.setup()
+        resumed = self.resumable and self.resume and self.load_checkpoint()
+        if resumed:
+            print(f"resuming {self.output} from {self.progress_text()}")
+        elif self.evaluations_path.exists():
+            self.evaluations_path.unlink()  # a fresh run owns its log
+        self.learn()
+        return self.finish()
+
+    def prepare_output(self) -> Path | None:
+        """Create the folder, refuse another configuration on resume, apply the finished rule
+        (return the finished run's result) and write ``config.json``."""
+        self.output.mkdir(parents=True, exist_ok=True)
+        config_path = self.output / "config.json"
+        if self.resumable and self.resume and config_path.exists():
+            if self._comparable(json.loads(config_path.read_text())) != self._comparable(self.config):
+                raise ValueError(f"{self.output} holds a run with another configuration; use another output folder or "
+                                 f"start afresh with {START_AFRESH}")
+        if self.finished_key is not None:
+            finished_path = self.output / "finished.json"
+            if self.resume and finished_path.exists():
+                finished = json.loads(finished_path.read_text())
+                if finished.get(self.finished_key, -1) >= self.budget and (self.output / finished["result"]).exists():
+                    # A finished run is left as it is: training again would go past its budget and
+                    # replace its policy.
+                    print(f"{self.output} finished its training ({finished[self.finished_key]} {self.budget_unit}s for a "
+                          f"budget of {self.budget}); nothing to do (--no-resume trains again from scratch)")
+                    return self.output / finished["result"]
+            finished_path.unlink(missing_ok=True)  # this run is not finished until it says so
+        config_path.write_text(json.dumps(self.config, indent=1) + "\n")
+        return None
+
+    def _comparable(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {key: value for key, value in config.items() if key != self.budget_key}
+
+    def learn(self) -> None:
+        """Validate the starting point of a fresh run, then train unit by unit up to the budget,
+        validating and checkpointing whenever :meth:`~dueling_gym.experiments.learning.trainer.Trainer.validation_due`."""
+        from tqdm.auto import tqdm
+
+        self.started = time.perf_counter()
+        if self.completed == 0:
+            self.validate()
+        with tqdm(total=self.budget, initial=self.completed, unit=self.budget_unit, disable=not self.progress) as bar:
+            while self.completed < self.budget:
+                self.update()
+                self.completed += 1
+                bar.update(1)
+                if self.validation_due() or self.completed == self.budget:
+                    self.validate()
+                    self.save_checkpoint()
+
+    def finish(self) -> Path:
+        """Export the result and, with the finished rule, record that the run is finished."""
+        result = self.export()
+        if self.finished_key is not None:
+            text = json.dumps({self.finished_key: int(self.completed), "result": result.name})
+            with atomic_write(self.output / "finished.json") as handle:
+                handle.write(text.encode())
+        return result
+
+    # --- services for subclasses -----------------------------------------------------------------
+
+    def stream(self, *salt: int) -> np.random.Generator:
+        """An independent generator of this run: ``default_rng(SeedSequence([seed, *salt]))``."""
+        return np.random.default_rng(np.random.SeedSequence([self.seed, *salt]))
+
+    def seed_torch(self) -> None:
+        """Seed torch for this run, on one thread (small networks on shared cores: more threads
+        are slower and make the result depend on the machine)."""
+        import torch
+
+        torch.set_num_threads(1)
+        torch.manual_seed(self.seed)
+
+    def elapsed(self) -> float:
+        """Seconds since training started, rounded to tenths (the log's ``wall_time``)."""
+        return round(time.perf_counter() - self.started, 1)
+
+    def log_validation(self, row: Mapping[str, Any], message: str) -> None:
+        """Append ``row`` to ``evaluations.csv`` (with a header when the file is new) and show ``message``."""
+        from tqdm.auto import tqdm
+
+        new = not self.evaluations_path.exists()
+        with self.evaluations_path.open("a", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(row))
+            if new:
+                writer.writeheader()
+            writer.writerow(row)
+        tqdm.write(message)
+
+    def refuse_non_finite(self, path: Path, arrays: Mapping[str, object], kept: str) -> None:
+        """Stop a diverged run before it writes ``path``: a ValueError if an array is not finite
+        (the run keeps its last good checkpoint rather than saving a state every resume refuses)."""
+        check_finite(arrays, f"refusing to write {path}", f"training diverged by {self.progress_text()} ({kept})")
+
+    def save_checkpoint_arrays(self, path: Path, checked: Mapping[str, np.ndarray], **extra: object) -> None:
+        """Write ``checked`` (which must be finite) and ``extra`` to ``path`` atomically."""
+        self.refuse_non_finite(path, checked, "the previous checkpoint is kept")
+        save_npz_atomically(path, **checked, **extra)
+
+    def export_policy(self, weights: Mapping[str, np.ndarray], **sizes: np.ndarray) -> Path:
+        """Write ``policy.npz``: ``weights``, ``sizes`` (``n_arms``, ``hidden``) and the metadata
+        (configuration, command, :meth:`export_metadata`, observation), atomically and refusing
+        non-finite weights."""
+        metadata = {"config": self.config, "command": self.command, **self.export_metadata(), "observation": OBSERVATION}
+        target = self.output / "policy.npz"
+        save_policy_atomically(target, weights, **sizes, metadata=np.array(json.dumps(metadata)))
+        return target
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line option of a trainer, declared once for its parser and its call.
+
+    Attributes
+    ----------
+    flag : str
+        The option (``"--n-arms"``); its destination is the flag without dashes, ``-`` as ``_``.
+    help : str
+    default : object
+        Shown in ``--help`` (the parsers use :class:`argparse.ArgumentDefaultsHelpFormatter`).
+    type : callable, optional
+        Parses the text (``int``, ``float``, ...).
+    choices : sequence, optional
+    required : bool
+    switch : bool
+        A flag without value (``store_true``).
+    keyword : str, optional
+        The trainer's keyword argument (default: the destination); ``""``: passed to none.
+    convert : callable, optional
+        Parsed value -> keyword value (e.g. the comma-separated families -> a list).
+    """
+
+    flag: str
+    help: str
+    default: Any = None
+    type: Callable[[str], Any] | None = None
+    choices: Sequence[Any] | None = None
+    required: bool = False
+    switch: bool = False
+    keyword: str | None = None
+    convert: Callable[[Any], Any] | None = None
+
+    @property
+    def destination(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        if self.switch:
+            parser.add_argument(self.flag, action="store_true", help=self.help)
+            return
+        extra: dict[str, Any] = {"required": True} if self.required else {"default": self.default}
+        if self.type is not None:
+            extra["type"] = self.type
+        if self.choices is not None:
+            extra["choices"] = self.choices
+        parser.add_argument(self.flag, help=self.help, **extra)
+
+    def keyword_value(self, arguments: argparse.Namespace) -> tuple[str, Any] | None:
+        if self.keyword == "":
+            return None
+        value = getattr(arguments, self.destination)
+        return self.keyword or self.destination, self.convert(value) if self.convert else value
+
+
+def _split_families(text: str) -> list[str]:
+    return [name for name in text.split(",") if name]
+
+
+def _negate(value: bool) -> bool:
+    return not value
+
+
+def families_option(default: Sequence[str]) -> Option:
+    """``--families``: comma-separated generator families (the keyword ``families``, a list)."""
+    return Option("--families", "comma-separated generator families", ",".join(default), convert=_split_families)
+
+
+#: ``--out``, the output folder (the trainers' first positional argument).
+OUT = Option("--out", "output folder (resumes from its checkpoint)", required=True, keyword="")
+#: ``--seed``.
+SEED = Option("--seed", "seed of every random draw of the training", 0, int)
+#: ``--no-resume`` (the keyword ``resume``, negated).
+NO_RESUME = Option("--no-resume", "start afresh instead of resuming from the folder's checkpoint", switch=True,
+                   keyword="resume", convert=_negate)
+#: ``--no-progress`` (the keyword ``progress``, negated).
+NO_PROGRESS = Option("--no-progress", "no progress bar", switch=True, keyword="progress", convert=_negate)
+
+
+def build_parser(options: Sequence[Option], parser: argparse.ArgumentParser | None = None, *,
+                 description: str = "") -> argparse.ArgumentParser:
+    """Add ``options`` to ``parser`` (default: a new parser showing every default in ``--help``)."""
+    if parser is None:
+        parser = argparse.ArgumentParser(description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    for option in options:
+        option.add_to(parser)
+    return parser
+
+
+def run_from_arguments(function: Callable[..., Path], options: Sequence[Option], arguments: argparse.Namespace,
+                       command: str) -> Path:
+    """Call ``function(arguments.out, **keywords, command=command)`` with the keyword of every option."""
+    keywords = dict(pair for pair in (option.keyword_value(arguments) for option in options) if pair is not None)
+    return function(arguments.out, **keywords, command=command)
+
+
+def command_line_main(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace, str], Path], module: str,
+                      argv: Sequence[str] | None) -> Path:
+    """Parse ``argv``, train through ``run(arguments, command)`` recording ``python -m module ...``
+    as the command, and report the result's path."""
+    arguments = parser.parse_args(argv)
+    command = shlex.join(["python", "-m", module, *(sys.argv[1:] if argv is None else argv)])
+    path = run(arguments, command)
+    print(f"wrote {path}")
+    return path

@@ -1,0 +1,109 @@
+"""Whole runs of a pair policy in one compiled loop: the batch evaluator of training.
+
+:func:`policy_episode_regret` plays one run of ``horizon`` duels on each of a batch of problems
+with the kernels of :mod:`dueling_gym.pair_network.kernels`, in the order the ``learned`` agent
+calls them (act, then observe), so it is the agent's twin without the per-step Python calls: a
+run of 1000 duels on five arms takes about a millisecond, which is what makes evolution
+strategies over whole runs affordable.  The loop releases the GIL, so threads evaluate several
+policies at once.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numba
+import numpy as np
+
+from dueling_gym.pair_network.kernels import choose_duel, fill_unplayed, record_duel, time_value
+from dueling_gym.pair_network.weights import pack_weights
+from dueling_gym.validation import check_bool, check_integer, check_rng
+
+__all__ = ["policy_episode_regret"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _play_episodes(weights, probabilities, regrets, action_uniforms, outcome_uniforms, deterministic):  # pragma: no cover - compiled
+    """Cumulative regret of the policy on each problem: the agent's kernels in one loop, duels
+    drawn as ``outcome_uniform < P[first, second]``."""
+    n_problems, n_arms, _ = probabilities.shape
+    horizon = outcome_uniforms.shape[1]
+    hidden = weights.W1.shape[1]
+    totals = np.zeros(n_problems)
+    wins = np.empty((n_arms, n_arms), dtype=np.int64)
+    embedding = np.empty((n_arms, n_arms, hidden))
+    pair_input = np.empty((n_arms, n_arms, hidden))
+    summary = np.empty((n_arms, 2 * hidden))
+    projections = np.empty((3, n_arms, hidden))
+    base = np.empty((n_arms, n_arms, hidden))
+    self_base = np.empty((n_arms, hidden))
+    for problem in range(n_problems):
+        wins[:] = 0
+        fill_unplayed(embedding, pair_input, summary, projections, base, self_base, weights, wins)
+        total = 0.0
+        for t in range(horizon):
+            uniform = -1.0 if deterministic else action_uniforms[problem, t]
+            choice = choose_duel(base, self_base, wins, time_value(t), weights, uniform)
+            first, second = choice // n_arms, choice % n_arms
+            total += regrets[problem, first, second]
+            first_won = outcome_uniforms[problem, t] < probabilities[problem, first, second]
+            record_duel(wins, first, second, first_won, embedding, pair_input, summary, projections, base, self_base,
+                        weights)
+        totals[problem] = total
+    return totals
+
+
+def policy_episode_regret(
+    weights: Mapping[str, np.ndarray],
+    probabilities: np.ndarray,
+    regrets: np.ndarray,
+    horizon: int,
+    rng: np.random.Generator,
+    *,
+    deterministic: bool = False,
+) -> np.ndarray:
+    """Cumulative regret of a pair policy over one run of ``horizon`` duels on each problem.
+
+    The compiled twin of running :class:`~dueling_gym.agents.learned.LearnedAgent` with the same
+    weights (its ``act`` and ``observe`` kernels, in the same order) -- used to train and
+    evaluate policies quickly.  The duels and the policy's draws come from ``rng`` (not the same
+    streams as the environment's): first ``n_problems x horizon`` uniforms for the policy's
+    draws, then as many for the duels' outcomes.
+
+    Parameters
+    ----------
+    weights : mapping of str to ndarray
+        The arrays :data:`~dueling_gym.pair_network.weights.WEIGHT_NAMES` of a pair policy
+        (``w0`` and ``s0`` of shape (1,)).
+    probabilities, regrets : ndarray of float, shape (n_problems, K, K)
+        Preference matrices and the per-duel regret tables (e.g. ``P.regret_matrix("copeland_komiyama")``).
+    horizon : int
+        Duels per run (at least 0).
+    rng : numpy.random.Generator
+    deterministic : bool
+        Play the highest-scoring duel instead of drawing from the softmax.
+
+    Returns
+    -------
+    ndarray of float, shape (n_problems,)
+
+    Raises
+    ------
+    ValueError
+        The arrays have inconsistent shapes, or a weight is missing or misshapen.
+    TypeError
+        ``rng`` is no generator, ``horizon`` no integer or ``deterministic`` no bool.
+    """
+    probabilities = np.ascontiguousarray(probabilities, dtype=np.float64)
+    regrets = np.ascontiguousarray(regrets, dtype=np.float64)
+    if probabilities.ndim != 3 or probabilities.shape != regrets.shape or probabilities.shape[1] != probabilities.shape[2]:
+        raise ValueError(f"probabilities and regrets must both have shape (n_problems, K, K), got "
+                         f"{probabilities.shape} and {regrets.shape}")
+    rng = check_rng(rng)
+    horizon = check_integer("horizon", horizon, minimum=0)
+    deterministic = check_bool("deterministic", deterministic)
+    packed = pack_weights(weights)
+    n_problems = probabilities.shape[0]
+    action_uniforms = rng.random((n_problems, horizon))
+    outcome_uniforms = rng.random((n_problems, horizon))
+    return _play_episodes(packed, probabilities, regrets, action_uniforms, outcome_uniforms, deterministic)
