@@ -276,14 +276,16 @@ class CopelandRMEDAgent(KernelDuelingAgent):
 
         Parameters
         ----------
-        preferences : PreferenceMatrix, array_like or shipped name, optional
+        preferences : dueling_gym.problems.PreferenceMatrix, array_like or shipped name, optional
             The matrix ``nu`` to solve on, e.g. the true matrix (then the allocation is the
             paper's asymptotic exploration target).  Default: the agent's current empirical
             matrix ``mu_hat``.  The agent's own state is never modified.
 
         Returns
         -------
-        ExplorationSolution
+        tuple
+            A named tuple with the fields ``best`` (``i_hat*``), ``winners``, ``constants`` (one per winner) and
+            ``allocation`` (the exploration target ``q*`` of ``best``).
         """
         if preferences is None:
             pair_mean = self._pair_mean.copy()

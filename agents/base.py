@@ -1,12 +1,12 @@
-"""The common agent API: :class:`DuelingAgent`, :class:`BanditAgent` and the agent registry.
+"""The common agent API: :class:`~dueling_gym.agents.DuelingAgent`, :class:`BanditAgent` and the agent registry.
 
 Writing a new dueling algorithm
 -------------------------------
-Subclass :class:`DuelingAgent` and implement ``_reset_state()``, ``act()``, ``observe()`` and
+Subclass :class:`~dueling_gym.agents.DuelingAgent` and implement ``_reset_state()``, ``act()``, ``observe()`` and
 ``recommend()``.  That is enough to run it in a Gymnasium loop, in
 :func:`dueling_gym.experiments.simulate` (generic loop) and in sweeps.
 
-To make it fast, subclass :class:`KernelDuelingAgent` instead: keep the whole state in a Numba
+To make it fast, subclass :class:`~dueling_gym.agents.KernelDuelingAgent` instead: keep the whole state in a Numba
 structref (arrays, scalars and the agent's ``numpy.random.Generator``), declared by its field
 names as an :class:`AgentState` subclass and built by keyword, and write three
 ``numba.njit(cache=True)`` kernels ``act(state) -> (i, j)``, ``observe(state, i, j,
@@ -18,7 +18,7 @@ Pickling and copying
 --------------------
 Every agent can be pickled and deep-copied (checkpoints, worker processes, what-if forks); the
 copy continues the exact trajectory of the original, generator stream included.  Structref
-states are handled generically (:mod:`dueling_gym.agents._state_snapshot`): their fields are
+states are handled generically (by a private module of the package): their fields are
 read by name, nested states and arrays shared with Python attributes stay shared.  An agent that
 keeps part of its state outside ``__dict__`` and its structrefs (e.g. in a process-wide registry)
 extends ``__getstate__`` / ``__setstate__``.
@@ -79,7 +79,7 @@ __all__ = [
 class AgentRegistry(Mapping[str, type]):
     """Registry name -> agent class, importing the library's own agent modules on first use.
 
-    :func:`register_agent` enters a class when its module is imported.  The library's own
+    :func:`~dueling_gym.agents.register_agent` enters a class when its module is imported.  The library's own
     agents are *declared* first, by module (``dueling_gym.agents`` does this), so that looking
     up one name imports that one module instead of all fifty: importing every agent (and with
     them SciPy's optimisers and the lower-bound code) cost more than a short run.  Iterating,
@@ -96,7 +96,7 @@ class AgentRegistry(Mapping[str, type]):
             self._declared[name.lower()] = module
 
     def register(self, name: str, cls: type) -> None:
-        """Enter ``cls`` under ``name`` (what :func:`register_agent` does)."""
+        """Enter ``cls`` under ``name`` (what :func:`~dueling_gym.agents.register_agent` does)."""
         key = name.lower()
         declared = self._declared.get(key)
         if declared is not None and declared != cls.__module__:
@@ -143,7 +143,7 @@ class AgentRegistry(Mapping[str, type]):
         return f"AgentRegistry({sorted(set(self._classes) | set(self._declared))})"
 
 
-#: name -> agent class; filled by :func:`register_agent` (see :class:`AgentRegistry`).
+#: name -> agent class; filled by :func:`~dueling_gym.agents.register_agent` (see :class:`AgentRegistry`).
 AGENT_REGISTRY = AgentRegistry()
 
 
@@ -169,7 +169,7 @@ class AgentState(structref.StructRefProxy):
 
         state = RUCBState(rng=rng, wins=np.zeros((3, 3), dtype=np.int64), t=0)
 
-    Declaring the subclass creates and registers its Numba type, an :class:`AgentStateType`
+    Declaring the subclass creates and registers its Numba type, an :class:`~dueling_gym.agents.base.AgentStateType`
     subclass available as ``RUCBState.numba_type`` and, for a class defined at module level, as
     the module attribute ``RUCBStateType`` next to the proxy (pickle and Numba's on-disk cache
     index find types by module and name, so the name stays the one of a hand-written type), and
@@ -182,7 +182,7 @@ class AgentState(structref.StructRefProxy):
     field_names : tuple of str
         The fields, in declaration order.
     numba_type : type
-        The registered :class:`AgentStateType` subclass of this state.
+        The registered :class:`~dueling_gym.agents.base.AgentStateType` subclass of this state.
     """
 
     field_names: ClassVar[tuple[str, ...]] = ()
@@ -271,11 +271,11 @@ class SeededAgent(ABC):
 
     Dueling, bandit and combinatorial agents all derive from it.  A subclass sets the attributes
     that size its problem, calls ``SeededAgent.__init__`` for the generator and then builds its
-    state with :meth:`_reset_state`; it describes its problem size in ``repr`` through
-    :meth:`_size_description`.
+    state with ``_reset_state()``; it describes its problem size in ``repr`` through
+    ``_size_description()``.
     """
 
-    #: Registry name (set by :func:`~dueling_gym.agents.base.register_agent`).
+    #: Registry name (set by :func:`~dueling_gym.agents.register_agent`).
     name: ClassVar[str] = ""
 
     def __init__(self, *, seed: SeedLike = None):
@@ -330,7 +330,7 @@ class SeededAgent(ABC):
 
 
 class ArmedAgent(SeededAgent):
-    """A :class:`SeededAgent` over ``n_arms`` arms (the dueling and the bandit agents)."""
+    """A :class:`~dueling_gym.agents.base.SeededAgent` over ``n_arms`` arms (the dueling and the bandit agents)."""
 
     def __init__(self, n_arms: int, *, seed: SeedLike = None):
         self.n_arms = check_n_arms(n_arms, self._minimum_arms())
@@ -360,6 +360,16 @@ class DuelingAgent(ArmedAgent):
 
     #: True for pure-exploration agents, which expose :attr:`done`.
     pure_exploration: ClassVar[bool] = False
+    #: True for agents that can stop exploring (``pure_exploration``) but then exploit their
+    #: answer for ever: judged by their regret, not by their answer (SAVAGE).
+    explore_then_exploit: ClassVar[bool] = False
+
+    @classmethod
+    def plays_arms(cls, n_arms: int) -> bool:
+        """Whether the agent, with its default hyperparameters, can play a problem with ``n_arms``
+        arms (every ``K >= 2`` unless a subclass says otherwise, e.g. a policy shipped for some
+        ``K`` only)."""
+        return n_arms >= 2
 
     @classmethod
     def content_digests(cls, n_arms: int, hyperparameters: dict[str, Any]) -> dict[str, str]:
@@ -384,12 +394,12 @@ class DuelingAgent(ArmedAgent):
 
     @property
     def done(self) -> bool:
-        """Pure-exploration agents: True once they have stopped sampling. Always False otherwise."""
+        """True once a pure-exploration agent has stopped sampling; always False for the other agents."""
         return False
 
 
 class KernelDuelingAgent(DuelingAgent):
-    """A :class:`DuelingAgent` whose per-step work runs in Numba kernels over a structref state.
+    """A :class:`~dueling_gym.agents.DuelingAgent` whose per-step work runs in Numba kernels over a structref state.
 
     Subclasses set the three kernels as class attributes and build the state in
     ``_reset_state`` (assigning it to ``self.state``).  The Python API is implemented here,
@@ -437,7 +447,7 @@ class BanditAgent(ArmedAgent):
 
 
 class KernelBanditAgent(BanditAgent):
-    """A :class:`BanditAgent` whose per-step work runs in Numba kernels (see :class:`KernelDuelingAgent`).
+    """A :class:`BanditAgent` whose per-step work runs in Numba kernels (see :class:`~dueling_gym.agents.KernelDuelingAgent`).
 
     Kernels: ``act(state) -> arm``, ``observe(state, arm, reward)``, ``recommend(state) -> arm``.
     Dueling agents built from bandit agents (Sparring) call these kernels from their own.
@@ -468,9 +478,9 @@ class ReplayPickling:
     these three and replays the outcomes, after which it continues the exact trajectory of the
     original.  The price is recomputing the run so far; one byte is kept per outcome.
 
-    A subclass calls :meth:`_start_replay_log` at the start of ``_reset_state``, calls
-    :meth:`_log_outcome` whenever an outcome advances the algorithm, and implements
-    :meth:`_replay_outcome` (advance by one logged outcome, logging it again).  Attributes set by
+    A subclass calls ``_start_replay_log()`` at the start of ``_reset_state``, calls
+    ``_log_outcome()`` whenever an outcome advances the algorithm, and implements
+    ``_replay_outcome()`` (advance by one logged outcome, logging it again).  Attributes set by
     hand after construction are not carried over.
     """
 
@@ -515,16 +525,50 @@ def _replayed_agent(cls: type, arguments: tuple[Any, ...], hyperparameters: dict
     return agent
 
 
-def register_agent(name: str) -> Callable[[type], type]:
-    """Class decorator: make an agent constructible by name with :func:`make_agent`."""
+#: The winner notions an agent can declare as its target (see :mod:`dueling_gym.agents.catalogue`).
+TARGETS = ("condorcet", "copeland", "borda", "utility", "best mean", "-", "?")
+#: Registered name -> the target its class declared at registration.
+_DECLARED_TARGETS: dict[str, str] = {}
+
+
+def register_agent(name: str, *, target: str | None = None) -> Callable[[type], type]:
+    """Class decorator: make an agent constructible by name with :func:`~dueling_gym.agents.make_agent`.
+
+    Parameters
+    ----------
+    name : str
+        The registered name (case-insensitive).
+    target : str, optional
+        The winner notion the agent targets with its default hyperparameters, one of
+        :data:`~dueling_gym.agents.base.TARGETS`.  Default: the class's own ``target`` attribute when it is
+        a string (the
+        identification agents declare it for their answers), else ``"?"`` (not declared).  The
+        agents table, the documentation and the presets read it
+        (:func:`~dueling_gym.agents.catalogue.agent_target`).
+    """
+    if target is not None and target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
 
     def decorator(cls: type) -> type:
         key = name.lower()
+        own = getattr(cls, "target", None)
+        if isinstance(own, str) and target is not None and own != target:
+            raise ValueError(f"agent {key!r}: register_agent(target={target!r}) disagrees with the class's "
+                             f"target {own!r}")
+        declared = target if target is not None else own if isinstance(own, str) else "?"
+        if declared not in TARGETS:
+            raise ValueError(f"agent {key!r}: target must be one of {TARGETS}, got {declared!r}")
         AGENT_REGISTRY.register(key, cls)
         cls.name = key
+        _DECLARED_TARGETS[key] = declared
         return cls
 
     return decorator
+
+
+def declared_target(name: str) -> str:
+    """The target the agent registered as ``name`` declared (``"?"`` when none)."""
+    return _DECLARED_TARGETS.get(str(name).lower(), "?")
 
 
 def list_agents(kind: str | None = None) -> list[str]:

@@ -199,7 +199,7 @@ def beat_the_mean_recommend(state):
     return best
 
 
-@register_agent("btm")
+@register_agent("btm", target="condorcet")
 class BeatTheMean(KernelDuelingAgent):
     """Beat-the-Mean, online version (Yue & Joachims, ICML 2011, Algorithm 1).
 
@@ -224,7 +224,8 @@ class BeatTheMean(KernelDuelingAgent):
     against itself is a fair coin, as in the paper's definition of ``P_b``.  Ties in the arm
     to eliminate are broken uniformly at random (the paper leaves them open).  Exploration
     duels count only while both arms are in ``W``; caller-chosen duels outside it are ignored.
-    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the survivor, or the arm of ``W`` with the largest ``P_hat``.
+    :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns the survivor, or the arm of ``W`` with the
+    largest ``P_hat``.
 
     A public C++ implementation computes the estimates before adding the current duel, takes
     the maximum estimate through a position in the working set instead of the arm, and can

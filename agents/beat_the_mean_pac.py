@@ -202,7 +202,7 @@ class BeatTheMeanPAC(KernelIdentificationAgent):
 
     @property
     def budget(self) -> int:
-        """``N``: the most comparisons an arm of ``W`` takes before the run stops."""
+        """The most comparisons ``N`` that an arm of ``W`` takes before the run stops."""
         return comparison_budget(self.n_arms, self.epsilon, self.delta, self.gamma)
 
     def _reset_state(self) -> None:

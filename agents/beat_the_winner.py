@@ -75,7 +75,7 @@ def beat_the_winner_recommend(state):
     return state.incumbent
 
 
-@register_agent("beat_the_winner")
+@register_agent("beat_the_winner", target="condorcet")
 class BeatTheWinner(KernelDuelingAgent):
     """Beat the Winner (Peköz, Ross & Zhang, Probab. Eng. Inf. Sci. 2022): winner stays, the ``r``-th match is first to ``r`` wins.
 
@@ -94,7 +94,7 @@ class BeatTheWinner(KernelDuelingAgent):
     so its strong regret grows linearly.  The duel is always ``(incumbent, challenger)``.  A
     public Java implementation also offers a variant that restarts the match length at 1 when
     the incumbent loses (for non-stationary problems); the paper's rule never restarts it, which
-    is what we follow.  :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the incumbent.  ``O(1)`` per step.
+    is what we follow.  :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns the incumbent.  ``O(1)`` per step.
     """
 
     act_kernel = beat_the_winner_act

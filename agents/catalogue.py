@@ -1,7 +1,9 @@
 """What each registered agent is for: its role and the winner notion it targets.
 
-``dueling-gym agents``, the README's table and the documentation's algorithm index read these
-two facts from here.  Roles:
+Both facts live on the agent classes (the role follows from the class's family and its
+``pure_exploration`` / ``explore_then_exploit`` flags; the target is declared with
+``register_agent(name, target=...)``); ``dueling-gym agents``, the README's table, the
+documentation's algorithm index and the presets read them through this module.  Roles:
 
 * ``"regret minimiser"``: a dueling agent that runs for ever and is judged by its regret
   (explore-then-exploit agents such as SAVAGE included);
@@ -16,53 +18,40 @@ is the Condorcet winner; ``"best mean"`` for the bandit learners; ``"-"`` for un
 
 from __future__ import annotations
 
-from dueling_gym.agents.base import AGENT_REGISTRY, DuelingAgent, agent_kind
+from collections.abc import Iterable
 
-__all__ = ["AGENT_TARGETS", "agent_role", "agent_target"]
+from dueling_gym.agents.base import AGENT_REGISTRY, DuelingAgent, agent_kind, declared_target, list_agents
 
-#: Winner notion targeted by each registered agent (with its default hyperparameters).
-AGENT_TARGETS: dict[str, str] = {
-    # regret minimisers
-    "beat_the_winner": "condorcet", "btm": "condorcet", "ccb": "copeland", "cw_rmed": "copeland",
-    "dts": "copeland", "dts_plus": "copeland", "ecw_rmed": "copeland", "interleaved_filtering": "condorcet",
-    "learned": "copeland", "merge_rucb": "condorcet", "multi_rucb": "condorcet", "multisbm": "utility",
-    "random": "-", "rcs": "condorcet", "rex3": "utility", "rmed1": "condorcet", "rmed2": "condorcet",
-    "rmed2fh": "condorcet", "rucb": "condorcet", "savage": "copeland", "savage_borda": "borda",
-    "savage_condorcet": "condorcet", "scb": "copeland", "self_sparring": "utility", "sparring": "utility",
-    "sparring_thompson": "utility", "sparring_ucb1": "utility", "sup_klucb": "copeland",
-    "versatile_db": "condorcet", "winner_stays_strong": "condorcet", "winner_stays_weak": "condorcet",
-    # identification
-    "btm_pac": "condorcet", "copeland_pac": "copeland", "knockout": "condorcet", "mallows_mpi": "condorcet",
-    "mallows_mpr": "condorcet", "multisort": "copeland", "opt_max": "condorcet", "pl_pac": "condorcet",
-    "preference_estimator": "copeland", "sequential_elimination": "condorcet", "single_elimination": "condorcet",
-    "successive_elimination_borda": "borda",
-    # bandit learners
-    "kl_ucb": "best mean", "thompson": "best mean", "ucb1": "best mean", "ucb_sbm": "best mean",
-    # combinatorial pure exploration (the best matching under this notion)
-    "car_cond": "condorcet", "car_parallel": "condorcet", "car_verify": "condorcet",
-    "clucb_borda_exact": "borda", "clucb_borda_pac": "borda",
-}
-
-#: Explore-then-exploit agents that declare ``pure_exploration`` (they can stop) but minimise regret.
-_EXPLORE_THEN_EXPLOIT = ("savage", "savage_borda", "savage_condorcet")
+__all__ = ["agent_role", "agent_target", "regret_minimisers"]
 
 
 def agent_role(name: str) -> str:
-    """``"regret minimiser"``, ``"identification"``, ``"bandit"`` or ``"combinatorial"``."""
+    """``"regret minimiser"``, ``"identification"``, ``"bandit"`` or ``"combinatorial"``, from the
+    agent class: its family, ``pure_exploration`` and ``explore_then_exploit``."""
     cls = _registered(name)
     kind = agent_kind(cls)
     if kind != "dueling":
         return kind
     assert issubclass(cls, DuelingAgent)
-    if cls.pure_exploration and name not in _EXPLORE_THEN_EXPLOIT:
+    if cls.pure_exploration and not cls.explore_then_exploit:
         return "identification"
     return "regret minimiser"
 
 
 def agent_target(name: str) -> str:
-    """The winner notion agent ``name`` targets (see the module notes); ``"?"`` if not catalogued."""
-    _registered(name)
-    return AGENT_TARGETS.get(name, "?")
+    """The winner notion agent ``name`` targets, as its class declares it when registered
+    (``register_agent(name, target=...)``, or the class's ``target``; ``"?"`` when it declares none)."""
+    _registered(name)  # loads the agent's module, which registers it
+    return declared_target(name)
+
+
+def regret_minimisers(arm_counts: Iterable[int] = ()) -> list[str]:
+    """The registered dueling agents judged by their regret, sorted by name; with ``arm_counts``,
+    those whose class plays every one of these numbers of arms with its default hyperparameters
+    (:meth:`~dueling_gym.agents.DuelingAgent.plays_arms`)."""
+    counts = tuple(arm_counts)
+    return [name for name in list_agents("dueling") if agent_role(name) == "regret minimiser"
+            and all(AGENT_REGISTRY[name].plays_arms(count) for count in counts)]
 
 
 def _registered(name: str) -> type:
@@ -70,3 +59,15 @@ def _registered(name: str) -> type:
     if key not in AGENT_REGISTRY:
         raise ValueError(f"unknown agent {name!r}")
     return AGENT_REGISTRY[key]
+
+
+def __getattr__(name: str):
+    # ``AGENT_TARGETS`` was a table kept here by hand; the targets now live on the agent classes.
+    if name == "AGENT_TARGETS":
+        import warnings
+
+        warnings.warn("dueling_gym.agents.catalogue.AGENT_TARGETS is deprecated: the targets are declared by the "
+                      "agent classes; use agent_target(name)", DeprecationWarning, stacklevel=2)
+        AGENT_REGISTRY.load_all()
+        return {key: declared_target(key) for key in sorted(AGENT_REGISTRY)}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

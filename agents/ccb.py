@@ -19,14 +19,14 @@ likely to discredit it (preferring the arms on ``c``'s list ``B^c`` of "formidab
 Implementation notes
 --------------------
 Every decision of Algorithm 1 but one compares a bound ``u_ij`` or ``l_ij`` with 1/2.  With the
-evidence ``e_ij = N (1/2 - mu_hat_ij)^2 / alpha`` of :func:`trailing_evidence` (``-1`` unless
+evidence ``e_ij = N (1/2 - mu_hat_ij)^2 / alpha`` (computed by the agents' private pair statistics; ``-1`` unless
 ``i`` trails ``j``), ``u_ij < 1/2`` iff ``e_ij > ln t`` and ``l_ji >= 1/2`` iff ``e_ij >= ln t``.
 The state keeps both comparisons for every pair (``u_below``, ``l_at_least``) and the scores
 ``CpUp``/``CpLo`` they add up to.  A comparison changes only when its pair is played
 (``observe`` refreshes that pair) or when the growing ``ln t`` reaches an evidence value;
 ``next_event`` is the smallest evidence not yet reached, and only then are all pairs
 re-compared.  Everything else per step is O(K).  The exception is line 13's argmax of
-``u_jc``: those bounds are computed exactly (:func:`~dueling_gym.agents._pair_statistics.rucb_upper_bound`)
+``u_jc``: those bounds are computed exactly (by the RUCB upper bound of the agents' private pair statistics)
 because ties among them are decided by exact equality.
 
 ``act`` runs lines 6-13 in one kernel; only rare events (full re-comparison, resets, line 10's
@@ -325,7 +325,7 @@ def _lc_bar(state):
     return state.lc_bar
 
 
-@register_agent("ccb")
+@register_agent("ccb", target="copeland")
 class CCB(KernelDuelingAgent):
     """Copeland Confidence Bound (Zoghi et al., NIPS 2015, Algorithm 1).
 
@@ -355,10 +355,10 @@ class CCB(KernelDuelingAgent):
     opponents : ndarray of bool, shape (K, K)
         ``opponents[i, j]`` iff ``j`` is in ``B_t^i``, the formidable opponents of ``i``.
 
-    These arrays are live views of the kernel state: read them, do not write them.
-
     Notes
     -----
+    The arrays above are live views of the kernel state: read them, do not write them.
+
     Regret ``O(K^2 + K ln T)`` without a Condorcet assumption (no ties ``p_ij = 1/2``).  Per
     step: ``O(K)``, plus ``O(K^2)`` when ``ln t`` reaches a stored evidence value (see the
     module docstring) or a shortlist changes.

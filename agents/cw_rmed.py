@@ -4,7 +4,7 @@ Komiyama, Honda, Nakagawa. *Copeland Dueling Bandit Problem: Regret Lower Bound,
 Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1 (CW branch of line
 11), Theorem 3.
 
-CW-RMED is ECW-RMED's skeleton (:mod:`dueling_gym.agents._rmed_loop`) with the optimal
+CW-RMED is ECW-RMED's skeleton (the RMED loop the two share, a private module) with the optimal
 exploration target: when the confidence test fails it explores towards the cheapest
 allocation in the *full* region ``R_{i1}(mu_hat)``, a linear programme with exponentially many
 constraints.  That programme is solved exactly by constraint generation with HiGHS around the
@@ -44,7 +44,7 @@ def cw_rmed_observe(state, first, second, first_won):
     _rmed_loop.rmed_observe(state, first, second, first_won, _rmed_step5.full_region_step5)
 
 
-@register_agent("cw_rmed")
+@register_agent("cw_rmed", target="copeland")
 class CWRMED(CopelandRMEDAgent):
     """CW-RMED (Komiyama et al., ICML 2016, Algorithm 1), asymptotically optimal for Copeland regret.
 

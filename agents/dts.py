@@ -277,7 +277,7 @@ def dts_recommend(state):
     return empirical_copeland_winner(state.wins)
 
 
-@register_agent("dts")
+@register_agent("dts", target="copeland")
 class DTS(KernelDuelingAgent):
     """Double Thompson Sampling, D-TS (Wu and Liu, NIPS 2016).
 
@@ -305,7 +305,8 @@ class DTS(KernelDuelingAgent):
     to identify ``argmax_{i in C}`` of the vote counts are drawn, which leaves the law of ``a1``
     exactly that of the full sample of Algorithm 1 (lines 7-9) but needs about ``K - 1`` draws
     instead of ``K(K-1)/2`` once one arm dominates (none when ``|C| = 1``); the second sample
-    draws ``theta'_i`` for the eligible arms only.  :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the empirical
+    draws ``theta'_i`` for the eligible arms only.  :meth:`~dueling_gym.agents.DuelingAgent.recommend`
+    returns the empirical
     Copeland winner (lowest index on ties).
 
     While many arms are candidates with similar samples, the lazy sample still draws nearly

@@ -27,7 +27,8 @@ Choices and the public implementation:
   it (the estimate needs every ``zeta_j`` and the tied rows of ``theta``).  Pairs are independent
   and the outcome is a function of the full sample, so the law of ``a1`` is that of drawing every
   ``theta_ij`` up front.  With ``|C| = 1`` no sample is drawn, as in D-TS.
-* :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the empirical Copeland winner (lowest index on ties), as for D-TS.
+* :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns the empirical Copeland winner (lowest index on
+  ties), as for D-TS.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def dts_plus_act(state):
     return first, dts_second_arm(state, first)
 
 
-@register_agent("dts_plus")
+@register_agent("dts_plus", target="copeland")
 class DTSPlus(DTS):
     """D-TS+ (Wu and Liu, NIPS 2016): D-TS whose first candidate's ties are broken by least estimated regret.
 

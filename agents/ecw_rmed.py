@@ -4,7 +4,7 @@ Komiyama, Honda, Nakagawa. *Copeland Dueling Bandit Problem: Regret Lower Bound,
 Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1 (ECW branch of
 line 11), Theorems 4-6.
 
-ECW-RMED shares CW-RMED's skeleton (:mod:`dueling_gym.agents._rmed_loop`): forced
+ECW-RMED shares CW-RMED's skeleton (the RMED loop the two share, a private module): forced
 exploration (line 4), a loop over pairs (lines 5-6), the full-region confidence test (lines
 8-9).  When that test fails it explores towards the optimum of the *relaxed* region
 ``R^E_{i1}(mu_hat)`` -- the candidate ``i1`` is verified against all its inferiors, and each
@@ -33,7 +33,7 @@ def ecw_rmed_observe(state, first, second, first_won):
     _rmed_loop.rmed_observe(state, first, second, first_won, _rmed_step5.relaxed_step5)
 
 
-@register_agent("ecw_rmed")
+@register_agent("ecw_rmed", target="copeland")
 class ECWRMED(CopelandRMEDAgent):
     """ECW-RMED (Komiyama et al., ICML 2016, Algorithm 1), a Copeland dueling bandit algorithm.
 
@@ -68,7 +68,7 @@ class ECWRMED(CopelandRMEDAgent):
     -----
     Per step O(1) while the statistics are unchanged (self-duels); after a duel that changed
     them, ``O(|C_hat| K^2 log K)`` for the membership test and the sort-and-scan.
-    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the latest ``i_hat*``.
+    :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns the latest ``i_hat*``.
     :meth:`exploration_solution` evaluates line 11 on any matrix.
 
     References

@@ -4,7 +4,7 @@ A researcher's own algorithm runs beside the library's without being registered:
 ``make_agent("my_package.my_module:MyAgent", 5, seed=0, alpha=1.0)``, or on the command line
 ``dueling-gym run --agents my_package.my_module:MyAgent:alpha=1.0 ccb ecw_rmed ...``.
 
-The class either subclasses :class:`~dueling_gym.agents.base.DuelingAgent` (see the "own agent"
+The class either subclasses :class:`~dueling_gym.agents.DuelingAgent` (see the "own agent"
 tutorial), or merely implements the same API -- ``__init__(n_arms, *, seed=None, **hyperparameters)``,
 ``act() -> (i, j)``, ``observe(action, first_won)``, ``recommend() -> int`` and
 ``reset(*, seed=None)`` -- in which case it is wrapped so that every duel, outcome and

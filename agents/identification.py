@@ -13,7 +13,7 @@ by ``target`` (``"condorcet"``, ``"borda"`` or ``"copeland"``).
 
 After stopping, ``act`` keeps returning the self-duel ``(winner, winner)`` (pure exploitation,
 no information), so the agents also run in the regret simulator and in a Gymnasium loop of any
-length; :func:`dueling_gym.experiments.pure_exploration.run_pure_exploration` stops on ``done``.
+length; :func:`dueling_gym.experiments.run_pure_exploration` stops on ``done``.
 Duels that are not the one the agent asked for are ignored by every identification agent: a
 sample only counts for the comparison that requested it.
 """
@@ -43,7 +43,8 @@ TARGETS = ("condorcet", "borda", "copeland")
 class IdentificationMixin:
     """The answer API shared by identification agents (kernel-based or plain Python).
 
-    Subclasses provide :meth:`ranking` and :attr:`done`; ``answer_type``, ``target`` and
+    Subclasses provide :meth:`ranking` and :attr:`~dueling_gym.agents.DuelingAgent.done`; ``answer_type``,
+    ``target`` and
     (for ``"top_k"`` answers) the attribute ``k`` describe the answer.
     """
 
@@ -54,7 +55,7 @@ class IdentificationMixin:
     target: ClassVar[str] = "condorcet"
 
     def ranking(self) -> np.ndarray:  # pragma: no cover - abstract in spirit
-        """Every arm, best first (the answer once :attr:`done`, the current guess before)."""
+        """Every arm, best first (the answer once :attr:`~dueling_gym.agents.DuelingAgent.done`, the current guess before)."""
         raise NotImplementedError
 
     def top_k(self, k: int | None = None) -> np.ndarray:
@@ -74,7 +75,7 @@ class IdentificationMixin:
 
 
 class KernelIdentificationAgent(IdentificationMixin, KernelDuelingAgent):
-    """A :class:`KernelDuelingAgent` that stops: adds the ``done`` and ``ranking`` kernels."""
+    """A :class:`~dueling_gym.agents.KernelDuelingAgent` that stops: adds the ``done`` and ``ranking`` kernels."""
 
     done_kernel: ClassVar[Callable[..., Any]]
     ranking_kernel: ClassVar[Callable[..., Any]]
@@ -91,11 +92,12 @@ class KernelIdentificationAgent(IdentificationMixin, KernelDuelingAgent):
 class ProcedureIdentificationAgent(IdentificationMixin, ReplayPickling, DuelingAgent):
     """An identification agent written as one sequential procedure (a Python generator).
 
-    Subclasses implement :meth:`_procedure`, the algorithm exactly as the paper states it: each
+    Subclasses implement ``_procedure()``, the algorithm exactly as the paper states it: each
     ``first_won = yield (i, j)`` asks for one duel and receives its outcome, and returning ends
     the run.  ``act``/``observe`` drive the generator one duel at a time, so the algorithm runs
     unchanged in the runner, the regret simulator and a Gymnasium loop.  The procedure keeps its
-    answer in attributes that :meth:`ranking` / :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` read.  Pickling and deep copies
+    answer in attributes that :meth:`~dueling_gym.agents.identification.IdentificationMixin.ranking` /
+    :meth:`~dueling_gym.agents.DuelingAgent.recommend` read.  Pickling and deep copies
     replay the outcomes since the last reset (:class:`~dueling_gym.agents.base.ReplayPickling`).
     """
 

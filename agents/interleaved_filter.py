@@ -113,7 +113,7 @@ def interleaved_filter_recommend(state):
     return state.candidate
 
 
-@register_agent("interleaved_filtering")
+@register_agent("interleaved_filtering", target="condorcet")
 class InterleavedFilter2(KernelDuelingAgent):
     """Interleaved Filter 2 (Yue, Broder, Kleinberg & Joachims, JCSS 2012, Algorithm 2).
 
@@ -141,7 +141,7 @@ class InterleavedFilter2(KernelDuelingAgent):
     one with the smallest ``P_hat_{b_hat,b'}`` (lowest index on ties), the clearest evidence.
     A public Python implementation uses a wider radius (a factor ``sqrt(8)``), keeps no pruning
     step (IF1) and takes the first such arm; we follow the paper's IF2 and its interval (8).
-    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns ``b_hat``.
+    :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns ``b_hat``.
     """
 
     act_kernel = interleaved_filter_act

@@ -80,7 +80,7 @@ def new_kl_ucb_state(n_arms: int, rng: np.random.Generator, c: float) -> KLUCBSt
     return KLUCBState(rng=rng, counts=np.zeros(n_arms, dtype=np.int64), sums=np.zeros(n_arms), c=float(c), t=0)
 
 
-@register_agent("kl_ucb")
+@register_agent("kl_ucb", target="best mean")
 class KLUCB(KernelBanditAgent):
     """KL-UCB with the Bernoulli divergence (Garivier & Cappé, COLT 2011).
 
@@ -100,7 +100,8 @@ class KLUCB(KernelBanditAgent):
     ``t`` is the number of pulls so far (the paper's Algorithm 1 chooses ``a_{t+1}`` with
     ``ln t``).  The ``c ln ln t`` term is added only once ``ln ln t > 0``.  Rewards in
     ``[0, 1]`` are used as they are (the Bernoulli divergence is valid for bounded rewards).
-    Unplayed arms come first, ties go to the lowest index.  :meth:`~dueling_gym.agents.base.BanditAgent.recommend` returns the most
+    Unplayed arms come first, ties go to the lowest index.
+    :meth:`~dueling_gym.agents.BanditAgent.recommend` returns the most
     played arm.  ``O(K)`` bisections per step.
     """
 

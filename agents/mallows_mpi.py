@@ -16,7 +16,8 @@ Condorcet winner and every pairwise comparison can be decided by repeated duels.
 
 Sample complexity ``O(K/ρ² ln(K/(δρ)))`` with ``ρ = (1 - φ)/(1 + φ)``.  Default
 ``δ = 0.05`` as in duelpy (``MallowsMPI``), which implements the same procedure.  The Mallows
-marginals for test problems: :func:`dueling_gym.agents._mallows.mallows_preferences`.
+marginals for test problems are computed by the private Mallows helpers of
+:mod:`dueling_gym.agents`.
 """
 
 from __future__ import annotations

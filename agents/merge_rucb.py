@@ -250,7 +250,7 @@ def merge_rucb_recommend(state):
     return best_arm
 
 
-@register_agent("merge_rucb")
+@register_agent("merge_rucb", target="condorcet")
 class MergeRUCB(KernelDuelingAgent):
     """MergeRUCB (Zoghi, Whiteson and de Rijke, WSDM 2015, Algorithm 1).
 
@@ -312,7 +312,7 @@ class MergeRUCB(KernelDuelingAgent):
 
     @property
     def stage(self) -> int:
-        """``s``: the next merge happens once at most ``K / 2^s`` arms survive."""
+        """The stage ``s``; the next merge happens once at most ``K / 2^s`` arms survive."""
         return int(self._counters[_STAGE])
 
     def _reset_state(self) -> None:

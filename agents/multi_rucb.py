@@ -102,7 +102,7 @@ def multi_rucb_act(state):
     return first, second
 
 
-@register_agent("multi_rucb")
+@register_agent("multi_rucb", target="condorcet")
 class MultiRUCB(KernelDuelingAgent):
     """MultiRUCB (Brost, Seldin, Cox and Lioma, CIKM 2016) with comparison sets of ``m = 2`` arms.
 

@@ -65,7 +65,7 @@ def multisbm_recommend(state):
     return np.argmax(state.played)
 
 
-@register_agent("multisbm")
+@register_agent("multisbm", target="utility")
 class MultiSBM(KernelDuelingAgent):
     """MultiSBM (Ailon, Karnin & Joachims, ICML 2014, Algorithm 2).
 
@@ -85,7 +85,8 @@ class MultiSBM(KernelDuelingAgent):
     Regret ``O(K log T)`` under the utility-based (linear link) model (Theorem 4.1); no
     guarantee without it.  The paper leaves ``x_0`` arbitrary: we draw it uniformly.  Each
     machine's logarithm uses its own round count, since a machine is advanced only when its arm
-    is on the left.  :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the arm chosen most often as right arm (lowest
+    is on the left.  :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns the arm chosen most often as
+    right arm (lowest
     index on ties).  ``O(K)`` per step, ``K^2`` memory.
     """
 

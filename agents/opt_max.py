@@ -4,7 +4,7 @@ Falahatgar, Hao, Orlitsky, Pichapati, Ravindrakumar. *Maxing and Ranking with Fe
 Assumptions.* NeurIPS 2017: OPT-MAXIMIZE (Algorithm 3, Theorem 6), built on PICK-ANCHOR
 (Algorithm 5 of the supplement, Lemma 3), PRUNE (Algorithm 2, Lemma 5), SEQ-ELIMINATE
 (Algorithm 1, Theorem 2) and COMPARE (§3.1.1, Lemma 1; its adaptive stopping rule, Appendix A.1,
-is :func:`~dueling_gym.agents.sequential_elimination.biased_compare_finished`).
+is the ``biased_compare_finished`` kernel of :mod:`dueling_gym.agents.sequential_elimination`).
 ``COMPARE(c, a, ε_l, ε_u, δ')`` duels ``c`` against ``a`` at most ``ceil(2 ln(2/δ') / (ε_u - ε_l)²)``
 times and says "upper" (``c`` better) iff ``p̂(c beats a) - 1/2 > (ε_l + ε_u)/2``.
 
@@ -46,7 +46,7 @@ the paper could not be consulted directly; the steps above follow a reconstructi
   permutation of the arms (its first ``s`` entries); PRUNE visits ``Q`` in that permutation's
   order; [final] draws its anchor and order by shuffling ``Q``.
 * Every SEQ-ELIMINATE, including the δ <= 1/n branch, runs each COMPARE at (its δ)/(its set's size),
-  the printed union bound; :class:`~dueling_gym.agents.sequential_elimination.SequentialElimination`
+  the printed union bound; :class:`~dueling_gym.agents.SequentialElimination`
   uses ``δ/(K - 1)``, so the δ <= 1/n branch equals that agent run with ``δ (K - 1)/K``.
 * Falahatgar et al.'s ICML 2018 follow-up (*The Limits of Maxing, Ranking, and Preference
   Learning*) has a different linear maxing algorithm, under medium stochastic transitivity, with
@@ -329,34 +329,34 @@ class OptMax(KernelIdentificationAgent):
 
     @property
     def small_delta(self) -> bool:
-        """True when ``δ <= 1/K``: OPT-MAXIMIZE is then plain SEQ-ELIMINATE(S, 0, ε, δ)."""
+        """True when ``δ <= 1/K``, where OPT-MAXIMIZE is plain SEQ-ELIMINATE(S, 0, ε, δ)."""
         return self.delta <= 1.0 / self.n_arms
 
     @property
     def cutoff(self) -> float:
-        """``n' = sqrt(6 K ln K)``: PRUNE stops once at most ``2n'`` candidates remain."""
+        """The cutoff ``n' = sqrt(6 K ln K)``; PRUNE stops once at most ``2n'`` candidates remain."""
         return math.sqrt(6.0 * self.n_arms * math.log(self.n_arms))
 
     @property
     def max_rounds(self) -> float:
-        """``(ln K)²``: PRUNE starts round ``t`` only while ``t < (ln K)²``."""
+        """The round limit ``(ln K)²``; PRUNE starts round ``t`` only while ``t < (ln K)²``."""
         return math.log(self.n_arms) ** 2
 
     @property
     def subset_size(self) -> int:
-        """``s = min(ceil((K/n') ln(8/δ)), K)``: the PICK-ANCHOR sample (``K`` when ``δ <= 1/K``)."""
+        """The size ``s = min(ceil((K/n') ln(8/δ)), K)`` of the PICK-ANCHOR sample (``K`` when ``δ <= 1/K``)."""
         if self.small_delta:
             return self.n_arms
         return min(self.n_arms, math.ceil(self.n_arms / self.cutoff * math.log(8.0 / self.delta)))
 
     @property
     def stage(self) -> str:
-        """The current stage: ``"anchor"``, ``"prune"``, ``"check"``, ``"final"`` or ``"done"``."""
+        """The current stage, one of ``"anchor"``, ``"prune"``, ``"check"``, ``"final"`` and ``"done"``."""
         return _STAGES[_progress(self.state)[0]]
 
     @property
     def survivors(self) -> np.ndarray:
-        """``Q``: the candidates PRUNE kept (every arm but the anchor before PRUNE ends)."""
+        """The candidates ``Q`` that PRUNE kept (every arm but the anchor before PRUNE ends)."""
         return self._survivors[: _progress(self.state)[1]].copy()
 
     @property

@@ -1,4 +1,4 @@
-"""PolicyAgent: a trained Stable-Baselines3 policy behind the :class:`DuelingAgent` API.
+"""PolicyAgent: a trained Stable-Baselines3 policy behind the :class:`~dueling_gym.agents.DuelingAgent` API.
 
 A policy trained on ``DuelStatistics(gym.make("CopelandDuel-v0", ...))`` (optionally with
 ``FlatPairActions`` for DQN) sees the duel-statistics observation of
@@ -76,7 +76,7 @@ def _has_categorical_distribution(network: Any) -> bool:
 
 
 class PolicyAgent(DuelingAgent):
-    """A trained policy (e.g. Stable-Baselines3 PPO, A2C or DQN) as a :class:`DuelingAgent`.
+    """A trained policy (e.g. Stable-Baselines3 PPO, A2C or DQN) as a :class:`~dueling_gym.agents.DuelingAgent`.
 
     Parameters
     ----------
@@ -106,7 +106,8 @@ class PolicyAgent(DuelingAgent):
 
     Notes
     -----
-    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the empirical Copeland winner of the duels played (lowest index
+    :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns the empirical Copeland winner of the duels
+    played (lowest index
     on ties).  The policy itself is never updated; ``reset`` puts it in evaluation mode
     (``set_training_mode(False)``).  One step costs one forward pass of the network (about
     0.1-0.2 ms for SB3's default MLP); :func:`~dueling_gym.experiments.simulate` runs it in its

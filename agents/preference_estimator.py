@@ -134,7 +134,7 @@ def preference_estimator_ranking(state):
     return _ranking(state)
 
 
-@register_agent("preference_estimator")
+@register_agent("preference_estimator", target="copeland")
 class PreferenceEstimator(KernelIdentificationAgent):
     """Round-robin preference-matrix estimation until every pair's interval excludes 1/2 (the uniform baseline of Urvoy et al., ICML 2013).
 

@@ -52,7 +52,7 @@ def random_recommend(state):
     return empirical_copeland_winner(state.wins)
 
 
-@register_agent("random")
+@register_agent("random", target="-")
 class UniformRandom(KernelDuelingAgent):
     """Uniformly random duels (the baseline of Komiyama et al., ICML 2016).
 

@@ -240,7 +240,7 @@ def rcs_recommend(state):
     return empirical_copeland_winner(state.wins)
 
 
-@register_agent("rcs")
+@register_agent("rcs", target="condorcet")
 class RCS(KernelDuelingAgent):
     """Relative Confidence Sampling (Zoghi, Whiteson, de Rijke and Munos, WSDM 2014, Algorithm 1).
 
@@ -264,7 +264,7 @@ class RCS(KernelDuelingAgent):
     Assumes a Condorcet winner (no regret bound is proved in the paper).  Per step ``O(K)``:
     between ``K - 1`` and ``2K - 3`` pairs drawn, mostly with one uniform each (see the module notes),
     and ``K`` upper bounds.
-    :attr:`champion_turns` is ``B``, the number of steps each arm was the champion.
+    ``champion_turns`` is ``B``, the number of steps each arm was the champion.
 
     References
     ----------

@@ -73,7 +73,7 @@ def rex3_recommend(state):
     return np.argmax(state.log_weights)
 
 
-@register_agent("rex3")
+@register_agent("rex3", target="utility")
 class REX3(KernelDuelingAgent):
     """REX3 (Gajane, Urvoy & Clérot, ICML 2015, Algorithm 1) for adversarial utility-based duels.
 
@@ -97,7 +97,8 @@ class REX3(KernelDuelingAgent):
     regret is sublinear but not logarithmic on stochastic problems.  The authors' published
     implementation divides the second arm's estimate by ``2^{p_b}`` (a typo for ``2 p_b``); we
     use ``2 p_b``, which makes the estimates of the two arms symmetric as in the paper.
-    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the arm of largest weight (lowest index on ties).  ``O(K)`` per
+    :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns the arm of largest weight (lowest index on
+    ties).  ``O(K)`` per
     step.
     """
 
@@ -119,7 +120,7 @@ class REX3(KernelDuelingAgent):
 
     @property
     def exploration_rate(self) -> float:
-        """The ``gamma`` in use: the given one, else ``min(1/2, sqrt(K ln K / T))``."""
+        """The ``gamma`` in use (the given one, else ``min(1/2, sqrt(K ln K / T))``)."""
         if self.gamma is not None:
             return self.gamma
         return min(0.5, math.sqrt(self.n_arms * math.log(self.n_arms) / self.horizon))

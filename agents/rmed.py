@@ -204,7 +204,7 @@ def rmed_recommend(state):
     return int(np.argmin(state.info))
 
 
-@register_agent("rmed1")
+@register_agent("rmed1", target="condorcet")
 class RMED1(KernelDuelingAgent):
     """Relative Minimum Empirical Divergence, RMED1 (Komiyama et al., COLT 2015).
 
@@ -231,7 +231,7 @@ class RMED1(KernelDuelingAgent):
     -----
     Regret guarantees assume a Condorcet winner.  Per step ``O(K)``: only the played pair's
     divergence terms change, so ``I`` is refreshed for two arms per duel.
-    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns ``argmin_i I_i`` (lowest index on ties).
+    :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns ``argmin_i I_i`` (lowest index on ties).
 
     References
     ----------

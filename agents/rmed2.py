@@ -42,7 +42,7 @@ Choices and the public implementations:
   is done here.  That code also replaces the per-pair forced exploration by a global round
   robin over all pairs while ``t < K(K-1)/2 alpha ln ln t``.
 * Ties of ``i_hat*`` are broken at random (as in :class:`~dueling_gym.agents.RMED1`);
-  :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns ``argmin_i I_i`` (lowest index on ties).
+  :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns ``argmin_i I_i`` (lowest index on ties).
 
 RMED2 assumes a Condorcet winner; RMED2FH is asymptotically optimal for a known horizon.
 Per step ``O(K)``; the forced-exploration test costs ``O(1)`` unless a pair is deficient (the
@@ -89,7 +89,7 @@ class RMED2State(AgentState, fields=[
     "loop_duel",      # whether the last act() returned the loop's duel
     "t",              # duels observed so far
 ]):
-    """Numba-side state of :class:`RMED2` and :class:`RMED2FH`."""
+    """Numba-side state of :class:`~dueling_gym.agents.RMED2` and :class:`RMED2FH`."""
 
 
 # Speed: as in RMED1 (see :mod:`dueling_gym.agents.rmed`), each array field is read once per
@@ -230,7 +230,7 @@ def rmed2_recommend(state):
 
 
 class _RMED2Base(KernelDuelingAgent):
-    """State and hyperparameters shared by :class:`RMED2` and :class:`RMED2FH`."""
+    """State and hyperparameters shared by :class:`~dueling_gym.agents.RMED2` and :class:`RMED2FH`."""
 
     act_kernel = rmed2_act
     observe_kernel = rmed2_observe
@@ -269,7 +269,7 @@ class _RMED2Base(KernelDuelingAgent):
         )
 
 
-@register_agent("rmed2")
+@register_agent("rmed2", target="condorcet")
 class RMED2(_RMED2Base):
     """RMED2 (Komiyama et al., COLT 2015): RMED1's loop with the regret-aware opponent ``b_hat(l)``.
 
@@ -295,7 +295,7 @@ class RMED2(_RMED2Base):
         super().__init__(n_arms, seed=seed)
 
 
-@register_agent("rmed2fh")
+@register_agent("rmed2fh", target="condorcet")
 class RMED2FH(_RMED2Base):
     """RMED2FH (Komiyama et al., COLT 2015): RMED2 for a known horizon, with ``b_hat`` fixed after exploration.
 
@@ -306,7 +306,7 @@ class RMED2FH(_RMED2Base):
     horizon : int
         The number of duels ``T`` (``T >= 3``); every pair is first drawn ``ceil(alpha ln ln T)`` times.
     alpha, f_scale, f_exponent : float
-        As for :class:`RMED2`.
+        As for :class:`~dueling_gym.agents.RMED2`.
     seed : int, optional
         Seed of the agent's generator (used only to break ties).
 

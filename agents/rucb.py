@@ -121,7 +121,7 @@ def rucb_recommend(state):
     return empirical_copeland_winner(state.wins)
 
 
-@register_agent("rucb")
+@register_agent("rucb", target="condorcet")
 class RUCB(KernelDuelingAgent):
     """Relative Upper Confidence Bound (Zoghi et al., ICML 2014).
 

@@ -298,7 +298,7 @@ def savage_recommend(state):
 # ---------------------------------------------------------------------------------------------
 # The agent
 # ---------------------------------------------------------------------------------------------
-@register_agent("savage")
+@register_agent("savage", target="copeland")
 class SAVAGE(KernelDuelingAgent):
     """SAVAGE for voting bandits (Urvoy, Clérot, Féraud & Naamane, ICML 2013, Algorithm 1).
 
@@ -347,7 +347,8 @@ class SAVAGE(KernelDuelingAgent):
     Attributes
     ----------
     done : bool
-        True once exploration has stopped; :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` is then the final answer (before:
+        True once exploration has stopped; :meth:`~dueling_gym.agents.DuelingAgent.recommend` is then the
+        final answer (before:
         the current guess, primary score ``CopLo`` / Borda lower bound with ties broken by the
         empirical score).
     exploration_duels : int or None
@@ -363,6 +364,7 @@ class SAVAGE(KernelDuelingAgent):
     """
 
     pure_exploration = True
+    explore_then_exploit = True
     act_kernel = savage_act
     observe_kernel = savage_observe
     recommend_kernel = savage_recommend
@@ -383,14 +385,14 @@ class SAVAGE(KernelDuelingAgent):
 
     @property
     def confidence(self) -> float:
-        """The failure probability in use: ``delta``, else ``1/T`` with a horizon, else ``0.05``."""
+        """The failure probability in use (``delta``, else ``1/T`` with a horizon, else ``0.05``)."""
         if self.delta is not None:
             return self.delta
         return 1.0 / self.horizon if self.horizon is not None else 0.05
 
     @property
     def n_parameters(self) -> int:
-        """``N``: ``K`` for ``"borda"``, ``K(K-1)/2`` otherwise."""
+        """The number ``N`` of parameters, ``K`` for ``"borda"`` and ``K(K-1)/2`` otherwise."""
         n_arms = self.n_arms
         return n_arms if self.variant == "borda" else n_arms * (n_arms - 1) // 2
 
@@ -441,11 +443,11 @@ class SAVAGE(KernelDuelingAgent):
 
     @property
     def working_set(self) -> np.ndarray:
-        """Indices of the parameters still sampled (pairs ``(first[k], second[k])``; Borda: arms)."""
+        """Indices of the parameters still sampled (pairs ``(first[k], second[k])``, or arms for Borda)."""
         return np.flatnonzero(self.active)
 
 
-@register_agent("savage_borda")
+@register_agent("savage_borda", target="borda")
 class SAVAGEBorda(SAVAGE):
     """:class:`SAVAGE` with ``variant="borda"`` (Urvoy et al., ICML 2013, §4.2): Borda bandits on the row parameters ``x_i.`` of the matrix."""
 
@@ -454,7 +456,7 @@ class SAVAGEBorda(SAVAGE):
         super().__init__(n_arms, horizon=horizon, delta=delta, variant="borda", exploit=exploit, seed=seed)
 
 
-@register_agent("savage_condorcet")
+@register_agent("savage_condorcet", target="condorcet")
 class SAVAGECondorcet(SAVAGE):
     """:class:`SAVAGE` with ``variant="condorcet"`` (Urvoy et al., ICML 2013, §4.1, Theorem 3): the Condorcet feasible set."""
 

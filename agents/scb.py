@@ -8,7 +8,7 @@ Three nested procedures, run here as one explicit state machine inside Numba ker
 fused simulator can run them:
 
 * **"Query the pair until sure"** (Algorithm 2, line 1): duel ``(a_i, a_j)`` until the KL
-  sequential test :func:`~dueling_gym.agents._scb_kernels.kl_sign_test` decides the sign of
+  sequential test (a private kernel of SCB) decides the sign of
   ``p_ij − 1/2`` with error probability at most ``δ/K²``.  A decided sign is kept for the rest of
   the solver run (an ``int8`` K×K table), so a later query of the pair, from either side, costs
   no duel: the paper's analysis treats a decided pair as a deterministic answer (Appendix H).
@@ -404,7 +404,7 @@ class _CopelandSolverAgent(KernelDuelingAgent):
         return np.flatnonzero(self.candidates)
 
 
-@register_agent("copeland_pac")
+@register_agent("copeland_pac", target="copeland")
 class CopelandPAC(_CopelandSolverAgent):
     """Copeland PAC solver of Zoghi et al. (NIPS 2015): Algorithm 2 on top of Algorithm 4.
 
@@ -432,7 +432,8 @@ class CopelandPAC(_CopelandSolverAgent):
 
     Notes
     -----
-    Pure exploration: :attr:`done` becomes True when the solver returns; :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` is
+    Pure exploration: :attr:`done` becomes True when the solver returns;
+    :meth:`~dueling_gym.agents.DuelingAgent.recommend` is
     then its answer and :meth:`act` returns the self-duel ``(answer, answer)``.
     :attr:`sample_complexity` is the number of duels it used.  A tied pair (``p_ij = 1/2``)
     that the solver must resolve makes it run forever.  Per duel ``O(1)``; per round of
@@ -462,7 +463,7 @@ class CopelandPAC(_CopelandSolverAgent):
         return int(_scb_status(self.state)[2])
 
 
-@register_agent("scb")
+@register_agent("scb", target="copeland")
 class SCB(_CopelandSolverAgent):
     """Scalable Copeland Bandits (Zoghi, Karnin, Whiteson, de Rijke, NIPS 2015, Algorithm 3).
 

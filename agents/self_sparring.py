@@ -58,7 +58,7 @@ def self_sparring_recommend(state):
     return np.argmax(state.plays)
 
 
-@register_agent("self_sparring")
+@register_agent("self_sparring", target="utility")
 class SelfSparring(KernelDuelingAgent):
     """Self-Sparring (Sui, Zhuang, Burdick & Yue, UAI 2017), dueling case ``m = 2``.
 
@@ -77,7 +77,8 @@ class SelfSparring(KernelDuelingAgent):
 
     Notes
     -----
-    Prior ``Beta(1, 1)`` per arm.  :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the most played arm (slot plays,
+    Prior ``Beta(1, 1)`` per arm.  :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns the most
+    played arm (slot plays,
     self-duels count twice; lowest index on ties), which is more robust than
     ``argmax S / (S + F)`` for rarely played arms.  ``O(K)`` per step (``2K`` Beta draws).
     """

@@ -160,7 +160,7 @@ class SequentialElimination(KernelIdentificationAgent):
 
     @property
     def comparison_budget(self) -> int:
-        """``ceil(m)``: the most duels one COMPARE can take."""
+        """The most duels ``ceil(m)`` that one COMPARE can take."""
         delta = self.delta / (self.n_arms - 1)
         return math.ceil(2.0 * math.log(2.0 / delta) / (self.epsilon - self.epsilon_lower) ** 2)
 

@@ -62,7 +62,7 @@ SPARRING_LEARNERS: dict[str, Callable[[int, np.random.Generator, float], Any]] =
 }
 
 
-@register_agent("sparring")
+@register_agent("sparring", target="utility")
 class Sparring(KernelDuelingAgent):
     """Sparring (Ailon, Karnin & Joachims, ICML 2014) with two independent bandit learners.
 
@@ -71,10 +71,10 @@ class Sparring(KernelDuelingAgent):
     n_arms : int
         Number of arms ``K >= 2``.
     learner : {"ucb_sbm", "thompson", "ucb1", "kl_ucb"}, default "ucb_sbm"
-        Base learner of both sides: UCB-SBM (:class:`~dueling_gym.agents.ucb_sbm.UCBSBM`),
+        Base learner of both sides: UCB-SBM (:class:`~dueling_gym.agents.UCBSBM`),
         Bernoulli Thompson sampling with Beta(1, 1) priors
-        (:class:`~dueling_gym.agents.thompson.BernoulliThompson`),
-        :class:`~dueling_gym.agents.ucb1.UCB1` or :class:`~dueling_gym.agents.kl_ucb.KLUCB`
+        (:class:`~dueling_gym.agents.BernoulliThompson`),
+        :class:`~dueling_gym.agents.UCB1` or :class:`~dueling_gym.agents.KLUCB`
         (``c = 0``).
     a : float, default 3.0
         UCB-SBM exploration parameter ``a >= 0`` (index ``mean + sqrt((a + 2) ln t / (2 n))``);
@@ -111,7 +111,7 @@ class Sparring(KernelDuelingAgent):
         self.state = SparringState(rng=self.rng, left=left, right=right, t=0)
 
 
-@register_agent("sparring_thompson")
+@register_agent("sparring_thompson", target="utility")
 class SparringThompson(Sparring):
     """Sparring (Ailon, Karnin & Joachims, ICML 2014) with Bernoulli Thompson-sampling learners (``Sparring(learner="thompson")``).
 
@@ -127,7 +127,7 @@ class SparringThompson(Sparring):
         super().__init__(n_arms, learner="thompson", seed=seed)
 
 
-@register_agent("sparring_ucb1")
+@register_agent("sparring_ucb1", target="utility")
 class SparringUCB1(Sparring):
     """Sparring (Ailon, Karnin & Joachims, ICML 2014) with UCB1 learners (``Sparring(learner="ucb1")``).
 

@@ -353,7 +353,7 @@ def sup_klucb_recommend(state):
     return best
 
 
-@register_agent("sup_klucb")
+@register_agent("sup_klucb", target="copeland")
 class SupKLUCB(KernelDuelingAgent):
     """Sup-KLUCB (Agrawal & Chaporkar 2019): KL-UCB over the ``K(K+1)/2`` unordered pairs of arms.
 

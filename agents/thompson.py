@@ -56,7 +56,7 @@ def new_thompson_state(n_arms: int, rng: np.random.Generator) -> ThompsonState:
     )
 
 
-@register_agent("thompson")
+@register_agent("thompson", target="best mean")
 class BernoulliThompson(KernelBanditAgent):
     """Thompson sampling with Beta(1, 1) priors (Thompson 1933; Agrawal & Goyal, COLT 2012).
 
@@ -70,7 +70,8 @@ class BernoulliThompson(KernelBanditAgent):
     Notes
     -----
     Non-binary rewards ``r`` in ``[0, 1]`` are replaced by a Bernoulli(``r``) draw (Agrawal &
-    Goyal's trick), so the posterior stays a Beta distribution.  :meth:`~dueling_gym.agents.base.BanditAgent.recommend` returns the
+    Goyal's trick), so the posterior stays a Beta distribution.
+    :meth:`~dueling_gym.agents.BanditAgent.recommend` returns the
     most played arm (lowest index on ties).  ``O(K)`` Beta draws per step.
     """
 

@@ -51,7 +51,7 @@ def new_ucb1_state(n_arms: int, rng: np.random.Generator) -> UCB1State:
     return UCB1State(rng=rng, counts=np.zeros(n_arms, dtype=np.int64), sums=np.zeros(n_arms), t=0)
 
 
-@register_agent("ucb1")
+@register_agent("ucb1", target="best mean")
 class UCB1(KernelBanditAgent):
     """UCB1 (Auer, Cesa-Bianchi & Fischer, 2002).
 
@@ -65,7 +65,8 @@ class UCB1(KernelBanditAgent):
     Notes
     -----
     Index ``mean_j + sqrt(2 ln n / n_j)`` with ``n`` the number of pulls so far; unplayed arms
-    first, ties to the lowest index.  :meth:`~dueling_gym.agents.base.BanditAgent.recommend` returns the most played arm (lowest
+    first, ties to the lowest index.  :meth:`~dueling_gym.agents.BanditAgent.recommend` returns the most
+    played arm (lowest
     index on ties).  ``O(K)`` per step.
     """
 

@@ -55,7 +55,7 @@ def new_ucb_sbm_state(n_arms: int, rng: np.random.Generator, a: float) -> UCBSBM
     return UCBSBMState(rng=rng, counts=np.zeros(n_arms, dtype=np.int64), sums=np.zeros(n_arms), a=float(a), t=0)
 
 
-@register_agent("ucb_sbm")
+@register_agent("ucb_sbm", target="best mean")
 class UCBSBM(KernelBanditAgent):
     """UCB singleton bandit machine (Ailon, Karnin & Joachims, ICML 2014).
 
@@ -72,7 +72,7 @@ class UCBSBM(KernelBanditAgent):
     Notes
     -----
     ``t`` is the current round, 1-based.  Unplayed arms come first and ties go to the lowest
-    index.  :meth:`~dueling_gym.agents.base.BanditAgent.recommend` returns the most played arm (lowest index on ties).
+    index.  :meth:`~dueling_gym.agents.BanditAgent.recommend` returns the most played arm (lowest index on ties).
     ``O(K)`` per step.
     """
 

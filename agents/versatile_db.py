@@ -145,7 +145,7 @@ def versatile_db_recommend(state):
     return best
 
 
-@register_agent("versatile_db")
+@register_agent("versatile_db", target="condorcet")
 class VersatileDB(KernelDuelingAgent):
     """Versatile-DB (Saha & Gaillard, ICML 2022): one Tsallis-INF learner per side of the duel.
 
@@ -164,9 +164,9 @@ class VersatileDB(KernelDuelingAgent):
     Anytime: no horizon, no confidence level.  Regret ``O(sqrt(K T))`` against any (adversarial)
     sequence of preference matrices with a Condorcet winner, and ``O(sum_{i != i*} log T /
     Delta_i)`` in the stochastic case, with ``Delta_i = P[i*, i] - 1/2``.  Per step ``O(K)`` times
-    the Newton steps (a handful) for each learner; ``O(K)`` memory.  :attr:`left_losses` and
-    :attr:`right_losses` are ``L_hat^+`` and ``L_hat^-``; :attr:`left_weights` and
-    :attr:`right_weights` the distributions of the last duel.
+    the Newton steps (a handful) for each learner; ``O(K)`` memory.  ``left_losses`` and
+    ``right_losses`` are ``L_hat^+`` and ``L_hat^-``; ``left_weights`` and
+    ``right_weights`` the distributions of the last duel.
     """
 
     act_kernel = versatile_db_act

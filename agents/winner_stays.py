@@ -52,7 +52,7 @@ class WinnerStaysState(AgentState, fields=[
     "exploit_left",  # duels left in the current exploitation phase
     "t",
 ]):
-    """Numba-side state of :class:`WinnerStaysWeak` and :class:`WinnerStaysStrong`."""
+    """Numba-side state of :class:`~dueling_gym.agents.WinnerStaysWeak` and :class:`WinnerStaysStrong`."""
 
     @property
     def round(self) -> int:
@@ -174,7 +174,7 @@ class _WinnerStays(KernelDuelingAgent):
         return self.state.round
 
 
-@register_agent("winner_stays_weak")
+@register_agent("winner_stays_weak", target="condorcet")
 class WinnerStaysWeak(_WinnerStays):
     """Winner Stays for weak regret, WS-W (Chen & Frazier, ICML 2017, Algorithm 1).
 
@@ -194,7 +194,8 @@ class WinnerStaysWeak(_WinnerStays):
     Assumes a Condorcet winner.  Expected cumulative *weak* regret is bounded by a constant
     (``O(K^2)``, ``O(K log K)`` under a total order; Theorems 1 and 2), independent of the
     horizon.  The agent never plays a self-duel, so its strong regret grows linearly.
-    :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the arm step 1 would keep (the incumbent), else the lowest index
+    :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns the arm step 1 would keep (the incumbent),
+    else the lowest index
     with the largest ``C``; it draws nothing.  Per step: two ``O(K)`` scans of ``C``.
 
     Where the paper's round picture (§4) and its pseudocode could be read differently we follow
@@ -207,7 +208,7 @@ class WinnerStaysWeak(_WinnerStays):
         super().__init__(n_arms, seed=seed)
 
 
-@register_agent("winner_stays_strong")
+@register_agent("winner_stays_strong", target="condorcet")
 class WinnerStaysStrong(_WinnerStays):
     """Winner Stays for strong regret, WS-S (Chen & Frazier, ICML 2017, Algorithm 2).
 
@@ -227,8 +228,9 @@ class WinnerStaysStrong(_WinnerStays):
 
     Notes
     -----
-    Exploitation phases are capped at ``2^62`` duels.  :meth:`~dueling_gym.agents.base.DuelingAgent.recommend` returns the exploited
-    arm during exploitation, otherwise what :class:`WinnerStaysWeak` recommends.  The public
+    Exploitation phases are capped at ``2^62`` duels.  :meth:`~dueling_gym.agents.DuelingAgent.recommend`
+    returns the exploited
+    arm during exploitation, otherwise what :class:`~dueling_gym.agents.WinnerStaysWeak` recommends.  The public
     Python port runs a single WS-W duel before each exploitation phase instead of a full round;
     we follow the paper (and the public Java port), whose bound needs the round to finish.
     """

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dueling_gym.agents import AGENT_REGISTRY
-from dueling_gym.agents.catalogue import AGENT_TARGETS, agent_role, agent_target
+from dueling_gym.agents.base import TARGETS
+from dueling_gym.agents.catalogue import agent_role, agent_target, regret_minimisers
 from dueling_gym.agents.identification import IdentificationMixin
 from dueling_gym.cli import main
 
@@ -40,9 +41,26 @@ def test_one_agent_imports_its_own_module_only():
     assert "dueling_gym.agents.ccb" not in loaded and "dueling_gym.agents.cpe" not in loaded
 
 
-def test_every_registered_agent_is_catalogued():
-    assert set(AGENT_TARGETS) == set(AGENT_REGISTRY)
-    assert set(AGENT_TARGETS.values()) <= {"condorcet", "copeland", "borda", "utility", "best mean", "-"}
+def test_every_registered_agent_declares_its_target():
+    AGENT_REGISTRY.load_all()
+    targets = {name: agent_target(name) for name in AGENT_REGISTRY}
+    assert set(targets.values()) <= set(TARGETS) - {"?"}, {k: v for k, v in targets.items() if v == "?"}
+    # A few declarations checked against the papers' definitions of their winners.
+    assert (targets["ccb"], targets["rucb"], targets["savage_borda"], targets["sparring"], targets["kl_ucb"],
+            targets["random"]) == ("copeland", "condorcet", "borda", "utility", "best mean", "-")
+    assert set(regret_minimisers()) == {name for name in AGENT_REGISTRY if agent_role(name) == "regret minimiser"}
+
+
+def test_a_target_is_declared_once_and_checked():
+    from dueling_gym.agents import DuelingAgent, register_agent
+
+    class Declared(DuelingAgent):
+        target = "condorcet"
+
+    with pytest.raises(ValueError, match="disagrees with the class's target 'condorcet'"):
+        register_agent("test_disagreeing_target", target="copeland")(Declared)
+    with pytest.raises(ValueError, match="target must be one of"):
+        register_agent("test_unknown_target", target="kemeny")
 
 
 @pytest.mark.parametrize("name", sorted(AGENT_REGISTRY))

@@ -38,5 +38,5 @@ def test_preset_end_to_end_at_a_tiny_scale(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     for agent in ("versatile_db", "cw_rmed", "savage", "sup_klucb"):
         assert f"| cyclic4 | {agent} | 1 | 300 |" in out
-    assert len(list((tmp_path / "units").glob("*.json"))) == len(preset.full["agents"]) * 7
+    assert len(list((tmp_path / "units").glob("*.json"))) == len(preset.sweep_arguments(False)["agents"]) * 7
     assert (tmp_path / "regret.png").exists() and (tmp_path / "summary.md").exists()

@@ -4,9 +4,9 @@ Chen, Du, Huang and Zhao, *Combinatorial Pure Exploration for Dueling Bandits* (
 the agents duel edges of a bipartite graph (:class:`~dueling_gym.problems.BipartiteDuelProblem`)
 and stop with a matching that covers every position.
 
-* :mod:`.base` -- :class:`CombinatorialAgent`, :class:`GeneratorAgent` (an algorithm written as
+* :mod:`.base` -- :class:`~dueling_gym.agents.CombinatorialAgent`, :class:`GeneratorAgent` (an algorithm written as
   a generator of duels), :class:`CompiledAgent` (an algorithm advanced by Numba kernels, able to
-  play many duels per call against a :class:`DuelSource`), :func:`graph_only` (the graph an
+  play many duels per call against a :class:`DuelSource`), :func:`~dueling_gym.agents.cpe.graph_only` (the graph an
   agent may see) and :class:`MatchingSolver` (its per-round max-weight matchings).
 * :mod:`.bounds` -- the confidence radius and the empirical bounds ``P̄``, ``P̲``.
 * :mod:`.condorcet_oracle` -- the exact Condorcet oracle (one LP) and its Lipschitz drift bound.
@@ -15,7 +15,7 @@ and stop with a matching that covers every position.
 * :mod:`.car` -- CAR-Cond, CAR-Verify and CAR-Parallel (the Condorcet matching).
 
 The agents are registered (``make_agent("car_cond", problem, delta=0.05)``) and run with
-:func:`dueling_gym.experiments.pure_exploration.run_pure_exploration`.
+:func:`dueling_gym.experiments.run_pure_exploration`.
 """
 
 from dueling_gym.agents.cpe._duel_source import DuelSource

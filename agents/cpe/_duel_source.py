@@ -1,6 +1,6 @@
 """Duels played inside compiled loops: a duel table, a block of uniforms and the bookkeeping.
 
-A runner that owns the environment (:func:`~dueling_gym.experiments.pure_exploration.run_pure_exploration`)
+A runner that owns the environment (:func:`~dueling_gym.experiments.run_pure_exploration`)
 lets a compiled agent play many duels per call instead of one ``act``/``observe`` round trip
 per duel.  :class:`DuelSource` holds what the compiled loop needs to draw outcomes *exactly*
 as the environment would:
@@ -13,7 +13,7 @@ as the environment would:
   environment adds it) and a trace of the block's duels ``(e, e2, first_won)``.
 
 The runner builds the source from its environment, lets the agent play
-(:meth:`CompiledAgent.play_duels <dueling_gym.agents.cpe.base.CompiledAgent.play_duels>`) and
+(:meth:`CompiledAgent.play_duels <dueling_gym.agents.cpe.CompiledAgent.play_duels>`) and
 writes the counts, the regret and the unused uniforms back, so the environment ends in the
 state the one-duel-at-a-time loop would have left.
 """
@@ -42,7 +42,7 @@ class DuelSource:
     row_of : int array, shape (m, m)
         Row of the duel ``(e, e2)``; ``-1`` for incomparable edges.
     regrets : array, shape (n_rows,)
-        Regret of each row (accumulated into :attr:`totals`).
+        Regret of each row (accumulated into ``totals``).
     uniforms : array
         Uniforms not yet used (the environment's current block, possibly empty).
     refill : callable
@@ -99,7 +99,7 @@ class DuelSource:
 
     @property
     def arrays(self) -> tuple:
-        """The tuple the compiled loops take (see :func:`draw_outcome`)."""
+        """The tuple the compiled loops take (see ``draw_outcome`` in this module)."""
         return (self.probabilities, self.row_of, self.regrets, self.counts, self.first_wins, self.totals,
                 self.uniforms, self.position, self.trace)
 

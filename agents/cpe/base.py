@@ -6,7 +6,7 @@ Combinatorial agents act in *edge* terms on a bipartite graph: ``act()`` returns
 ``(e, e2)`` of two edges at the same position (``e == e2`` is a self-duel, a fair coin, used by
 CLUCB-Borda), ``observe((e, e2), first_won)`` feeds back the outcome, ``recommend()`` returns a
 matching (tuple of edge indices in position order) and ``done`` tells when the agent stopped.
-They are driven by :func:`dueling_gym.experiments.pure_exploration.run_pure_exploration` or a
+They are driven by :func:`dueling_gym.experiments.run_pure_exploration` or a
 plain loop over ``CombinatorialDuelEnv.step_edges``::
 
     agent = CLUCBBordaPAC(problem, delta=0.1, epsilon=0.02, seed=0)
@@ -17,12 +17,12 @@ plain loop over ``CombinatorialDuelEnv.step_edges``::
         agent.observe((e, e2), bool(observation))
     env.score_matching(agent.recommend())
 
-:class:`CombinatorialAgent` is deliberately **not** a :class:`~dueling_gym.agents.base.DuelingAgent`
+:class:`~dueling_gym.agents.CombinatorialAgent` is deliberately **not** a :class:`~dueling_gym.agents.DuelingAgent`
 (it has no ``n_arms``), so ``list_agents("dueling")`` and the K-armed sweeps never pick these
 agents up; they are still registered, so ``make_agent("car_cond", problem, delta=0.05)`` works.
 
 Agents only ever see the *graph*: the constructor copies the problem's candidates, positions
-and edges into a problem with all-tied preferences (:func:`graph_only`), and solves its
+and edges into a problem with all-tied preferences (:func:`~dueling_gym.agents.cpe.graph_only`), and solves its
 max-weight matchings with a :class:`MatchingSolver` prepared once.
 
 Writing an algorithm as a generator
@@ -55,9 +55,9 @@ Duel = tuple[int, int]
 
 
 def graph_only(source: Any) -> BipartiteDuelProblem:
-    """The graph of ``source`` as a :class:`BipartiteDuelProblem` with all-tied preferences.
+    """The graph of ``source`` as a :class:`~dueling_gym.problems.BipartiteDuelProblem` with all-tied preferences.
 
-    ``source`` is a :class:`BipartiteDuelProblem` (only ``n_candidates``, ``n_positions`` and
+    ``source`` is a :class:`~dueling_gym.problems.BipartiteDuelProblem` (only ``n_candidates``, ``n_positions`` and
     ``edges`` are read), a ``CombinatorialDuelEnv`` (or a Gymnasium wrapper of one; its
     current problem's graph is used) or a tuple ``(n_candidates, n_positions, edges)``.  The
     copy holds ``1/2`` on every comparable pair, so code that receives it cannot learn the true
@@ -126,16 +126,16 @@ class CombinatorialAgent(SeededAgent):
 
     Parameters
     ----------
-    problem : BipartiteDuelProblem, CombinatorialDuelEnv or (n_candidates, n_positions, edges)
+    problem : dueling_gym.problems.BipartiteDuelProblem, dueling_gym.envs.CombinatorialDuelEnv or (n_candidates, n_positions, edges)
         The graph.  **Only** its candidates, positions and edges are read; the preferences are
         never looked at.
     seed : int, SeedSequence or None
         Seed of the agent's own ``numpy.random.Generator`` (``self.rng``).
     """
 
-    #: Always True: CPE-DB is pure exploration with a stopping rule.
+    #: Always True (CPE-DB is pure exploration with a stopping rule).
     pure_exploration: ClassVar[bool] = True
-    #: The winner notion the agent identifies: ``"borda"`` or ``"condorcet"``.
+    #: The winner notion the agent identifies, ``"borda"`` or ``"condorcet"``.
     target: ClassVar[str] = ""
 
     def __init__(self, problem: Any, *, seed: SeedLike = None):
@@ -214,12 +214,13 @@ class _ReplayedAgent(ReplayPickling, CombinatorialAgent):
 
 
 class GeneratorAgent(_ReplayedAgent):
-    """A :class:`CombinatorialAgent` whose algorithm is the generator :meth:`_run`.
+    """A :class:`~dueling_gym.agents.CombinatorialAgent` whose algorithm is the generator ``_run()``.
 
     ``_run()`` yields duels ``(e, e2)``; the value sent back is ``first_won`` (bool); its
     ``return`` value is the answer (a matching) or ``None`` for failure.  Subclasses implement
-    ``_run`` and ``_reset_algorithm_state`` (plain attributes read by :meth:`current_guess`),
-    and may override :meth:`current_guess` (the recommendation before stopping).
+    ``_run`` and ``_reset_algorithm_state`` (plain attributes read by
+    :meth:`~dueling_gym.agents.CombinatorialAgent.current_guess`),
+    and may override :meth:`~dueling_gym.agents.CombinatorialAgent.current_guess` (the recommendation before stopping).
 
     Pickling and ``copy.deepcopy`` replay the outcomes observed since the last reset on a fresh
     copy (see :class:`~dueling_gym.agents.base.ReplayPickling`): a running generator cannot be
@@ -295,27 +296,27 @@ class GeneratorAgent(_ReplayedAgent):
 
 
 class CompiledAgent(_ReplayedAgent):
-    """A :class:`CombinatorialAgent` whose algorithm runs in compiled kernels.
+    """A :class:`~dueling_gym.agents.CombinatorialAgent` whose algorithm runs in compiled kernels.
 
     The algorithm is a state machine in NumPy arrays advanced by Numba kernels: an outcome goes
     in, the kernel updates the statistics and computes the next duel (or the answer).  Steps the
     kernels cannot take (a user-supplied sampler, an LP) stop the kernel in a *service* state
-    that :meth:`_serve` completes in Python.  Two ways to drive it:
+    that ``_serve()`` completes in Python.  Two ways to drive it:
 
     * ``act()`` / ``observe()`` (one kernel call per duel), as any agent;
-    * :meth:`play_duels` against a :class:`~dueling_gym.agents.cpe._duel_source.DuelSource`:
+    * :meth:`play_duels` against a :class:`~dueling_gym.agents.cpe.DuelSource`:
       a compiled loop plays many duels per call (what the pure-exploration runner does).
 
     Both give the same duels, outcomes and answer.  Pickling and ``copy.deepcopy`` replay the
     logged outcomes, as for :class:`GeneratorAgent`.
 
-    Subclasses implement :meth:`_reset_algorithm_state` (build the arrays and advance to the
-    first duel), :meth:`_step_kernel`, :meth:`_play_kernel`, :attr:`_status`,
-    :meth:`_pending_duel` and :meth:`_final_answer`, and may override :meth:`_serve` and
-    :meth:`current_guess`.
+    Subclasses implement ``_reset_algorithm_state()`` (build the arrays and advance to the
+    first duel), ``_step_kernel()``, ``_play_kernel()``, ``_status``,
+    ``_pending_duel()`` and ``_final_answer()``, and may override ``_serve()`` and
+    :meth:`~dueling_gym.agents.CombinatorialAgent.current_guess`.
     """
 
-    #: Values of :attr:`_status`.
+    #: Values of ``_status``.
     RUNNING, DONE, FAILED, SERVICE = 0, 1, 2, 3
 
     def _reset_state(self) -> None:

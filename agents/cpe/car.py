@@ -4,7 +4,7 @@ Chen, Du, Huang, Zhao, *Combinatorial Pure Exploration for Dueling Bandits*, ICM
 Algorithm 2 (CAR-Cond, §4.1), Algorithm 4 (CAR-Verify) and Algorithm 3 (CAR-Parallel, §4.3).
 Comments ``[A2 Ln]``, ``[A3 Ln]``, ``[A4 Ln]`` point to line ``n`` of those algorithms.  The
 algorithms are Python generators that ``yield`` duels; the
-:class:`~dueling_gym.agents.cpe.base.GeneratorAgent` adapter turns them into ``act``/``observe``.
+:class:`~dueling_gym.agents.cpe.GeneratorAgent` adapter turns them into ``act``/``observe``.
 
 **CAR-Cond** keeps accepted / rejected / undecided edge sets ``A, R, U``.  Epoch ``q`` has
 ``ε_q = 2^-q`` and rounds ``t = e_{q-1}+1 .. e_q`` with ``e_q = 4^q`` and ``e_0 = 0`` (so epoch 1
@@ -33,9 +33,10 @@ to the LP solver's 1e-7 tolerance).
 the ``P̄`` challenger with the largest radius.  The best challenger is that of
 :meth:`~dueling_gym.problems.BipartiteDuelProblem.strongest_challenger` (``l`` max-weight
 matchings, each forbidding one edge of ``M̂``); a whole verification step runs in one compiled
-call (:mod:`._car_kernels`, the same operations and tie-breaking as the Python functions).
+call (the package's private CAR kernels, with the same operations and tie-breaking as the
+Python functions).
 CAR-Cond's rounds stay in Python around one compiled call for the bounds and the skipping test
-(:func:`._car_kernels.cond_round`, NumPy's operations and summation order): their cost is the
+(with NumPy's operations and summation order): their cost is the
 oracle LPs (HiGHS, as :func:`scipy.optimize.linprog` calls it), which have no exact compiled
 equivalent.  An LP identical to one solved earlier in the run (in CAR-Parallel, often one of
 another instance) is answered from the oracle's memo.
@@ -311,7 +312,7 @@ class CARCond(_CAR):
 
     Parameters
     ----------
-    problem : BipartiteDuelProblem, CombinatorialDuelEnv or (n_candidates, n_positions, edges)
+    problem : dueling_gym.problems.BipartiteDuelProblem, dueling_gym.envs.CombinatorialDuelEnv or (n_candidates, n_positions, edges)
         The graph (preferences are never read).
     delta : float, default 0.05
         Confidence ``δ ∈ (0, 1)``.
@@ -343,7 +344,7 @@ class CARVerify(_CAR):
 
     Parameters
     ----------
-    problem : BipartiteDuelProblem, CombinatorialDuelEnv or (n_candidates, n_positions, edges)
+    problem : dueling_gym.problems.BipartiteDuelProblem, dueling_gym.envs.CombinatorialDuelEnv or (n_candidates, n_positions, edges)
         The graph (preferences are never read).
     delta : float, default 0.005
         Verification confidence; the paper requires ``δ < δ0``.
@@ -389,7 +390,7 @@ class CARParallel(_CAR):
 
     Parameters
     ----------
-    problem : BipartiteDuelProblem, CombinatorialDuelEnv or (n_candidates, n_positions, edges)
+    problem : dueling_gym.problems.BipartiteDuelProblem, dueling_gym.envs.CombinatorialDuelEnv or (n_candidates, n_positions, edges)
         The graph (preferences are never read).
     delta : float, default 0.005
         Overall confidence; the paper requires ``δ < 0.01``.

@@ -11,11 +11,11 @@ so the problem reduces to combinatorial pure exploration with semi-bandit feedba
 Chen et al., 2014).  Per round: two max-weight covering matchings and one sampler call;
 memory ``O(m)``.
 
-The rounds run in Numba kernels (:mod:`._clucb_kernels`, a
-:class:`~dueling_gym.agents.cpe.base.CompiledAgent`): the matchings come from a compiled port
-of SciPy's assignment solver with its tie-breaking (:mod:`._assignment`), the shipped exact
+The rounds run in Numba kernels (private to the package, driven as a
+:class:`~dueling_gym.agents.cpe.CompiledAgent`): the matchings come from a compiled port
+of SciPy's assignment solver with its tie-breaking (also private), the shipped exact
 samplers draw from ``self.rng`` exactly as their Python methods do, and
-:func:`~dueling_gym.experiments.pure_exploration.run_pure_exploration` plays blocks of duels
+:func:`~dueling_gym.experiments.run_pure_exploration` plays blocks of duels
 in one compiled loop.  Duels, random draws and answers are those of the Python formulation
 bit for bit; a user-supplied sampler is called from Python once per round.
 
@@ -75,7 +75,7 @@ EQUALITY_TOLERANCE = kernels.EQUALITY_TOLERANCE
 
 
 class _CLUCBBorda(CompiledAgent):
-    """Shared round of Algorithms 1 and 5, run by the kernels of :mod:`._clucb_kernels`.
+    """Shared round of Algorithms 1 and 5, run by the package's private CLUCB kernels.
 
     The state lives in arrays: :attr:`counts` (``T(e)``), :attr:`sums` (wins of ``e`` in its
     samples), the means ``w̄`` and the slots of ``_ints`` (round :attr:`t` within the phase,
@@ -191,7 +191,7 @@ class CLUCBBordaPAC(_CLUCBBorda):
 
     Parameters
     ----------
-    problem : BipartiteDuelProblem, CombinatorialDuelEnv or (n_candidates, n_positions, edges)
+    problem : dueling_gym.problems.BipartiteDuelProblem, dueling_gym.envs.CombinatorialDuelEnv or (n_candidates, n_positions, edges)
         The graph (preferences are never read).
     delta : float, default 0.05
         Confidence ``δ ∈ (0, 1)``.
@@ -232,7 +232,7 @@ class CLUCBBordaExact(_CLUCBBorda):
     Parameters
     ----------
     problem, delta, paper_log_constant, seed
-        As :class:`CLUCBBordaPAC`.
+        As :class:`~dueling_gym.agents.CLUCBBordaPAC`.
     sampler : str or MatchingSampler, default "exact"
         Must be exact (``eta == 0``): the epochs need ``η_q = ε_q / 8 -> 0``.
     reuse_samples_if_exact : bool, default False

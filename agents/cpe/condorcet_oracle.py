@@ -457,7 +457,7 @@ def oracle_drift(graph: BipartiteDuelProblem, lower_ref: ArrayLike, upper_ref: A
                  ) -> NDArray[np.float64] | float:
     """Bound on how much any oracle value can move between two sets of pair bounds.
 
-    For ``Q, Q'`` built by :func:`bound_matrices` (either ``P̄`` or ``P̲``) and any fixed
+    For ``Q, Q'`` built by :func:`~dueling_gym.agents.cpe.bounds.bound_matrices` (either ``P̄`` or ``P̲``) and any fixed
     ``(A1, R1, A2, R2)``: ``|O(Q) - O(Q')| <= (1/l) sum_j max_{k at position j} |ΔQ_k|``,
     because for ``x``, ``y`` in the matching polytopes ``|xᵀ D y| <= sum_j max_{e,e' ∈ E_j}
     |D_{e e'}|`` (each position's ``x`` and ``y`` mass is 1) and max-min is 1-Lipschitz in the

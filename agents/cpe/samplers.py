@@ -53,13 +53,13 @@ class ExactMatchingSampler(MatchingSampler):
     """Exact uniform sampling (``η = 0``) from exact completion counts.
 
     ``method="matching"`` draws a whole matching with
-    :meth:`BipartiteDuelProblem.sample_max_matching` (one uniform rank, decoded position by
+    :meth:`BipartiteDuelProblem.sample_max_matching <dueling_gym.problems.BipartiteDuelProblem.sample_max_matching>` (one uniform rank, decoded position by
     position with completion counts).  ``method="marginal"`` (default) draws the opponent at a
     position directly from its exact marginal ``Pr[e(M', j) = e'] = N(e') / |ℳ|`` (``N(e')`` =
     matchings containing ``e'``): the same law for the only quantity the algorithm uses, since
     each round plays one duel with a fresh independent ``M'``; it costs one uniform draw instead
     of an ``l``-step decoding.  Counting is exponential in the worst case (counting perfect
-    matchings is #P-hard) and raises :class:`TooManyMatchingsError` on huge instances; use
+    matchings is #P-hard) and raises :class:`~dueling_gym.problems.TooManyMatchingsError` on huge instances; use
     :class:`RejectionMatchingSampler` there.
     """
 
@@ -140,7 +140,8 @@ class RejectionMatchingSampler(MatchingSampler):
 def make_sampler(graph: BipartiteDuelProblem, sampler: str | MatchingSampler = "exact") -> MatchingSampler:
     """``"exact"`` (:class:`ExactMatchingSampler`), ``"exact_matching"`` (whole matchings),
     ``"rejection"`` (:class:`RejectionMatchingSampler`) or ``"auto"`` (exact when the counting
-    dynamic programme fits, rejection otherwise); a :class:`MatchingSampler` instance is returned
+    dynamic programme fits, rejection otherwise); a
+    :class:`~dueling_gym.agents.cpe.samplers.MatchingSampler` instance is returned
     as is."""
     if isinstance(sampler, MatchingSampler):
         return sampler

@@ -1,4 +1,4 @@
-"""Presets: the published experiments that :func:`reproduce` (``dueling-gym reproduce NAME``) runs.
+"""Presets: the published experiments that :func:`~dueling_gym.experiments.reproduce` (``dueling-gym reproduce NAME``) runs.
 
 Each preset has a full version (the paper's protocol) and a ``quick`` version that finishes in
 a few minutes on two cores.  A preset is a type per kind of study: :class:`Preset` runs a
@@ -18,7 +18,7 @@ import numpy as np
 
 from dueling_gym.experiments.folder_report import Report
 
-__all__ = ["Preset", "SampleComplexityPreset", "LearnedPreset", "PRESETS", "get_preset", "reproduce"]
+__all__ = ["Preset", "BaselinesPreset", "SampleComplexityPreset", "LearnedPreset", "PRESETS", "get_preset", "reproduce"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,22 @@ class Preset:
         return run_and_report(SweepSpec(**self.sweep_arguments(quick)), out_dir, jobs=jobs, backend=backend,
                               address=address, progress=progress, notion=notion or self.notion,
                               title=self.title + (" (quick)" if quick else ""), plot=plot, svg=svg)
+
+
+@dataclass(frozen=True)
+class BaselinesPreset(Preset):
+    """A regret sweep of every registered regret-minimising dueling agent (default
+    hyperparameters) that can play every problem of the preset: read from the registry when the
+    preset runs, so a new agent joins it by registering (``full``/``quick`` hold the rest of the
+    sweep's arguments)."""
+
+    def sweep_arguments(self, quick: bool) -> dict[str, Any]:
+        from dueling_gym.agents.catalogue import regret_minimisers
+        from dueling_gym.experiments.sweep import ProblemSpec
+
+        arguments = dict(self.quick if quick else self.full)
+        arm_counts = sorted({ProblemSpec.parse(problem).build().n_arms for problem in arguments["problems"]})
+        return {"agents": tuple(regret_minimisers(arm_counts)), **arguments}
 
 
 @dataclass(frozen=True)
@@ -128,15 +144,6 @@ _KOMIYAMA_AGENTS = ("random", "savage", "rucb", "rmed1", "ccb", "ecw_rmed")
 _KOMIYAMA_PROBLEMS = ("sushi", "arxiv", "mslr5-condorcet", "mslr5-noncondorcet", "gap", "multisol", "cyclic4")
 
 
-#: Every registered regret-minimising dueling agent with its default hyperparameters (the
-#: identification agents stop and answer instead; ``learned`` ships a policy for K = 5 only, so it
-#: cannot play the 16- and 6-armed matrices).
-_BASELINE_AGENTS = (
-    "beat_the_winner", "btm", "ccb", "cw_rmed", "dts", "dts_plus", "ecw_rmed", "interleaved_filtering",
-    "merge_rucb", "multi_rucb", "multisbm", "random", "rcs", "rex3", "rmed1", "rmed2", "rmed2fh", "rucb",
-    "savage", "savage_borda", "savage_condorcet", "scb", "self_sparring", "sparring", "sparring_thompson",
-    "sparring_ucb1", "sup_klucb", "versatile_db", "winner_stays_strong", "winner_stays_weak",
-)
 
 
 def _random_matrices(arm_counts: range | tuple[int, ...], games: int) -> tuple[str, ...]:
@@ -151,6 +158,7 @@ def _random_games(games: int, lowest: int, highest: int, seed: int) -> tuple[str
     return tuple(f"unique_copeland_winner:n_arms={int(k)},problem_seed={game}" for game, k in enumerate(arm_counts))
 
 
+#: The presets of ``dueling-gym reproduce`` (and :func:`~dueling_gym.experiments.reproduce`), by name.
 PRESETS: dict[str, Preset] = {
     preset.name: preset
     for preset in [
@@ -209,13 +217,13 @@ PRESETS: dict[str, Preset] = {
             notes="27 random bipartite instances with l = 2..10 positions (5 when quick); "
                   "samples to stop plotted against H^B ln(1/delta).",
         ),
-        Preset(
+        BaselinesPreset(
             name="baselines",
             title="Every regret-minimising dueling agent on the seven published matrices",
             reference="the agents' papers (dueling-gym agents); matrices of Komiyama, Honda, Nakagawa, ICML 2016, "
                       "Appendix A",
-            full=dict(agents=_BASELINE_AGENTS, problems=_KOMIYAMA_PROBLEMS, seeds=tuple(range(10)), horizon=10**5),
-            quick=dict(agents=_BASELINE_AGENTS, problems=_KOMIYAMA_PROBLEMS, seeds=(0, 1), horizon=10**4),
+            full=dict(problems=_KOMIYAMA_PROBLEMS, seeds=tuple(range(10)), horizon=10**5),
+            quick=dict(problems=_KOMIYAMA_PROBLEMS, seeds=(0, 1), horizon=10**4),
             notes="30 agents x 7 matrices x 10 runs, T = 10^5, arm order shuffled per run, default hyperparameters "
                   "(horizon-aware agents get T). About two minutes with --jobs 2; CW-RMED takes half of it (its "
                   "per-step optimisation). Copeland regret in Komiyama units, so the agents that target the "
@@ -262,11 +270,11 @@ def reproduce(name: str, *, quick: bool = False, out: str | os.PathLike | None =
     Parameters
     ----------
     name : str
-        A preset of :data:`PRESETS` (``dueling-gym reproduce --list``).
+        A preset of :data:`~dueling_gym.experiments.presets.PRESETS` (``dueling-gym reproduce --list``).
     quick : bool, default False
         The preset's quick version (a few minutes on two cores) instead of the paper's protocol.
     out : path, optional
-        The results folder (default: :func:`preset_folder`, ``results/NAME[-quick]``).
+        The results folder (default: :func:`~dueling_gym.experiments.presets.preset_folder`, ``results/NAME[-quick]``).
     jobs, backend, address, progress :
         Where and how the units run (see :func:`~dueling_gym.experiments.sweep.run_sweep`).
     plot, svg :
