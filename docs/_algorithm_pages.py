@@ -177,15 +177,42 @@ def load_measurements(docs: Path) -> Measurements:
 # --------------------------------------------------------------------------- docstrings
 
 
-def _md(text: str) -> str:
+def _markdown(text: str) -> str:
     """reST inline roles as MyST roles; ``Title`` + underline as a level-3 heading; ``|`` kept."""
     text = _ROLE.sub(lambda match: "{%s}`%s`" % (match.group(1), match.group(2)), text)
     return _UNDERLINED.sub(lambda match: f"### {match.group(1)}", text)
 
 
+_SHORT_ROLE = re.compile(r":(class|meth|attr):`([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?`")
+
+
+def _qualify(text: str, classes: list[type]) -> str:
+    """Short references of a class docstring (``:meth:`name```, ``:attr:`Class.name```,
+    ``:class:`Class```) written out with the documented path of ``classes``, so that they resolve
+    on the page as they do inside the class's own documentation (which lists inherited members
+    too); a reference to anything else is left as it is."""
+    by_name = {cls.__name__: cls for cls in classes}
+
+    def qualified(match: re.Match[str]) -> str:
+        role, first, second = match.groups()
+        if role == "class":
+            cls = by_name.get(first)
+            return f":class:`~{_public_class_path(cls)}`" if cls and second is None else match.group(0)
+        if second is not None:
+            cls, member = by_name.get(first), second
+        else:
+            cls, member = next((c for c in classes if hasattr(c, first)), None), first
+        if cls is None or not hasattr(cls, member):
+            return match.group(0)
+        title = match.group(0)[len(role) + 3:-1]
+        return f":{role}:`{title} <{_public_class_path(cls)}.{member}>`"
+
+    return _SHORT_ROLE.sub(qualified, text)
+
+
 def _cell(text: str) -> str:
     """One Markdown table cell: a single line, pipes escaped."""
-    return _md(" ".join(text.split())).replace("|", "\\|")
+    return _markdown(" ".join(text.split())).replace("|", "\\|")
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -254,7 +281,7 @@ def _hyperparameters(cls: type) -> list[str]:
         if name == "self" or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         default = "required" if parameter.default is parameter.empty else f"`{parameter.default!r}`"
-        rows.append(f"| `{name}` | {default} | {_cell(descriptions.get(name, ''))} |")
+        rows.append(f"| `{name}` | {default} | {_cell(_qualify(descriptions.get(name, ''), [cls]))} |")
     return rows
 
 
@@ -500,6 +527,10 @@ def algorithm_page(module_name: str, entries: list[tuple[str, type]], data: Meas
     module = importlib.import_module(entries[0][1].__module__)
     summary, paper, algorithm, choices = _split_module_docstring(module)
     classes = sorted({cls for _, cls in entries}, key=lambda cls: cls.__name__)
+
+    def _md(text: str) -> str:  # the page's text: short references of its classes resolvable
+        return _markdown(_qualify(text, classes))
+
     names = [name for name, _ in entries]
     title = algorithm_title(summary, module_name)
     lines = [f"# {title}", ""]
@@ -547,11 +578,31 @@ def algorithm_page(module_name: str, entries: list[tuple[str, type]], data: Meas
         lines += ["None recorded beyond the description above.", ""]
     lines += measured_sections(module_name, names, data, image, f"img/{image.name}")
     lines += ["## API", "", "```{eval-rst}"]
+    # The module is a target of its own (the pages and docstrings refer to it); its docstring is
+    # this page, so it is declared rather than documented again.
+    lines += [f".. py:module:: {module.__name__}", ""]
     # The class is documented once, here, under the path users import it from; autodoc records
     # its defining module's path as the canonical name, so references by either path resolve.
-    lines += [f".. autoclass:: {_public_class_path(cls)}" for cls in classes]
+    for cls in _other_public_classes(module, classes):  # e.g. the state a method returns
+        lines += [f".. autoclass:: {cls.__module__}.{cls.__name__}", "   :members:", ""]
+    for cls in classes:
+        # Inherited members too: the docstrings refer to them (``ranking``, ``recommend``) as
+        # members of the class, and a reader looks for a class's whole API on its page.
+        lines += [f".. autoclass:: {_public_class_path(cls)}", "   :members:", "   :inherited-members:", ""]
     lines += ["```", ""]
     return "\n".join(lines)
+
+
+def _other_public_classes(module: ModuleType, registered: list[type]) -> list[type]:
+    """The classes that ``module`` exports besides its registered agents, defined there, except
+    the Numba structref types of the kernel states (internal to the compiled kernels)."""
+    found = []
+    for name in getattr(module, "__all__", ()):
+        obj = getattr(module, name, None)
+        if (isinstance(obj, type) and obj.__module__ == module.__name__ and obj not in registered
+                and not any(base.__module__.startswith("numba") for base in inspect.getmro(obj)[1:])):
+            found.append(obj)
+    return found
 
 
 def _public_class_path(cls: type) -> str:

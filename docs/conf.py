@@ -51,8 +51,13 @@ suppress_warnings = ["myst.header"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
-autodoc_default_options = {"members": True, "show-inheritance": True}
+# ``members`` is given on each directive, not here: a default ``members: True`` would override a
+# directive's own list of members (Sphinx replaces a listed value by a non-string default).
+autodoc_default_options = {"show-inheritance": True}
 # ``ArrayLike`` would otherwise be expanded into the union of numpy's private protocol classes.
+# Sphinx leaves such an alias unexpanded only where the annotation is written as a string naming
+# it; ``_type_phrases.unwrap_type_aliases`` handles the rest (the alias inside a union, and
+# unions of module-level aliases that contain ``ArrayLike``).
 autodoc_type_aliases = {"ArrayLike": "numpy.typing.ArrayLike"}
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
@@ -62,8 +67,10 @@ napoleon_preprocess_types = False
 # Attributes as typed fields (like parameters), so their type phrases stay references.
 napoleon_use_ivar = True
 #: The words of the docstrings' type phrases that name something other than a class of that
-#: name (read by ``_type_phrases``).
-napoleon_type_aliases = {
+#: name (read by ``_type_phrases``).  Not napoleon's ``napoleon_type_aliases``: napoleon merges that
+#: table into ``autodoc_type_aliases`` when it reads attribute annotations, and the markup of its
+#: values would then stand as class names in the rendered type hints.
+type_phrase_aliases = {
     "ndarray": ":class:`~numpy.ndarray`",
     "array": ":class:`array <numpy.ndarray>`",
     "array_like": ":term:`numpy:array_like`",
@@ -85,10 +92,18 @@ napoleon_type_aliases = {
     "callable": ":term:`python:callable`",
     "function": ":term:`python:function`",
 }
-# Every reference should resolve: external names through the inventories below, the package's
-# own through its API pages.  ``sphinx-build -n`` reports the ones that do not yet; this turns
-# on for every build once that report is empty.
-nitpicky = False
+# Every reference resolves: external names through the inventories below, the package's own
+# through its API pages (a broken one fails the strict build).
+nitpicky = True
+
+# Third-party projects that have no stored inventory here (their ``objects.inv`` cannot be
+# fetched at build time): the type hints and base classes that name them stay unlinked text.
+nitpick_ignore_regex = [
+    (r"py:.*", r"pettingzoo(\..+)?"),  # PettingZoo (the multi-agent environment's bases and returns)
+    (r"py:.*", r"stable_baselines3(\..+)?"),  # Stable-Baselines3 (SB3DuelVecEnv's base class)
+    (r"py:.*", r"numba(\..+)?"),  # Numba (the structref state classes of the kernel agents)
+    (r"py:.*", r"torch(\..+)?"),  # PyTorch (the PPO trainer's network and tensors)
+]
 
 # No network at build time: each project's inventory is a file of the repository, written by
 # _intersphinx/make_inventories.py from the names these pages reference.
@@ -179,7 +194,10 @@ def _public_bases(app, name, obj, options, bases):
 
 
 def setup(app):
+    app.add_config_value("type_phrase_aliases", {}, "env", types=frozenset({dict}))
     app.connect("autodoc-process-bases", _public_bases)
+    # After autodoc has recorded the type hints (it does so just before emitting the event).
+    app.connect("autodoc-process-signature", _type_phrases.unwrap_type_aliases)
     # Ahead of napoleon (priority 500), which reads the type phrases.
     app.connect("autodoc-process-docstring", _type_phrases.convert_type_phrases, priority=400)
     app.connect("autodoc-process-docstring", _fenced_code_as_rest)

@@ -2,7 +2,7 @@
 
 Two encodings of the duels played so far live here, in the core layer, so that the wrapper
 that exposes them to a learner (:class:`~dueling_gym.wrappers.DuelStatistics`) and the agents
-that deploy a trained policy (:class:`~dueling_gym.agents.policy.PolicyAgent`,
+that deploy a trained policy (:class:`~dueling_gym.agents.PolicyAgent`,
 :class:`~dueling_gym.agents.learned.LearnedAgent`) build bit-identical observations without
 importing each other.
 
@@ -49,7 +49,7 @@ other:
   self-duels ``(i, i)`` (pure exploitation, which carries no information about ``P``).
 
 :func:`duel_statistics_observation` builds it from a win-count matrix, and
-:class:`DuelStatisticsTracker` keeps the counts of one run.
+:class:`~dueling_gym.observations.DuelStatisticsTracker` keeps the counts of one run.
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ def duel_statistics_observation(wins: NDArray[np.integer]) -> NDArray[np.float32
     wins : ndarray of int, shape (K, K)
         ``wins[i, j]`` (``i != j``) = duels between ``i`` and ``j`` won by ``i``, whichever arm
         was first; ``wins[i, i]`` = number of self-duels ``(i, i)``.  This is the convention of
-        ``DuelingBanditEnv.win_counts`` and of :class:`DuelStatisticsTracker`.
+        ``DuelingBanditEnv.win_counts`` and of :class:`~dueling_gym.observations.DuelStatisticsTracker`.
 
     Returns
     -------

@@ -70,8 +70,9 @@ __all__ = [
     "PairReduction",
 ]
 
-#: Integer codes of the plug-in scores, as the Numba kernels take them.
+#: Integer code of the Copeland plug-in score, as the Numba kernels take it.
 COPELAND = 0
+#: Integer code of the Borda plug-in score, as the Numba kernels take it.
 BORDA = 1
 #: Score name -> integer code.
 SCORE_KINDS: dict[str, int] = {"copeland": COPELAND, "borda": BORDA}

@@ -4,7 +4,7 @@ intervals of means that every report of the library prints.
 The KL-based algorithms and the lower-bound machinery use these functions; nothing in the
 project re-implements them.  (The pair statistics of the dueling agents -- win counts,
 RUCB-type bounds, empirical Copeland scores -- live with the agents, in
-:mod:`dueling_gym.agents._pair_statistics`.)  Each routine exists as a Numba-compiled scalar
+a private module of :mod:`dueling_gym.agents`.)  Each routine exists as a Numba-compiled scalar
 kernel (``*_scalar``, callable from other compiled kernels) and as a NumPy-friendly public
 function that accepts scalars or arrays.
 

@@ -129,7 +129,7 @@ def test_measured_regret_covers_the_baselines_preset(generated):
     lines = [line for line in (DOCS / "data" / "regret_published_matrices.csv").read_text().splitlines()
              if not line.startswith("#")]
     rows = list(csv.DictReader(lines))
-    spec = get_preset("baselines").full
+    spec = get_preset("baselines").sweep_arguments(False)
     assert {(row["agent"], row["problem"]) for row in rows} == {(a, p) for a in spec["agents"] for p in spec["problems"]}
     for agent in spec["agents"]:
         module = _module(AGENT_REGISTRY[agent])
@@ -249,6 +249,91 @@ def test_type_phrases_become_references_and_literals():
     assert converted[4] == "x : :py:class:`float`, *default* ``0.5``"
     assert converted[5] == "    The value."
     assert converted[9] == ":class:`~numpy.ndarray`, shape ``(K,)``"
+
+
+def test_type_phrases_leave_prose_words_as_text():
+    phrases = import_docs_module("_type_phrases")
+    # Lower-case words that name no builtin or NumPy type are prose, not class names.
+    assert phrases.convert_phrase("label or iterable of labels", {}) == "label or iterable of labels"
+    assert phrases.convert_phrase("first, k", {}) == "first, k"
+    assert phrases.convert_phrase("int, bool or int64", {}) == (
+        ":py:class:`int`, :py:class:`bool` or :py:class:`int64`")
+    assert phrases.convert_phrase("PreferenceMatrix or pathlib.Path", {}) == (
+        ":py:class:`PreferenceMatrix` or :py:class:`pathlib.Path`")
+
+
+def test_type_phrases_name_classes_as_the_docstring_s_module_binds_them():
+    phrases = import_docs_module("_type_phrases")
+    from dueling_gym.problems import PreferenceMatrix
+
+    namespace = {"PreferenceMatrix": PreferenceMatrix, "Unrelated": 3}
+    assert phrases.convert_phrase("PreferenceMatrix or None", {}, namespace) == (
+        ":py:class:`~dueling_gym.problems.preference.PreferenceMatrix` or :py:obj:`None`")
+    assert phrases.convert_phrase("Unrelated", {}, namespace) == ":py:class:`Unrelated`"  # not a class
+    assert phrases.convert_phrase("int", {}, {"int": int}) == ":py:class:`int`"  # builtins keep their name
+    assert phrases.convert_phrase("dueling_gym.envs.DuelingBanditEnv", {}) == (
+        ":py:class:`~dueling_gym.envs.DuelingBanditEnv`")
+
+
+def test_attribute_entries_naming_several_attributes_are_split():
+    phrases = import_docs_module("_type_phrases")
+    docstring = ["Summary.", "", "Attributes", "----------", "wins, losses : ndarray", "    Counts.", "",
+                 "first, second", "    The pair.", "", "Parameters", "----------", "a, b : int", "    Two."]
+    converted = phrases.convert_docstring(docstring, {"ndarray": ":class:`~numpy.ndarray`"})
+    assert converted == ["Summary.", "", "Attributes", "----------",
+                         "wins : :class:`~numpy.ndarray`", "    Counts.", "",
+                         "losses : :class:`~numpy.ndarray`", "    Counts.", "",
+                         "first", "    The pair.", "", "second", "    The pair.", "",
+                         "Parameters", "----------", "a, b : :py:class:`int`", "    Two."]
+
+
+def test_type_hints_name_aliases_instead_of_placeholders_and_expansions():
+    phrases = import_docs_module("_type_phrases")
+    placeholder = "TypeAliasForwardRef('numpy.typing.ArrayLike') | None"
+    assert phrases.unwrap_forward_references(placeholder) == "numpy.typing.ArrayLike | None"
+    assert phrases.unwrap_forward_references('dict[str, TypeAliasForwardRef("a.B")]') == "dict[str, a.B]"
+    from numpy.typing import ArrayLike
+    from sphinx.util.typing import stringify_annotation
+
+    from dueling_gym.problems import PreferenceMatrix
+
+    for mode, alias in (("fully-qualified", "numpy.typing.ArrayLike"), ("smart", "~numpy.typing.ArrayLike")):
+        expansions = phrases.alias_expansions(mode)
+        expanded = stringify_annotation(PreferenceMatrix | ArrayLike | str | None, mode)
+        assert "_typing" in expanded  # what Sphinx writes for the evaluated union
+        unwrapped = phrases.unwrap_forward_references(expanded, expansions)
+        assert "_typing" not in unwrapped and alias in unwrapped
+        assert unwrapped.endswith(f"{alias} | None")
+
+
+class _FakeDocument:
+    def __init__(self, annotations):
+        self.autodoc_annotations = annotations
+
+
+class _FakeApp:
+    def __init__(self, annotations):
+        from types import SimpleNamespace
+
+        self.env = SimpleNamespace(current_document=_FakeDocument(annotations))
+        self.config = SimpleNamespace(autodoc_typehints_format="fully-qualified",
+                                      autodoc_type_aliases={"ArrayLike": "numpy.typing.ArrayLike"})
+
+
+def test_class_type_hints_are_evaluated_from_the_initializer():
+    phrases = import_docs_module("_type_phrases")
+    from dueling_gym.wrappers import BordaReductionWrapper
+
+    # What autodoc records for a class of a module with postponed annotations: the strings.
+    annotations = {"dueling_gym.wrappers.BordaReductionWrapper": {"env": "gym.Env", "return": "None"}}
+    app = _FakeApp(annotations)
+    phrases.unwrap_type_aliases(app, "class", "dueling_gym.wrappers.BordaReductionWrapper", BordaReductionWrapper,
+                                None, None, None)
+    assert annotations["dueling_gym.wrappers.BordaReductionWrapper"]["env"] == "gymnasium.core.Env"
+    # An attribute holding a callable gets the hints of its __call__, which are not its type.
+    annotations["m.C.sampler"] = {"rng": "np.random.Generator"}
+    phrases.unwrap_type_aliases(app, "attribute", "m.C.sampler", object(), None, None, None)
+    assert "m.C.sampler" not in annotations
 
 
 def test_intersphinx_inventories_are_the_script_output():

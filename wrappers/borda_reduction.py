@@ -62,6 +62,8 @@ class BordaReductionWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._cursor = 0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Reset the wrapped environment and forget the opponents drawn so far; its observation
+        and ``info`` are returned unchanged."""
         observation, info = self.env.reset(seed=seed, options=options)
         self._opponents = []
         self._cursor = 0
@@ -76,6 +78,10 @@ class BordaReductionWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return draw + (draw >= arm)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Duel arm ``action`` against a uniformly random other arm; the reward is 1 if it won.
+
+        ``info`` is the wrapped environment's, with ``info["duel"]`` added when it has none.
+        """
         arm = check_discrete_action(action, self.n_arms)
         opponent = self._opponent(arm)
         observation, _, terminated, truncated, info = self.env.step(np.array((arm, opponent), dtype=np.int64))

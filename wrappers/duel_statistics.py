@@ -26,7 +26,7 @@ class DuelStatistics(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     ``Box(0, 1, (2 K^2,), float32)``: two ``K x K`` matrices flattened row-major, one after
     the other (built by :func:`~dueling_gym.observations.duel_statistics_observation`, which
-    :class:`~dueling_gym.agents.policy.PolicyAgent` uses too):
+    :class:`~dueling_gym.agents.PolicyAgent` uses too):
 
     * ``obs[:K*K].reshape(K, K)``: win rates ``W[i, j] / N[i, j]`` over the duels between
       ``i`` and ``j`` so far (either orientation), ``1/2`` if never played and on the diagonal;
@@ -69,6 +69,8 @@ class DuelStatistics(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.observation_space = duel_statistics_space(self.n_arms)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset the wrapped environment and the statistics; the observation is the statistics
+        of no duel, ``info`` the wrapped environment's."""
         _, info = self.env.reset(seed=seed, options=options)
         self.tracker.reset()
         return self.tracker.observation(), info
@@ -86,6 +88,8 @@ class DuelStatistics(gym.Wrapper, gym.utils.RecordConstructorArgs):
             raise type(error)(f"info['duel'] of the wrapped environment is not a duel of {self.n_arms} arms: {error}") from None
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Play ``action`` in the wrapped environment and record the duel it reports in
+        ``info["duel"]``; the observation is the updated statistics, the rest is passed through."""
         outcome, reward, terminated, truncated, info = self.env.step(action)
         first, second = self._played_duel(info)
         self.tracker.update(first, second, check_outcome(outcome))

@@ -67,7 +67,7 @@ class PairReductionWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     agent = KLUCB(env.action_space.n, seed=0)
     ```
 
-    The statistics are reset at every ``reset``; :attr:`reduction` exposes them (e.g.
+    The statistics are reset at every ``reset``; ``reduction`` exposes them (e.g.
     ``wrapper.reduction.best_arm()``, the reduction's recommended arm).
     """
 
@@ -82,11 +82,18 @@ class PairReductionWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.action_space = spaces.Discrete(self.reduction.n_super_arms)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Reset the wrapped environment and the reduction's statistics; its observation and
+        ``info`` are returned unchanged."""
         observation, info = self.env.reset(seed=seed, options=options)
         self.reduction.reset()
         return observation, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Duel the pair of super-arm ``action``; the reward is ``Sup_i * Sup_j`` for that
+        pair, as described under *Rewards*.
+
+        ``info`` is the wrapped environment's, with ``info["duel"]`` added when it has none.
+        """
         k = check_discrete_action(action, self.reduction.n_super_arms)
         first, second = self._pairs[k]
         observation, _, terminated, truncated, info = self.env.step(np.array((first, second), dtype=np.int64))

@@ -73,12 +73,12 @@ class _Adapter:
     many steps per second with 64 of them, SB3's ``MlpPolicy`` on one CPU thread).  Use
     ``DummyVecEnv`` over ``gym.make`` environments instead when the policy needs Gymnasium
     wrappers around each environment, e.g. the :class:`~dueling_gym.wrappers.DuelStatistics`
-    observation that :class:`~dueling_gym.agents.policy.PolicyAgent` rebuilds to run a
+    observation that :class:`~dueling_gym.agents.PolicyAgent` rebuilds to run a
     trained policy as a dueling agent.
 
     Parameters
     ----------
-    vector_env : DuelingBanditVectorEnv or CopelandDuelVectorEnv
+    vector_env : dueling_gym.envs.vector.DuelingBanditVectorEnv or dueling_gym.envs.vector.CopelandDuelVectorEnv
         The native vector env, e.g. ``gym.make_vec("CopelandDuel-v0", num_envs=1024,
         vectorization_mode="vector_entry_point", max_episode_steps=1000, problem_sampler=...)``.
         It needs ``max_episode_steps`` (one episode is one bandit run) and its own
@@ -89,7 +89,7 @@ class _Adapter:
 
     Attributes
     ----------
-    vector_env : DuelingBanditVectorEnv
+    vector_env : dueling_gym.envs.vector.DuelingBanditVectorEnv
         The wrapped native env.
     n_arms, horizon : int
         ``K`` and the number of duels per episode (the native env's ``max_episode_steps``).
@@ -114,7 +114,7 @@ class _Adapter:
 
     See Also
     --------
-    dueling_gym.experiments.training.train : PPO or A2C through this adapter, with evaluation,
+    dueling_gym.experiments.learning.training.train : PPO or A2C through this adapter, with evaluation,
         checkpoints and export for the ``learned`` agent.
 
     Notes

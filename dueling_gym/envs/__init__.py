@@ -2,9 +2,9 @@
 
 ``import dueling_gym`` makes them available to ``gymnasium.make``:
 
-* ``DuelingBandit-v0`` -- :class:`~dueling_gym.envs.dueling_bandit.DuelingBanditEnv`
-* ``CopelandDuel-v0`` -- :class:`~dueling_gym.envs.copeland_duel.CopelandDuelEnv`
-* ``CombinatorialDuel-v0`` -- :class:`~dueling_gym.envs.combinatorial_duel.CombinatorialDuelEnv`
+* ``DuelingBandit-v0`` -- :class:`~dueling_gym.envs.DuelingBanditEnv`
+* ``CopelandDuel-v0`` -- :class:`~dueling_gym.envs.CopelandDuelEnv`
+* ``CombinatorialDuel-v0`` -- :class:`~dueling_gym.envs.CombinatorialDuelEnv`
 
 The two K-armed environments also have a native NumPy-batched vector environment,
 :class:`~dueling_gym.envs.vector.DuelingBanditVectorEnv`, used by

@@ -13,7 +13,7 @@ problem, row ``i * K + j`` for the duel ``(i, j)``).  Playing row ``r``:
 through them, and :func:`~dueling_gym.experiments.simulate`'s Python loop);
 :class:`BatchDuelEngine` plays one duel in each of ``num_envs`` independent runs per call (the
 native vector environment).  Uniforms are drawn in blocks (one Generator call per
-:data:`UNIFORM_BLOCK` duels); a ``Generator`` gives the same numbers whatever the block size, so
+:data:`~dueling_gym.envs.UNIFORM_BLOCK` duels); a ``Generator`` gives the same numbers whatever the block size, so
 a run is identical to one that draws its uniforms one at a time -- which is what the compiled
 loop of :func:`~dueling_gym.experiments.simulate` does, duel for duel.
 """
@@ -170,7 +170,7 @@ class DuelEngine:
         return np.asarray(self._uniforms[self._cursor:], dtype=np.float64)
 
     def draw_uniforms(self) -> NDArray[np.float64]:
-        """The next block of :data:`UNIFORM_BLOCK` uniforms of the episode's generator."""
+        """The next block of :data:`~dueling_gym.envs.UNIFORM_BLOCK` uniforms of the episode's generator."""
         if self._rng is None:
             raise RuntimeError("the engine must be reset before it draws uniforms")
         return self._rng.random(UNIFORM_BLOCK)

@@ -1,6 +1,6 @@
 """Combinatorial pure exploration for dueling bandits as a Gymnasium environment (``CombinatorialDuel-v0``).
 
-The environment is documented on :class:`CombinatorialDuelEnv` (Gymnasium's sections).
+The environment is documented on :class:`~dueling_gym.envs.CombinatorialDuelEnv` (Gymnasium's sections).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
 
     ``Discrete(K)``, one action per comparable pair (``K`` = the number of pairs of distinct
     edges sharing a position).  Action ``k`` duels ``duels[k] = (position, e, e')`` with
-    ``e < e'``; the table is the public attribute :attr:`duels` (equal to the problem's
+    ``e < e'``; the table is the public attribute ``duels`` (equal to the problem's
     ``comparable_pairs``).  Every action in the space is valid; ``step`` takes a Python or
     NumPy integer (or an integer array of shape ``()`` or ``(1,)``) and refuses bools, floats
     and containers with a ``TypeError``.  Agents that act in edge terms
@@ -108,7 +108,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     ```
 
     * ``problem``: a :class:`~dueling_gym.problems.BipartiteDuelProblem` or a name from
-      :data:`~dueling_gym.problems.BIPARTITE_PROBLEMS` (``"five_edge"``); default the 5-edge
+      :data:`~dueling_gym.problems.datasets.BIPARTITE_PROBLEMS` (``"five_edge"``); default the 5-edge
       example.
     * ``problem_sampler``: a callable ``rng -> BipartiteDuelProblem`` called at every reset,
       exclusive with ``problem``.  All its problems must share one graph (the action space is
@@ -191,9 +191,10 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
 
     @property
     def engine(self) -> DuelEngine:
-        """The duel engine of the episode (its table: row ``k`` is ``duels[k]``, row
-        ``n_duels + k`` the same pair the other way round, row ``2 n_duels + e`` the self-duel
-        of ``e``)."""
+        """The duel engine of the episode.
+
+        Row ``k`` of its table is ``duels[k]``, row ``n_duels + k`` the same pair the other way
+        round, row ``2 n_duels + e`` the self-duel of ``e``."""
         return self._engine
 
     # ------------------------------------------------------------------ problem handling
@@ -333,7 +334,9 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
         dict
             ``valid`` (a matching covering every position?), ``is_borda_winner``,
             ``is_condorcet_winner``, ``borda_score``, ``borda_gap`` ``B(M^B) - B(M)`` (``None``
-            when invalid; see :meth:`BipartiteDuelProblem.score`) and ``samples``, the number
+            when invalid; see
+            :meth:`BipartiteDuelProblem.score <dueling_gym.problems.BipartiteDuelProblem.score>`) and
+            ``samples``, the number
             of duels played this episode.
         """
         if self.problem is None:
@@ -369,7 +372,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
 
     @property
     def edge_win_counts(self) -> np.ndarray:
-        """``W[e, e']``: how often edge ``e`` beat edge ``e'`` this episode (self-duels on the diagonal)."""
+        """How often edge ``e`` beat edge ``e'`` this episode, ``W[e, e']`` (self-duels on the diagonal)."""
         counts, first_wins = self._engine_counts()
         n = self.n_duels
         wins = np.zeros((self.n_edges, self.n_edges), dtype=np.int64)

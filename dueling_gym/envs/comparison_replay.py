@@ -18,7 +18,7 @@ from dueling_gym.problems.preference import PreferenceMatrix, load_problem
 
 __all__ = ["ComparisonReplayEnv", "default_replay_problem"]
 
-#: The log keys that :func:`~dueling_gym.problems.comparisons.load_comparisons` writes in the provenance.
+#: The log keys that :func:`~dueling_gym.problems.load_comparisons` writes in the provenance.
 _LOG_KEYS = ("arms", "tie_rule", "log_first", "log_second", "log_outcome", "log_lines")
 #: What the default problem's synthetic log is drawn from, and how.
 _DEFAULT_MATRIX, _DEFAULT_COMPARISONS_PER_PAIR, _DEFAULT_SEED = "mslr5-condorcet", 40, 0
@@ -40,7 +40,7 @@ class ComparisonReplayEnv(DuelingBanditEnv):
     ## Description
 
     The problem is a :class:`~dueling_gym.problems.PreferenceMatrix` returned by
-    :func:`~dueling_gym.problems.comparisons.load_comparisons`: ``P[i, j]`` is the share of the
+    :func:`~dueling_gym.problems.load_comparisons`: ``P[i, j]`` is the share of the
     log's comparisons of systems ``i`` and ``j`` that ``i`` won.  Dueling ``(i, j)`` draws one of
     the logged comparisons of that pair uniformly at random, with replacement, and reveals its
     outcome; over many duels the replayed outcomes of each pair have the log's frequencies.
@@ -64,7 +64,8 @@ class ComparisonReplayEnv(DuelingBanditEnv):
 
     By default the problem is estimated from a synthetic log: 40 comparisons of every pair of
     the 5 arms of the published ``"mslr5-condorcet"`` matrix (Komiyama et al., ICML 2016,
-    Appendix A), each drawn from that matrix with a fixed seed (:func:`default_replay_problem`).
+    Appendix A), each drawn from that matrix with a fixed seed
+    (:func:`~dueling_gym.envs.comparison_replay.default_replay_problem`).
     It is a sample: its means differ from the published ones, though its Condorcet winner,
     arm 0, is the same.
 

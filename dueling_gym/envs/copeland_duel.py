@@ -1,6 +1,6 @@
 """Copeland dueling bandit environment (``CopelandDuel-v0``).
 
-The environment is documented on :class:`CopelandDuelEnv` (Gymnasium's sections).
+The environment is documented on :class:`~dueling_gym.envs.CopelandDuelEnv` (Gymnasium's sections).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The K-armed dueling bandit as a Gymnasium environment (``DuelingBandit-v0``).
 
-The environment is documented on :class:`DuelingBanditEnv` (Gymnasium's sections).
+The environment is documented on :class:`~dueling_gym.envs.DuelingBanditEnv` (Gymnasium's sections).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     sense, only the winner of each duel.  One episode is one bandit run; its length (the
     horizon) is ``max_episode_steps``.
 
-    The problem is either fixed (``preferences=``: a :class:`PreferenceMatrix`, a K×K array
+    The problem is either fixed (``preferences=``: a :class:`~dueling_gym.problems.PreferenceMatrix`, a K×K array
     or the name of a shipped matrix such as ``"sushi"``) or drawn anew from
     ``problem_sampler`` at every reset, which is how policies are trained across problems.
     By default a fresh utility-based (Bradley-Terry) problem with 8 arms is drawn at every
@@ -156,7 +156,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     ``"condorcet_strong"``: ``(Delta_i + Delta_j) / 2`` with ``Delta_i = P[i*, i] - 1/2`` and
     ``i*`` the Condorcet winner).  The regret is ground truth that dueling-bandit algorithms
     never see; it is what makes reinforcement-learning training possible.  The notions (see
-    :data:`~dueling_gym.problems.REGRET_NOTIONS`):
+    :data:`~dueling_gym.problems.preference.REGRET_NOTIONS`):
 
     * ``"copeland_komiyama"``: ``(L_i + L_j - 2 L^(1)) / (2 (K - 1))`` in ``[0, 1]``, where
       ``L_i`` counts the arms that beat ``i`` (Komiyama, Honda & Nakagawa, 2016);
@@ -214,7 +214,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
       then raises a ``ValueError`` naming ``problem_sampler``.
     * ``n_arms``: number of arms of a custom sampler without an ``n_arms`` attribute.
     * ``reward_regret``: the regret notion of the reward (one of
-      :data:`~dueling_gym.problems.REGRET_NOTIONS`).
+      :data:`~dueling_gym.problems.preference.REGRET_NOTIONS`).
     * ``render_mode``: ``"ansi"`` returns the win counts ``W[i, j]`` of every ordered pair as
       text; ``"rgb_array"`` returns an ``(H, W, 3)`` ``uint8`` frame with two heat maps, the
       empirical preference matrix ``W[i, j] / (W[i, j] + W[j, i])`` (blue below 1/2, red above,
@@ -295,7 +295,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     @classmethod
     def default_preferences(cls) -> ProblemSpec | None:
-        """The fixed default problem, or ``None`` to use :attr:`default_sampler` instead."""
+        """The fixed default problem, or ``None`` to use :attr:`~dueling_gym.envs.DuelingBanditEnv.default_sampler` instead."""
         return None
 
     # ------------------------------------------------------------------ problem handling
@@ -342,7 +342,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     # ------------------------------------------------------------------ inspection
     @property
     def win_counts(self) -> np.ndarray:
-        """``W[i, j]``: how often ``i`` beat ``j`` this episode (self-duels on the diagonal)."""
+        """How often ``i`` beat ``j`` this episode, ``W[i, j]`` (self-duels on the diagonal)."""
         n_arms = self.n_arms
         if not self._has_reset:
             return np.zeros((n_arms, n_arms), dtype=np.int64)

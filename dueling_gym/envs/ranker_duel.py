@@ -22,7 +22,7 @@ from dueling_gym.validation import check_action, check_reset_options, check_seed
 __all__ = ["RankerDuelEnv", "DEFAULT_SYNTHETIC_DATA"]
 
 _OBSERVATIONS = (np.int64(0), np.int64(1))
-#: The synthetic data set of the default problem (see :func:`synthetic_ltr_data`).
+#: The synthetic data set of the default problem (see :func:`~dueling_gym.problems.ranker_problems.synthetic_ltr_data`).
 DEFAULT_SYNTHETIC_DATA = {"n_queries": 200, "documents_per_query": (10, 40), "n_features": 10, "seed": 0}
 #: Uniform rows drawn from ``np_random`` per Generator call (one row per duel).
 _UNIFORM_ROWS = 512
@@ -45,14 +45,15 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
     (Hofmann, Whiteson & de Rijke, ACM TOIS 2013) and credits the clicks to the rankers: the one
     with more credit wins.  A tie (no clicks, or equal credit) is settled by a fair coin, so the
     first ranker wins with probability ``P[i, j]`` = P(win) + P(tie) / 2, the entry of the
-    preference matrix estimated by :func:`~dueling_gym.problems.ranker_problems.ranker_evaluation`.
+    preference matrix estimated by :func:`~dueling_gym.problems.ranker_evaluation`.
 
     Nobody knows the exact ``P`` of real rankers: the **regret is measured against the
     Monte-Carlo estimate** that the environment computes when it is made (or that is given as
     ``preferences=``), whose standard errors are in ``env.unwrapped.problem.provenance``.
 
     The default problem (no ``data``) is a small **synthetic** data set generated from a fixed
-    seed (:data:`DEFAULT_SYNTHETIC_DATA`: 200 queries of 10 to 40 documents, 10 features, grades
+    seed (:data:`~dueling_gym.envs.ranker_duel.DEFAULT_SYNTHETIC_DATA`: 200 queries of 10 to 40 documents,
+    10 features, grades
     0-4 with MSLR-like frequencies), with its 10 feature rankers, team-draft interleaving and the
     perfect click model; it is not drawn from any real data set.
 
@@ -73,7 +74,7 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
     Minus the regret of the duel under ``reward_regret`` (default ``"copeland_komiyama"``,
     defined on every problem; the Condorcet notions are available when the estimated matrix has
     a Condorcet winner), computed on the estimated matrix.  See
-    :data:`~dueling_gym.problems.REGRET_NOTIONS`.
+    :data:`~dueling_gym.problems.preference.REGRET_NOTIONS`.
 
     ## Info
 
@@ -103,11 +104,11 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
                         click_model="navigational", cache_dir="~/.cache/dueling-gym")
     ```
 
-    * ``data``: a LETOR file, an :class:`~dueling_gym.problems.ltr_files.LTRData`, or ``None`` for
+    * ``data``: a LETOR file, an :class:`~dueling_gym.problems.LTRData`, or ``None`` for
       the synthetic default.
     * ``rankers``, ``interleaving``, ``click_model``, ``cutoff``, ``tie_break_seed``: as
-      :class:`~dueling_gym.problems.ranker_problems.RankerEvaluationProblem`.
-    * ``preferences``: the matrix of :func:`ranker_evaluation` for the same data and settings
+      :class:`~dueling_gym.problems.RankerEvaluationProblem`.
+    * ``preferences``: the matrix of :func:`~dueling_gym.problems.ranker_evaluation` for the same data and settings
       (checked against its provenance); default: estimated when the environment is made with
       ``comparisons_per_pair`` comparisons (default 2000), seed ``estimate_seed``, ``jobs``
       threads and the cache folder ``cache_dir``.
@@ -229,7 +230,7 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
     # ------------------------------------------------------------------ inspection
     @property
     def win_counts(self) -> np.ndarray:
-        """``W[i, j]``: how often ranker ``i`` beat ranker ``j`` this episode (self-duels on the diagonal)."""
+        """How often ranker ``i`` beat ranker ``j`` this episode, ``W[i, j]`` (self-duels on the diagonal)."""
         losses = self._counts - self._first_wins
         return self._first_wins + losses.T
 

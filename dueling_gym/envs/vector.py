@@ -1,7 +1,7 @@
 """Native NumPy-batched vector environments for the two K-armed dueling environments.
 
 ``gym.make_vec("CopelandDuel-v0", num_envs=1024, vectorization_mode="vector_entry_point")``
-builds a :class:`CopelandDuelVectorEnv`: one ``step`` duels ``num_envs`` pairs with a handful
+builds a :class:`~dueling_gym.envs.vector.CopelandDuelVectorEnv`: one ``step`` duels ``num_envs`` pairs with a handful
 of NumPy operations (:class:`~dueling_gym.envs.BatchDuelEngine`: one gather from a flat duel
 table, one block of uniforms), instead of ``num_envs`` Python calls.  Its ``info`` is batched
 exactly as Gymnasium's ``SyncVectorEnv`` batches the single environment's.
@@ -27,7 +27,7 @@ __all__ = ["DuelingBanditVectorEnv", "CopelandDuelVectorEnv"]
 
 
 class DuelingBanditVectorEnv(VectorEnv):
-    """``num_envs`` independent copies of :class:`DuelingBanditEnv`, batched in NumPy.
+    """``num_envs`` independent copies of :class:`~dueling_gym.envs.DuelingBanditEnv`, batched in NumPy.
 
     Each sub-environment behaves like the single environment (same spaces, rewards and
     regret bookkeeping).  ``info`` follows Gymnasium's vector convention (``VectorEnv._add_info``,
@@ -44,7 +44,7 @@ class DuelingBanditVectorEnv(VectorEnv):
       ``(-1, -1)``) for a sub-environment that started a new episode instead of playing.
       ``SyncVectorEnv`` would hold the same duels as tuples in an object array.
 
-    Masks are read-only arrays shared between keys.  Iterate over :attr:`regret_notions`
+    Masks are read-only arrays shared between keys.  Iterate over ``regret_notions``
     rather than over ``info["regret"]``, whose keys include the masks.
 
     ``step`` takes one ``(first, second)`` pair per sub-environment, an array of shape
@@ -241,6 +241,6 @@ class DuelingBanditVectorEnv(VectorEnv):
 
 
 class CopelandDuelVectorEnv(DuelingBanditVectorEnv):
-    """``num_envs`` batched copies of :class:`CopelandDuelEnv` (Copeland regret reward)."""
+    """``num_envs`` batched copies of :class:`~dueling_gym.envs.CopelandDuelEnv` (Copeland regret reward)."""
 
     single_env_class = CopelandDuelEnv

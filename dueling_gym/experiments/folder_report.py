@@ -3,13 +3,14 @@
 Everything ``dueling-gym run``, ``plot`` and ``reproduce`` do is a call here first; the command
 line only parses arguments and prints what comes back:
 
-* :func:`run_and_report` runs a :class:`~dueling_gym.experiments.sweep.SweepSpec` into a folder
+* :func:`~dueling_gym.experiments.run_and_report` runs a :class:`~dueling_gym.experiments.sweep.SweepSpec` into a folder
   and reports it;
-* :func:`report_folder` writes ``summary.md`` / ``summary.csv`` (one section per regret notion)
+* :func:`~dueling_gym.experiments.folder_report.report_folder` writes ``summary.md`` / ``summary.csv`` (one
+  section per regret notion)
   and the figure of one notion, from verified unit records;
-* :func:`plot_folder` does the same for a folder on disk.
+* :func:`~dueling_gym.experiments.plot_folder` does the same for a folder on disk.
 
-Each returns a :class:`Report`: the folder, the summary to show, the files written and the
+Each returns a :class:`~dueling_gym.experiments.Report`: the folder, the summary to show, the files written and the
 verified records.
 """
 
@@ -50,7 +51,7 @@ class Report:
 
     @property
     def figures(self) -> tuple[Path, ...]:
-        """The figures among :attr:`files`."""
+        """The figures among ``files``."""
         return tuple(path for path in self.files if path.suffix in (".png", ".svg"))
 
 
@@ -83,7 +84,7 @@ def report_folder(records: list[dict[str, Any]], out_dir: str | os.PathLike, *, 
     The figure of the folder's own notion (``primary_notion``, the first one it was run with) is
     ``regret.png``; other notions get ``regret-NOTION.png``, so no notion overwrites another's
     files.  A figure that cannot be drawn (matplotlib missing, nothing to draw) is skipped with
-    the reason in :attr:`Report.figure_note`; the tables are written all the same.
+    the reason in ``Report.figure_note``; the tables are written all the same.
 
     Raises
     ------
@@ -141,7 +142,8 @@ def run_and_report(spec: Any, out_dir: str | os.PathLike, *, jobs: int = 1, back
 
     ``notion`` (default: the folder's own, else ``"copeland_komiyama"``) is the regret notion of
     the figure; the tables hold every notion.  The other arguments are those of
-    :func:`~dueling_gym.experiments.sweep.execute_sweep` and :func:`report_folder`.
+    :func:`~dueling_gym.experiments.sweep.execute_sweep` and
+    :func:`~dueling_gym.experiments.folder_report.report_folder`.
     """
     from dueling_gym.experiments.sweep import execute_sweep
 

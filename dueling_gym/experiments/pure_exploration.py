@@ -1,12 +1,14 @@
 """Running pure-exploration agents to their stopping time and scoring their answers.
 
-:func:`run_pure_exploration` drives two kinds of agents until they stop (or a sample cap):
+:func:`~dueling_gym.experiments.run_pure_exploration` drives two kinds of agents until they stop (or a sample cap):
 
 * a combinatorial agent of :mod:`dueling_gym.agents.cpe` (CLUCB-Borda-PAC/Exact,
-  CAR-Cond/Verify/Parallel) on a :class:`CombinatorialDuelEnv`, scored with
-  :meth:`CombinatorialDuelEnv.score_matching`: compiled agents play blocks of duels in their
+  CAR-Cond/Verify/Parallel) on a :class:`~dueling_gym.envs.CombinatorialDuelEnv`, scored with
+  :meth:`CombinatorialDuelEnv.score_matching <dueling_gym.envs.CombinatorialDuelEnv.score_matching>`:
+  compiled agents play blocks of duels in their
   own compiled loop, drawing the environment's outcomes exactly as
-  :meth:`CombinatorialDuelEnv.step_edges` would and leaving the environment in the same state;
+  :meth:`CombinatorialDuelEnv.step_edges <dueling_gym.envs.CombinatorialDuelEnv.step_edges>` would and
+  leaving the environment in the same state;
   other agents go through ``step_edges`` one duel at a time;
 * a ``K``-armed identification agent (:mod:`dueling_gym.agents.identification`: Knockout,
   Single-Elimination, Sequential Elimination, ...) on a preference matrix, in one compiled loop
@@ -78,7 +80,8 @@ class PureExplorationResult:
         guarantee (Borda: ``B(best) - B(out) <= ε``; Condorcet: ``P[i*, out] <= 1/2 + ε``);
         ``None`` otherwise.
     valid, is_borda_winner, is_condorcet_winner, borda_score, borda_gap
-        :meth:`CombinatorialDuelEnv.score_matching` of the recommendation; for ``K``-armed
+        :meth:`CombinatorialDuelEnv.score_matching <dueling_gym.envs.CombinatorialDuelEnv.score_matching>`
+        of the recommendation; for ``K``-armed
         agents the same facts about the answer's top arm.
     wall_time : float
         Seconds spent in the agent/environment loop.
@@ -154,7 +157,8 @@ def _combinatorial_duel_source(env: CombinatorialDuelEnv, *, record: bool) -> Du
     """The environment's duel table, unused uniforms and totals as a :class:`DuelSource`.
 
     The compiled loop replays :meth:`DuelEngine.duel <dueling_gym.envs.DuelEngine.duel>` on the
-    environment's own table (:attr:`CombinatorialDuelEnv.engine` says its layout); uniforms are
+    environment's own table
+    (:attr:`CombinatorialDuelEnv.engine <dueling_gym.envs.CombinatorialDuelEnv.engine>` says its layout); uniforms are
     drawn in the engine's blocks from the engine's generator.
     """
     engine = env.engine
@@ -181,18 +185,18 @@ def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 
 
     Parameters
     ----------
-    agent : CombinatorialAgent or DuelingAgent
+    agent : dueling_gym.agents.CombinatorialAgent or dueling_gym.agents.DuelingAgent
         A combinatorial agent, e.g. ``CLUCBBordaPAC(problem, delta=0.1, epsilon=0.02)``, built
         on the same graph as the environment's problem; or a ``K``-armed agent with
         ``pure_exploration = True`` (e.g. ``Knockout(8, epsilon=0.05, delta=0.1)``).
-    env_or_problem : CombinatorialDuelEnv, BipartiteDuelProblem, PreferenceMatrix, array or str
+    env_or_problem : dueling_gym.envs.CombinatorialDuelEnv, dueling_gym.problems.BipartiteDuelProblem, dueling_gym.problems.PreferenceMatrix, array or str
         Combinatorial agents: the environment (Gymnasium wrappers are unwrapped: the
         ``TimeLimit`` of ``gym.make`` would otherwise cut the run), or a problem / problem name
         to build one.  ``K``-armed agents: a preference matrix or a shipped problem name; the
         duels are drawn exactly as ``DuelingBandit-v0`` draws them after ``reset(seed=env_seed)``
         (one uniform per duel, the first arm wins iff it is below ``P[first, second]``).
     seed : int or None, default 0
-        Run seed: :func:`~dueling_gym.experiments.simulate.derive_seeds` splits it into the
+        Run seed: :func:`~dueling_gym.experiments.derive_seeds` splits it into the
         environment's and the agent's seeds, and the agent is reset with its seed.  ``None``
         resets the environment unseeded and the agent without re-seeding.
     max_samples : int, default 10**7
@@ -202,7 +206,7 @@ def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 
         identification agents and for combinatorial agents with ``play_duels`` (the compiled
         CPE-DB agents).  Both loops give the same run, duel for duel.
     record_duels : bool, default False
-        Combinatorial agents: keep every duel in :attr:`PureExplorationResult.duels`.
+        Combinatorial agents: keep every duel in ``PureExplorationResult.duels``.
 
     Returns
     -------

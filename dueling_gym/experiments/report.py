@@ -96,7 +96,7 @@ def problems_of(records: Sequence[dict[str, Any]], labels: Sequence[str] | None 
     return problems
 
 
-#: How the second interval of the summaries is made: regret at the horizon is often skewed or
+#: How the second interval of the summaries is made.  Regret at the horizon is often skewed or
 #: bimodal (runs that lock onto a wrong arm pay linear regret, the others logarithmic), where the
 #: symmetric t interval misplaces the mass.
 BOOTSTRAP_METHOD = ("95% percentile-bootstrap intervals of the mean (10 000 resamples of the runs, "

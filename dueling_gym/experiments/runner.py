@@ -10,8 +10,9 @@ sample-complexity study and the learned-vs-classic evaluation -- is a list of
 * the backends: this process (``jobs=1``), a local pool of warm workers that are handed
   batches of units, or Ray (``backend="ray"``); every unit is fully determined by its
   identity, so backends and job counts give identical results;
-* Ctrl-C stops within seconds and keeps the finished units (:class:`SweepInterrupted`);
-  workers die with their parent; a unit that raises stops the study (:class:`UnitFailed`).
+* Ctrl-C stops within seconds and keeps the finished units (:class:`~dueling_gym.experiments.sweep.SweepInterrupted`);
+  workers die with their parent; a unit that raises stops the study
+  (:class:`~dueling_gym.experiments.sweep.UnitFailed`).
 
 A results folder belongs to one kind of study (``manifest.json`` says which); a folder of
 another kind is refused before anything is written.

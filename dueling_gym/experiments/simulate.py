@@ -2,11 +2,11 @@
 
 Two code paths give the same trajectory for the same seeds:
 
-* the **generic loop** for any :class:`~dueling_gym.agents.base.DuelingAgent` (e.g. a learned
+* the **generic loop** for any :class:`~dueling_gym.agents.DuelingAgent` (e.g. a learned
   policy), calling ``act()``/``observe()`` from Python; its duels are played by
   :class:`~dueling_gym.envs.DuelEngine`, the engine of ``DuelingBandit-v0`` and
   ``CopelandDuel-v0``;
-* the **fused loop** for agents with Numba kernels (:class:`~dueling_gym.agents.base.KernelDuelingAgent`):
+* the **fused loop** for agents with Numba kernels (:class:`~dueling_gym.agents.KernelDuelingAgent`):
   the agent's ``act``/``observe`` kernels and the duels run in one compiled loop,
   ``_fused_segment``, the engine's compiled twin.
 
@@ -34,7 +34,7 @@ from dueling_gym.validation import check_integer
 
 __all__ = ["SimulationResult", "simulate", "fused_loop", "log_checkpoints", "derive_seeds", "MAX_HORIZON"]
 
-#: The longest run accepted (10^12 duels: hours even for the fastest agents); larger values are
+#: The longest run accepted (10^12 duels, hours even for the fastest agents); larger values are
 #: typos, and beyond 2^63 they no longer fit the counters.
 MAX_HORIZON = 10**12
 
@@ -167,10 +167,10 @@ def simulate(
     horizon : int
         Number of duels.
     seed : int, default 0
-        Run seed; :func:`derive_seeds` splits it into the environment's and the agent's.
+        Run seed; :func:`~dueling_gym.experiments.derive_seeds` splits it into the environment's and the agent's.
     checkpoints : sequence of int, optional
         Times at which regret and the recommendation are recorded (default:
-        :func:`log_checkpoints`; ``horizon`` is always included).
+        :func:`~dueling_gym.experiments.log_checkpoints`; ``horizon`` is always included).
     fused : bool, optional
         Force (True) or forbid (False) the compiled loop; default: fused when the agent has
         kernels.

@@ -2,7 +2,7 @@
 
 A *unit* is one run of one agent on one problem with one seed at the sweep's horizon.  Each
 finished unit is written to its own JSON file atomically, with the unit's full identity (see
-:class:`~dueling_gym.experiments.sweep_spec.Unit`), so a sweep that is stopped at any moment
+:class:`~dueling_gym.experiments.sweep.Unit`), so a sweep that is stopped at any moment
 resumes where it stopped: a file is reused only when it is complete and belongs to exactly the
 unit being asked for; anything else is moved to ``units-rejected/`` with a warning and run again.
 

@@ -297,7 +297,7 @@ class ProblemSpec:
 
     @property
     def family(self) -> str:
-        """Problems drawn by one generator with the same options form a family (shipped ones: themselves)."""
+        """The problem's family (problems drawn by one generator with the same options form one; a shipped problem is its own)."""
         if self.name == FILE_PROBLEM:
             return self.label
         if not self.generated:
@@ -404,7 +404,7 @@ class Unit(WorkUnit):
 
     @property
     def key(self) -> str:
-        """File stem of the unit: readable names plus a digest of the identity."""
+        """File stem of the unit, readable names plus a digest of the identity."""
         return f"{safe_name(self.agent.name)}__{safe_name(self.problem.label)}__seed{self.seed}__{self.digest[:16]}"
 
     def run(self) -> dict[str, Any]:
@@ -537,7 +537,7 @@ def _dedupe(items: Iterable[Any], key: Any, what: str, describe: Any) -> tuple[t
     return tuple(kept.values()), dropped
 
 
-#: The most runs one results folder holds: each is a file, and the folder's tables, plots and
+#: The most runs one results folder holds.  Each is a file, and the folder's tables, plots and
 #: verification hold every run in memory (at this size, about 2 GB and minutes of reading).
 MAX_RUNS = 200_000
 

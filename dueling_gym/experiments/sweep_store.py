@@ -40,7 +40,7 @@ UNITS_FOLDER = "units"
 REJECTED_FOLDER = "units-rejected"
 MANIFEST = "manifest.json"
 TABLE = "results.csv"
-#: Version of the unit-file and manifest layout (3: unit files carry a digest of their content).
+#: Version of the unit-file and manifest layout (since 3, unit files carry a digest of their content).
 FORMAT = 3
 #: The field of a unit file holding the SHA-256 of the rest of its content.
 CONTENT_DIGEST = "content_sha256"

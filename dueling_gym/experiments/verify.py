@@ -27,7 +27,7 @@ from dueling_gym.validation import check_integer, check_number
 
 __all__ = ["VerifyReport", "verify_folder", "REGRET_SWEEP"]
 
-#: The kind of a folder whose manifest names none: a regret sweep (``dueling-gym run`` / ``reproduce``).
+#: The kind of a folder whose manifest names none, a regret sweep (``dueling-gym run`` / ``reproduce``).
 REGRET_SWEEP = "regret sweep"
 
 

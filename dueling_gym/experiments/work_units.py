@@ -1,8 +1,9 @@
 """What every study is made of: units of work, each fully named by its identity.
 
 A study -- a regret sweep, the CPE-DB sample-complexity study, the learned-vs-classic
-evaluation -- is a list of :class:`WorkUnit`.  A unit runs alone, in any process, and its
-result is fully determined by its :attr:`~WorkUnit.identity`; so the one runner
+evaluation -- is a list of :class:`~dueling_gym.experiments.work_units.WorkUnit`.  A unit runs alone, in any
+process, and its
+result is fully determined by its :attr:`~dueling_gym.experiments.work_units.WorkUnit.identity`; so the one runner
 (:mod:`dueling_gym.experiments.runner`) can run units in any order, on any backend, write each
 to its own file and reuse a file only when it holds exactly the unit asked for.
 """
@@ -64,7 +65,7 @@ class WorkUnit(ABC):
     @property
     @abstractmethod
     def key(self) -> str:
-        """File stem of the unit: readable names plus a digest of the identity (see :func:`identity_digest`)."""
+        """File stem of the unit, readable names plus a digest of the identity (see :func:`identity_digest`)."""
 
     @abstractmethod
     def run(self) -> dict[str, Any]:

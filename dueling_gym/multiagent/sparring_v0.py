@@ -12,9 +12,10 @@ self-play -- can play it.  PettingZoo module convention::
     aec = sparring_v0.env(preferences="sushi")                             # AEC, wrapped
     raw = sparring_v0.raw_env(preferences="sushi")                         # AEC, unwrapped
 
-The duels are played by an internal :class:`~dueling_gym.envs.dueling_bandit.DuelingBanditEnv`:
+The duels are played by an internal :class:`~dueling_gym.envs.DuelingBanditEnv`:
 the same problem handling, the same random stream (its ``np_random``) and the same regret
-bookkeeping (:meth:`PreferenceMatrix.duel_table`), so a seeded game gives exactly the outcomes
+bookkeeping (:meth:`PreferenceMatrix.duel_table <dueling_gym.problems.PreferenceMatrix.duel_table>`), so a
+seeded game gives exactly the outcomes
 the single-agent environment gives for the same duels.
 """
 
@@ -93,7 +94,8 @@ class SparringParallelEnv(ParallelEnv[str, np.ndarray, int]):
     Notions: Copeland in both named scales always (``"copeland_komiyama"`` in [0, 1],
     ``"copeland_zoghi"`` in [0, 2]), ``"borda"`` always, and the Condorcet notions when the
     problem (or every problem of the sampler) has a Condorcet winner; values come from
-    :meth:`PreferenceMatrix.duel_table`, i.e. equal :meth:`PreferenceMatrix.regret`.
+    :meth:`PreferenceMatrix.duel_table <dueling_gym.problems.PreferenceMatrix.duel_table>`, i.e. equal
+    :meth:`PreferenceMatrix.regret <dueling_gym.problems.PreferenceMatrix.regret>`.
 
     ## Starting State
 
@@ -200,7 +202,7 @@ class SparringParallelEnv(ParallelEnv[str, np.ndarray, int]):
 
     @property
     def plays(self) -> np.ndarray:
-        """``plays[s, a]``: how often seat ``s`` (0 = ``player_0``) sent arm ``a`` this episode."""
+        """How often seat ``s`` (0 = ``player_0``) sent arm ``a`` this episode, ``plays[s, a]``."""
         return np.array(self._plays, dtype=np.int64)
 
     @property
@@ -210,7 +212,7 @@ class SparringParallelEnv(ParallelEnv[str, np.ndarray, int]):
 
     @property
     def win_counts(self) -> np.ndarray:
-        """``W[i, j]``: how often arm ``i`` beat arm ``j`` this episode (self-duels on the diagonal)."""
+        """How often arm ``i`` beat arm ``j`` this episode, ``W[i, j]`` (self-duels on the diagonal)."""
         return self._duels.win_counts
 
     @property
@@ -394,7 +396,7 @@ def parallel_env(**kwargs: Any) -> SparringParallelEnv:
 
 
 def raw_env(**kwargs: Any) -> SparringAECEnv:
-    """The AEC form without PettingZoo's wrappers (:class:`SparringAECEnv`)."""
+    """The AEC form without PettingZoo's wrappers (:class:`~dueling_gym.multiagent.sparring_v0.SparringAECEnv`)."""
     return SparringAECEnv(**kwargs)
 
 

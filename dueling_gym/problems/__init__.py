@@ -1,14 +1,14 @@
 """Problems: the ground truth that environments sample duels from.
 
-* :class:`PreferenceMatrix` -- a validated K-armed problem with its winners and regrets.
-* The published matrices (:func:`load_problem`, :func:`list_problems`).
-* Problems from pairwise-comparison logs (:func:`load_comparisons`) and from learning-to-rank
-  data, rankers compared by interleaving with simulated clicks (:func:`ranker_evaluation`).
+* :class:`~dueling_gym.problems.PreferenceMatrix` -- a validated K-armed problem with its winners and regrets.
+* The published matrices (:func:`load_problem`, :func:`~dueling_gym.problems.list_problems`).
+* Problems from pairwise-comparison logs (:func:`~dueling_gym.problems.load_comparisons`) and from learning-to-rank
+  data, rankers compared by interleaving with simulated clicks (:func:`~dueling_gym.problems.ranker_evaluation`).
 * Problem files: any problem saved with its provenance (:func:`save_problem`,
   :func:`read_problem_file`).
-* Random generators driven by a ``numpy.random.Generator`` and :class:`ProblemSampler`.
+* Random generators driven by a ``numpy.random.Generator`` and :class:`~dueling_gym.problems.ProblemSampler`.
 * The lower-bound constants of Komiyama et al. (2016) (:mod:`.lower_bounds`).
-* :class:`BipartiteDuelProblem` for combinatorial pure exploration (:mod:`.bipartite`).
+* :class:`~dueling_gym.problems.BipartiteDuelProblem` for combinatorial pure exploration (:mod:`.bipartite`).
 """
 
 from dueling_gym.problems.bipartite import BipartiteDuelProblem, TooManyMatchingsError, max_weight_matching

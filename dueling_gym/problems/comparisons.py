@@ -2,7 +2,7 @@
 
 A comparison log has one row per comparison: the two systems compared (columns ``first`` and
 ``second``) and the outcome (column ``winner``): A/B tests, human or model judges comparing two
-outputs, arena-style battles between language models.  :func:`load_comparisons` turns such a
+outputs, arena-style battles between language models.  :func:`~dueling_gym.problems.load_comparisons` turns such a
 log into a :class:`~dueling_gym.problems.PreferenceMatrix` whose entry ``P[i, j]`` is the
 empirical probability that system ``i`` beats system ``j``, with the counts, confidence
 intervals and the log itself recorded in its ``provenance``::
@@ -83,7 +83,7 @@ __all__ = [
     "wilson_interval",
 ]
 
-#: The tie rules of :func:`load_comparisons`.
+#: The tie rules of :func:`~dueling_gym.problems.load_comparisons`.
 TIE_RULES = ("half", "drop", "separate")
 #: How pairs never compared may be filled.
 FILL_METHODS = ("bradley_terry",)
@@ -176,7 +176,8 @@ def load_comparisons(source: Any, *, first: str = "first", second: str = "second
         ``columns``, ``log_origin``, ``log_sha256``, ``rows_read``; ``fill_missing``,
         ``filled_pairs`` (pairs of names), ``bradley_terry_log_strengths`` (None unless a pair
         was filled); and the log itself, ``log_first``, ``log_second``, ``log_outcome``,
-        ``log_lines`` (see :class:`ComparisonLog`), which the replay environment plays back.
+        ``log_lines`` (see :class:`~dueling_gym.problems.comparisons.ComparisonLog`), which the replay
+        environment plays back.
 
     Raises
     ------
@@ -205,7 +206,7 @@ def read_comparisons(source: Any, *, first: str = "first", second: str = "second
                      first_wins: Label | Iterable[Label] = DEFAULT_FIRST_WINS,
                      second_wins: Label | Iterable[Label] = DEFAULT_SECOND_WINS,
                      tie_values: Label | Iterable[Label] = DEFAULT_TIE_VALUES) -> ComparisonLog:
-    """Read and validate a comparison log (arguments as :func:`load_comparisons`), without aggregating it."""
+    """Read and validate a comparison log (arguments as :func:`~dueling_gym.problems.load_comparisons`), without aggregating it."""
     columns = tuple(_column_name(role, value) for role, value in (("first", first), ("second", second),
                                                                     ("winner", winner)))
     if len(set(columns)) < 3:
@@ -221,7 +222,7 @@ def read_comparisons(source: Any, *, first: str = "first", second: str = "second
 def preference_from_log(log: ComparisonLog, *, ties: str = "half", fill_missing: str | None = None,
                         confidence: float = 0.95, name: str | None = None,
                         columns: tuple[str, str, str] | None = None) -> PreferenceMatrix:
-    """Aggregate a :class:`ComparisonLog` into a :class:`PreferenceMatrix` (see :func:`load_comparisons`)."""
+    """Aggregate a :class:`~dueling_gym.problems.comparisons.ComparisonLog` into a :class:`~dueling_gym.problems.PreferenceMatrix` (see :func:`~dueling_gym.problems.load_comparisons`)."""
     if not isinstance(log, ComparisonLog):
         raise TypeError(f"log must be a ComparisonLog (see read_comparisons), got {type(log).__name__}")
     _check_choice("ties", ties, TIE_RULES)

@@ -10,7 +10,8 @@ This module reads the numbers and their provenance; :func:`dueling_gym.problems.
 :class:`~dueling_gym.problems.PreferenceMatrix` objects.  The data module does not import the
 matrix class, so the two modules do not depend on each other in a cycle.
 
-The named bipartite problems (:data:`BIPARTITE_PROBLEMS`, :func:`load_bipartite_problem`) are
+The named bipartite problems (:data:`~dueling_gym.problems.datasets.BIPARTITE_PROBLEMS`,
+:func:`~dueling_gym.problems.load_bipartite_problem`) are
 built here: so far the 5-edge example of Chen, Du, Huang and Zhao (ICML 2020).
 """
 
@@ -146,7 +147,7 @@ BIPARTITE_PROBLEMS: dict[str, Callable[[], BipartiteDuelProblem]] = {"five_edge"
 
 
 def load_bipartite_problem(name: str) -> BipartiteDuelProblem:
-    """A named bipartite problem (see :data:`BIPARTITE_PROBLEMS`)."""
+    """A named bipartite problem (see :data:`~dueling_gym.problems.datasets.BIPARTITE_PROBLEMS`)."""
     if not isinstance(name, str):
         raise TypeError(f"problem name must be a string, got {type(name).__name__}")
     if name not in BIPARTITE_PROBLEMS:

@@ -1,13 +1,13 @@
 """Random problem generators, all driven by a :class:`numpy.random.Generator`.
 
 Each K-armed generator is a plain function ``generator(n_arms, rng, **options) -> PreferenceMatrix``.
-:class:`ProblemSampler` binds one to its options so that an environment can draw a fresh
+:class:`~dueling_gym.problems.ProblemSampler` binds one to its options so that an environment can draw a fresh
 problem at every reset (``problem_sampler=ProblemSampler("utility_based", n_arms=8)``).  Both
 samplers have a JSON form (``to_json`` / ``from_json``), which the environments also accept,
 so that ``env.spec.to_json()`` works and ``gym.make`` rebuilds the same environment from it.
 
-Bipartite CPE-DB instances (Chen et al. 2020) come from :func:`random_bipartite_problem` on a
-graph of :func:`random_bipartite_graph`; :class:`BipartiteProblemSampler` redraws only the
+Bipartite CPE-DB instances (Chen et al. 2020) come from :func:`~dueling_gym.problems.random_bipartite_problem` on a
+graph of :func:`~dueling_gym.problems.random_bipartite_graph`; :class:`BipartiteProblemSampler` redraws only the
 preferences on one fixed graph, as ``CombinatorialDuel-v0`` needs.
 """
 
@@ -225,7 +225,7 @@ class ProblemSampler:
     Parameters
     ----------
     generator : str
-        A key of :data:`GENERATORS`.
+        A key of :data:`~dueling_gym.problems.generators.GENERATORS`.
     n_arms : int
         Number of arms of every drawn problem.
     **options
@@ -314,7 +314,7 @@ def zoghi2015_scalability(
     drawn uniformly from ``[low, high]`` (default ``[0.6, 0.9]``: every pair clearly decided,
     no pair near-deterministic), and the arm labels are permuted at random so that no
     index-based tie rule favours the winners.  The construction is that of
-    :func:`cyclic_copeland_winners` (same draws, same matrix for the same ``rng``); this function
+    :func:`~dueling_gym.problems.cyclic_copeland_winners` (same draws, same matrix for the same ``rng``); this function
     adds the paper's provenance and checks the Copeland structure of the result.
     """
     problem = cyclic_copeland_winners(n_arms, rng, low=low, high=high, shuffle=True)
@@ -385,7 +385,7 @@ def random_bipartite_problem(
     rng : numpy.random.Generator
         All randomness comes from here.
     edge_probability : float, default 0.5
-        Density of the random graph (see :func:`random_bipartite_graph`); ignored with ``edges``.
+        Density of the random graph (see :func:`~dueling_gym.problems.random_bipartite_graph`); ignored with ``edges``.
     edges : array_like, optional
         A fixed graph (canonical order) on which only the preferences are drawn; it must have a
         covering matching.
@@ -458,7 +458,7 @@ class BipartiteProblemSampler:
     edge_probability : float, default 0.5
         Density of that graph.
     **options
-        ``planted_condorcet``, ``min_gap`` of :func:`random_bipartite_problem`.
+        ``planted_condorcet``, ``min_gap`` of :func:`~dueling_gym.problems.random_bipartite_problem`.
 
     Notes
     -----

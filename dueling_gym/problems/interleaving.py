@@ -141,7 +141,7 @@ CLICK_MODELS: dict[str, CascadeClickModel] = {
 
 
 def click_model(spec: str | Mapping[str, Sequence[float]] | CascadeClickModel) -> CascadeClickModel:
-    """A :class:`CascadeClickModel` from a name, a ``{"click": [...], "stop": [...]}`` mapping or a model."""
+    """A :class:`~dueling_gym.problems.interleaving.CascadeClickModel` from a name, a ``{"click": [...], "stop": [...]}`` mapping or a model."""
     if isinstance(spec, CascadeClickModel):
         return spec
     if isinstance(spec, str):

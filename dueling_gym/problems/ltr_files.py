@@ -8,7 +8,7 @@ as in MSLR-WEB10K / WEB30K (Qin & Liu, 2013; 136 features, grades 0-4), the Yaho
 Rank Challenge sets (Chapelle & Chang, JMLR W&CP 14, 2011), Istella and LETOR 4.0 (MQ2007 /
 MQ2008, whose lines end with a ``# docid = ...`` comment).
 
-:func:`read_ltr_file` reads such a file in chunks of ``chunk_bytes`` with a Numba kernel over
+:func:`~dueling_gym.problems.read_ltr_file` reads such a file in chunks of ``chunk_bytes`` with a Numba kernel over
 the raw bytes, so its memory is the dense result plus one chunk, whatever the file's size.  The
 rules it enforces (each one refused with a ``ValueError`` naming the file and the line):
 
@@ -21,7 +21,7 @@ rules it enforces (each one refused with a ``ValueError`` naming the file and th
 * the documents of a query are contiguous, as in every one of these data sets;
 * a query with a single document is refused (an interleaved comparison needs two documents to
   tell two rankers apart) unless ``single_document_queries="drop"``, which removes such queries
-  and lists their ids in :attr:`LTRData.dropped_queries`.
+  and lists their ids in ``LTRData.dropped_queries``.
 
 :func:`write_ltr_file` writes the same format (every feature, dense), fast enough for files of
 MSLR-WEB10K's size; the tests, the benchmark and the tutorial use it for synthetic data.
@@ -162,7 +162,7 @@ def read_ltr_file(path: str | os.PathLike, *, n_features: int | None = None,
         get the same width for several files of one data set; a larger index is then refused.
     single_document_queries : {"error", "drop"}, default "error"
         What to do with a query that has one document: refuse the file, or drop the query and
-        record its id in :attr:`LTRData.dropped_queries`.
+        record its id in ``LTRData.dropped_queries``.
     chunk_bytes : int, default 32 MiB
         Bytes read per chunk (a line longer than this is read whole all the same).
 

@@ -52,7 +52,8 @@ _CONDORCET_NOTIONS = ("condorcet_strong", "condorcet_weak")
 
 def defined_notions(has_condorcet_winner: bool) -> tuple[str, ...]:
     """The regret notions defined on a problem, in the order of its duel-table columns: all of
-    :data:`REGRET_NOTIONS` with a Condorcet winner, the Copeland and Borda ones without."""
+    :data:`~dueling_gym.problems.preference.REGRET_NOTIONS` with a Condorcet winner, the Copeland and Borda
+    ones without."""
     if has_condorcet_winner:
         return ("copeland_komiyama", "copeland_zoghi", *_CONDORCET_NOTIONS, "borda")
     return ("copeland_komiyama", "copeland_zoghi", "borda")
@@ -82,7 +83,8 @@ class PreferenceMatrix:
     TypeError
         If ``matrix`` is not numeric, or ``atol`` is not a number.
     ValueError
-        If ``atol`` is negative, NaN, infinite or above :data:`MAX_ATOL`, or if the matrix is not square and two-dimensional, has fewer than two arms, contains
+        If ``atol`` is negative, NaN, infinite or above :data:`~dueling_gym.validation.MAX_ATOL`, or if the
+        matrix is not square and two-dimensional, has fewer than two arms, contains
         a non-finite entry or one outside ``[0, 1]``, violates ``P[i, j] + P[j, i] == 1`` or
         has a diagonal entry other than ``1/2``.  The message names the first offending entry.
 
@@ -261,7 +263,7 @@ class PreferenceMatrix:
     # ------------------------------------------------------------------ von Neumann winner
     @cached_property
     def von_neumann_winner(self) -> NDArray[np.float64]:
-        """The von Neumann winner: a mixed strategy ``w`` with ``w @ P[:, j] >= 1/2`` for all ``j``.
+        """The von Neumann winner, a mixed strategy ``w`` with ``w @ P[:, j] >= 1/2`` for all ``j``.
 
         It is an optimal strategy of the symmetric zero-sum game with payoff ``P - 1/2``
         (always exists), found by linear programming (scipy HiGHS).  Among optimal strategies
@@ -344,7 +346,7 @@ class PreferenceMatrix:
         Parameters
         ----------
         notion : str
-            One of :data:`REGRET_NOTIONS`. Copeland regret comes in two named scales:
+            One of :data:`~dueling_gym.problems.preference.REGRET_NOTIONS`. Copeland regret comes in two named scales:
             ``"copeland_komiyama"`` (in [0, 1]) and ``"copeland_zoghi"`` (in [0, 2]); without
             ties the Zoghi value is exactly twice the Komiyama one.
         first, second : int or array_like of int
@@ -428,7 +430,7 @@ def load_problem(name: str) -> PreferenceMatrix:
     Parameters
     ----------
     name : str
-        A canonical name or alias (see :func:`~dueling_gym.problems.datasets.list_problems`),
+        A canonical name or alias (see :func:`~dueling_gym.problems.list_problems`),
         case-insensitive.
 
     Returns
@@ -454,7 +456,7 @@ def _load_published(canonical: str) -> PreferenceMatrix:
 
 
 def as_preference_matrix(problem: Any) -> PreferenceMatrix:
-    """Coerce a :class:`PreferenceMatrix`, an array or a dataset name into a PreferenceMatrix."""
+    """Coerce a :class:`~dueling_gym.problems.PreferenceMatrix`, an array or a dataset name into a PreferenceMatrix."""
     if isinstance(problem, PreferenceMatrix):
         return problem
     if isinstance(problem, str):

@@ -11,7 +11,7 @@ preference matrix is
     ``P[i, j]`` = P(ranker ``i`` wins an interleaved comparison with ranker ``j`` on a query
     drawn uniformly from the data), a tie counting as half a win,
 
-which :func:`ranker_evaluation` estimates by Monte Carlo: ``comparisons_per_pair`` comparisons
+which :func:`~dueling_gym.problems.ranker_evaluation` estimates by Monte Carlo: ``comparisons_per_pair`` comparisons
 per pair ``i < j``, ``P[j, i] = 1 - P[i, j]``.  The standard error of each entry, the win, tie and
 comparison counts are in the result's ``provenance``; the regret of an agent on this problem is
 therefore measured against the estimate, not against the unknowable exact matrix.
@@ -105,7 +105,7 @@ class RankerEvaluationProblem:
     Parameters
     ----------
     data : LTRData, str or path-like
-        The data set, or a LETOR file to read with :func:`~dueling_gym.problems.ltr_files.read_ltr_file`.
+        The data set, or a LETOR file to read with :func:`~dueling_gym.problems.read_ltr_file`.
     rankers : "features" or array_like, shape (n_rankers, n_features)
         Feature rankers, or linear rankers given by their weights.
     interleaving : {"team_draft", "probabilistic"}

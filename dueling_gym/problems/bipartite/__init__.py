@@ -4,10 +4,10 @@ The setting of Chen, Du, Huang and Zhao, *Combinatorial Pure Exploration for Due
 (ICML 2020): candidates fill the positions of a bipartite graph, edges at the same position
 duel, and the answer is a matching that covers every position.
 
-* :mod:`.problem` -- :class:`BipartiteDuelProblem`, the validated instance with its Borda,
+* :mod:`.problem` -- :class:`~dueling_gym.problems.BipartiteDuelProblem`, the validated instance with its Borda,
   Condorcet and per-position Copeland facts.
-* :mod:`.matching` -- the max-weight covering matching (:func:`max_weight_matching`,
-  :func:`solve_covering_assignment`), the one assignment routine every algorithm uses.
+* :mod:`.matching` -- the max-weight covering matching (:func:`~dueling_gym.problems.max_weight_matching`,
+  :func:`~dueling_gym.problems.bipartite.solve_covering_assignment`), the one assignment routine every algorithm uses.
 * :mod:`.enumeration` -- exact counting, unranking, enumeration and uniform sampling of the
   covering matchings.
 * :mod:`.validation` -- checks of the edges and of the edge-preference matrix.

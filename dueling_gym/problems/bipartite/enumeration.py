@@ -6,8 +6,9 @@ it.  Everything here rests on one dynamic programme over (position, set of candi
 used): ``F[j][used]`` counts the ways to fill positions ``0..j-1`` with exactly the candidates
 in ``used`` and ``G[j][used]`` the ways to complete positions ``j..l-1`` avoiding them.  Its
 size is exponential in the worst case (counting perfect matchings is #P-hard), instant on the
-paper's instances and the tests' ones; past :data:`MAX_COUNTING_STATES` states it stops with
-:class:`TooManyMatchingsError`.
+paper's instances and the tests' ones; past
+:data:`~dueling_gym.problems.bipartite.enumeration.MAX_COUNTING_STATES` states it stops with
+:class:`~dueling_gym.problems.TooManyMatchingsError`.
 
 Uniform sampling is exact (decode one uniform rank), where Chen et al. (2020, Definition 1)
 allow a sampler within total-variation distance ``η`` of uniform (their choice is the
@@ -41,9 +42,11 @@ MAX_COUNTING_STATES = 2_000_000
 class TooManyMatchingsError(ValueError):
     """Raised when an exact computation over all maximum matchings would be too large.
 
-    Enumeration (:meth:`BipartiteDuelProblem.max_matchings`) stops at a limit; counting and
+    Enumeration
+    (:meth:`BipartiteDuelProblem.max_matchings <dueling_gym.problems.BipartiteDuelProblem.max_matchings>`)
+    stops at a limit; counting and
     exact sampling stop when the dynamic programme needs more than
-    :data:`MAX_COUNTING_STATES` states.
+    :data:`~dueling_gym.problems.bipartite.enumeration.MAX_COUNTING_STATES` states.
     """
 
 
@@ -74,7 +77,8 @@ class MatchingCounter:
     Raises
     ------
     TooManyMatchingsError
-        If the dynamic programme needs more than :data:`MAX_COUNTING_STATES` states.
+        If the dynamic programme needs more than
+        :data:`~dueling_gym.problems.bipartite.enumeration.MAX_COUNTING_STATES` states.
     """
 
     def __init__(self, edges_by_position: tuple[tuple[int, ...], ...], edge_candidates: NDArray[np.int64],
@@ -117,7 +121,7 @@ class MatchingCounter:
 
     @cached_property
     def edge_counts(self) -> tuple[int, ...]:
-        """``N(e)``: how many covering matchings contain each edge (exact Python ints)."""
+        """How many covering matchings contain each edge, ``N(e)`` (exact Python ints)."""
         counts = [0] * sum(len(group) for group in self._by_position)
         for j, group in enumerate(self._by_position):
             following = self.completions[j + 1]

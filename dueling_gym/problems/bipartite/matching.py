@@ -5,7 +5,7 @@ bipartite graph that fill every position, find one of maximum (or minimum) total
 possibly forced to contain some edges and to avoid others.  Every such question in the library
 (Borda winner and gaps, the strongest challenger of a matching, the rounds of CLUCB-Borda and
 CAR-Verify, the feasibility tests of the Condorcet oracle) goes through
-:func:`solve_covering_assignment`.
+:func:`~dueling_gym.problems.bipartite.solve_covering_assignment`.
 
 Edges are given as ``(candidate, position)`` pairs; a matching is a tuple of edge indices in
 position order.
@@ -30,7 +30,7 @@ __all__ = [
     "integer_index",
 ]
 
-#: A matching: edge indices in position order (one edge per position).
+#: A matching, as edge indices in position order (one edge per position).
 Matching = tuple[int, ...]
 
 
@@ -85,7 +85,8 @@ def solve_covering_assignment(
     is its index (``-1`` where the graph has no edge).  ``required`` edges must be in the
     matching and ``forbidden`` ones must not.  Callers that solve many problems on one graph
     (the agents) prepare these arrays once and call this directly; everyone else uses
-    :func:`max_weight_matching` or :meth:`BipartiteDuelProblem.max_weight_matching`, which
+    :func:`~dueling_gym.problems.max_weight_matching` or
+    :meth:`BipartiteDuelProblem.max_weight_matching <dueling_gym.problems.BipartiteDuelProblem.max_weight_matching>`, which
     validate their arguments first.
     """
     if n_positions > n_candidates:

@@ -219,12 +219,12 @@ class BipartiteDuelProblem:
 
     @cached_property
     def edges_by_position(self) -> tuple[tuple[int, ...], ...]:
-        """``E_j``: the edges at each position, ascending."""
+        """The edges ``E_j`` at each position ``j``, ascending."""
         return tuple(tuple(int(e) for e in np.flatnonzero(self.edge_positions == j)) for j in range(self.n_positions))
 
     @cached_property
     def edge_at(self) -> NDArray[np.int64]:
-        """``edge_at[position, candidate]``: index of that edge, ``-1`` where the graph has none (read-only)."""
+        """The index of the edge ``edge_at[position, candidate]``, ``-1`` where the graph has none (read-only)."""
         table = np.full((self.n_positions, self.n_candidates), -1, dtype=np.int64)
         table[self.edge_positions, self.edge_candidates] = np.arange(self.n_edges)
         return read_only(table)
@@ -241,7 +241,7 @@ class BipartiteDuelProblem:
 
     @cached_property
     def comparable_pairs(self) -> NDArray[np.int64]:
-        """The public duel table: rows ``(position, e, e')`` with ``e < e'`` comparable.
+        """The public duel table, rows ``(position, e, e')`` with ``e < e'`` comparable.
 
         Shape (K, 3), sorted by position then ``e`` then ``e'`` (read-only).  ``K`` is the number
         of comparable pairs, the paper's ``K = sum_j |E_j| (|E_j| - 1) / 2``.
@@ -319,7 +319,7 @@ class BipartiteDuelProblem:
         forbidden: Iterable[int] = (),
         maximize: bool = True,
     ) -> Matching | None:
-        """:func:`~dueling_gym.problems.bipartite.matching.max_weight_matching` on this graph (``None`` when infeasible)."""
+        """:func:`~dueling_gym.problems.max_weight_matching` on this graph (``None`` when infeasible)."""
         return solve_covering_assignment(
             check_weights(weights, self.n_edges), self.edge_candidates, self.edge_positions, self.edge_at,
             self.n_positions, self.n_candidates,
@@ -548,7 +548,7 @@ class BipartiteDuelProblem:
     def is_condorcet_winner(self, matching: Iterable[int]) -> bool:
         """Whether ``f(M, M') > 1/2`` for every other maximum matching ``M'`` (polynomial).
 
-        Strict comparison with a tolerance of :data:`CONDORCET_TOLERANCE`.
+        Strict comparison with a tolerance of :data:`~dueling_gym.problems.bipartite.problem.CONDORCET_TOLERANCE`.
         """
         value, _ = self.condorcet_challenge(matching)
         return value > 0.5 + CONDORCET_TOLERANCE
@@ -578,7 +578,7 @@ class BipartiteDuelProblem:
     # ------------------------------------------------------------------ per-position Copeland regret
     @cached_property
     def edge_copeland_losses(self) -> NDArray[np.int64]:
-        """Strict losses of each edge within its position: ``#{e' ∈ E_s(e) : p_{e,e'} < 1/2}``."""
+        """Strict losses of each edge within its position, ``#{e' ∈ E_s(e) : p_{e,e'} < 1/2}``."""
         comparable = self.edge_positions[:, None] == self.edge_positions[None, :]
         return read_only((comparable & (self._preferences < 0.5)).sum(axis=1).astype(np.int64))
 
@@ -623,7 +623,8 @@ class BipartiteDuelProblem:
         -------
         dict
             ``valid`` (a matching covering every position?), ``is_borda_winner`` (Borda score
-            within :data:`BORDA_TOLERANCE` of the best), ``is_condorcet_winner``,
+            within :data:`~dueling_gym.problems.bipartite.problem.BORDA_TOLERANCE` of the best),
+            ``is_condorcet_winner``,
             ``borda_score`` ``B(M)`` and ``borda_gap`` ``B(M^B) - B(M)`` (``None`` for invalid
             input).
 

@@ -95,7 +95,8 @@ def assemble_position_blocks(
 ) -> tuple[int, list[tuple[int, int]], NDArray[np.float64]]:
     """``(n_positions, edges, preferences)`` from one small preference matrix per position.
 
-    The input of :meth:`BipartiteDuelProblem.from_position_preferences`; edges come out in the
+    The input of
+    :meth:`BipartiteDuelProblem.from_position_preferences <dueling_gym.problems.BipartiteDuelProblem.from_position_preferences>`; edges come out in the
     canonical order and the blocks are placed on the diagonal of the m×m matrix.
     """
     items = position_preferences.items() if isinstance(position_preferences, dict) else enumerate(position_preferences)

@@ -28,14 +28,14 @@ def lower_bound_constant(
     Every strongly consistent algorithm has ``E[R(T)] >= LB * ln T - o(ln T)``; the value is
     in units of the chosen regret (Komiyama's Copeland regret by default; double it for
     Zoghi's scale).  Computed exactly, per winner, by one compact linear programme
-    (:meth:`CopelandLowerBoundStructure.full_region_constant`), in a few seconds at K = 500.
+    (:meth:`CopelandLowerBoundStructure.full_region_constant <dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure.full_region_constant>`), in a few seconds at K = 500.
 
     Parameters
     ----------
     preferences : PreferenceMatrix, array_like of shape (K, K) or CopelandLowerBoundStructure
         The preference matrix (``P + P.T == 1``, diagonal ``1/2``; ties allowed).
     regret : array_like or str, optional
-        Per-pair regrets, see :class:`CopelandLowerBoundStructure`.
+        Per-pair regrets, see :class:`~dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure`.
 
     Returns
     -------
@@ -69,7 +69,7 @@ def ecw_lower_bound_constant(
     preferences : PreferenceMatrix, array_like of shape (K, K) or CopelandLowerBoundStructure
         The preference matrix (``P + P.T == 1``, diagonal ``1/2``; ties allowed).
     regret : array_like or str, optional
-        Per-pair regrets, see :class:`CopelandLowerBoundStructure`.
+        Per-pair regrets, see :class:`~dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure`.
 
     Returns
     -------

@@ -24,7 +24,7 @@ __all__ = ["kernel_workspace", "separation_table_kernel", "relaxed_region_kernel
 # every tie is broken towards the lowest arm.
 
 def kernel_workspace(n_arms: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Scratch arrays for :func:`separation_table_kernel` and :func:`relaxed_region_kernel`."""
+    """Scratch arrays for :func:`separation_table_kernel` and :func:`~dueling_gym.problems.lower_bounds.kernels.relaxed_region_kernel`."""
     return np.zeros((5, n_arms + 1)), np.zeros((3, n_arms + 1), dtype=np.int64)
 
 

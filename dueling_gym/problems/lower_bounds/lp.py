@@ -32,7 +32,8 @@ from two facts about equation (2).
 Every ``(i2, l)`` thus needs at most two rows (cases A and B), the ``H``-parts ``K + 1`` rows per
 size ``h`` and the blocks one row each: ``O(K^2)`` variables and ``O(K (l_max - l_min + 2 + h_max))``
 rows in all.  With many loss levels (e.g. a Condorcet winner and ``L^(2)`` large) most families
-are slack at the optimum, so :meth:`CopelandLowerBoundStructure.full_region_constant` generates
+are slack at the optimum, so
+:meth:`CopelandLowerBoundStructure.full_region_constant <dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure.full_region_constant>` generates
 whole families instead of rows: it starts with the lowest levels, adds every ``(i2, l)`` the
 separation oracle finds violated and re-solves; a family brings all its rows at once, so few
 rounds suffice (Section 4.1.1 of the paper expects such a practical method to exist; this one is
@@ -125,14 +126,14 @@ class CompactFullRegionLP:
     """The compact LP of ``C*_{i1}`` (see the module docstring), over a chosen set of families.
 
     A *family* is one ``(i2, l)`` of equation (2) -- row ``r`` / column ``c`` of the separation
-    table of :func:`~dueling_gym.problems.lower_bounds.separation_table_kernel` -- with its
+    table of :func:`~dueling_gym.problems.lower_bounds.kernels.separation_table_kernel` -- with its
     admissible cases: A (``i2`` not in ``H``) and B (``i2`` in ``H``).  Each case becomes one
     row ``[x_{i2}] + (h smallest x over H_{i1} \\ {i2}) + (o smallest y of the block of i2) >= 1``
     (the bracket in case B) that stands for all its exponentially many ``(H, O)`` at once.
 
     Parameters
     ----------
-    structure : CopelandLowerBoundStructure
+    structure : dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure
         The problem.
     i1 : int
         A winner (checked by the caller).

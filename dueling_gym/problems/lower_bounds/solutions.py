@@ -31,7 +31,7 @@ class SeparationResult(NamedTuple):
 
 
 class FullRegionSolution(NamedTuple):
-    """Result of :meth:`CopelandLowerBoundStructure.full_region_constant`.
+    """Result of :meth:`CopelandLowerBoundStructure.full_region_constant <dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure.full_region_constant>`.
 
     Attributes
     ----------
@@ -57,7 +57,7 @@ class FullRegionSolution(NamedTuple):
 
 
 class RelaxedRegionSolution(NamedTuple):
-    """Result of :meth:`CopelandLowerBoundStructure.relaxed_region_constant`.
+    """Result of :meth:`CopelandLowerBoundStructure.relaxed_region_constant <dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure.relaxed_region_constant>`.
 
     Attributes
     ----------

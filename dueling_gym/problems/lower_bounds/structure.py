@@ -65,7 +65,8 @@ class CopelandLowerBoundStructure:
     regret : array_like or str, optional
         Per-pair regrets ``r_p`` of the objective: a symmetric K×K matrix (diagonal ignored),
         a vector of length ``K(K-1)/2`` in pair order, or the name of a regret notion of
-        :meth:`PreferenceMatrix.regret_matrix`.  Defaults to Komiyama's Copeland regret
+        :meth:`PreferenceMatrix.regret_matrix <dueling_gym.problems.PreferenceMatrix.regret_matrix>`.
+        Defaults to Komiyama's Copeland regret
         ``(L_i + L_j - 2 L^(1)) / (2(K-1))``.  The bounds only need a finite non-negative
         regret that vanishes on pairs of winners; non-negativity is checked.
 
@@ -291,7 +292,7 @@ class CopelandLowerBoundStructure:
         i2 : int
             The challenger, ``i2 != i1``.
         level : int
-            The loss level ``l``, one of :attr:`levels`.
+            The loss level ``l``, one of ``levels``.
         allocation : array_like
             ``q`` as a symmetric K×K array or a per-pair vector.
 
@@ -485,7 +486,8 @@ class CopelandLowerBoundStructure:
         put equal scaled weight ``1/(h - k)`` on the ``h`` cheapest pairs, ``h`` minimising
         ``(c_(1) + ... + c_(h)) / (h - k)`` over ``h = k+1 .. |O|`` (smallest ``h`` on ties).
         ``k < 0`` means no subset of the required size exists, hence no constraint
-        Cost O(K^2 log K); the arithmetic is :func:`relaxed_region_kernel`, the
+        Cost O(K^2 log K); the arithmetic is
+        :func:`~dueling_gym.problems.lower_bounds.kernels.relaxed_region_kernel`, the
         same compiled routine ECW-RMED runs on its empirical matrix.
 
         Parameters
