@@ -6,6 +6,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -42,6 +43,12 @@ class RegretCurve:
     @property
     def mean(self) -> np.ndarray:
         return self.runs.mean(axis=0)
+
+    @cached_property
+    def final_bootstrap(self) -> tuple[float, float]:
+        """95% percentile-bootstrap interval of the mean regret at the horizon (resampled once:
+        the Markdown and CSV summaries of a folder both show it)."""
+        return bootstrap_mean_interval(self.runs[:, -1])
 
     @property
     def half_width(self) -> np.ndarray:
@@ -108,7 +115,7 @@ def summary_rows(curves: Sequence[RegretCurve]) -> list[dict[str, Any]]:
     bootstrap for skewed samples), per (problem, agent)."""
     rows = []
     for curve in curves:
-        bootstrap_low, bootstrap_high = bootstrap_mean_interval(curve.runs[:, -1])
+        bootstrap_low, bootstrap_high = curve.final_bootstrap
         rows.append({
             "problem": curve.problem,
             "agent": curve.agent,

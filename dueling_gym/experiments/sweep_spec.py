@@ -19,7 +19,6 @@ the seed, the horizon, arm shuffling, the checkpoints and the package version.
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
 import json
 import math
@@ -349,8 +348,9 @@ class ProblemSpec:
     @cached_property
     def identity(self) -> dict[str, Any]:
         """The canonical problem with the SHA-256 of its matrix (catches changed data or generators)."""
-        digest = hashlib.sha256(np.ascontiguousarray(self.matrix.matrix, dtype="<f8").tobytes()).hexdigest()
-        return self.to_json() | {"matrix_sha256": digest}
+        from dueling_gym.problems.problem_files import matrix_digest
+
+        return self.to_json() | {"matrix_sha256": matrix_digest(self.matrix)}
 
 
 @dataclass(frozen=True)
