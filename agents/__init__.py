@@ -11,78 +11,88 @@ name::
 See :mod:`dueling_gym.agents.base` for how to add an algorithm.
 """
 
+from functools import cache as _cache
+from pathlib import Path as _Path
+
 from dueling_gym.agents.base import (
     AGENT_REGISTRY,
     BanditAgent,
     DuelingAgent,
     KernelBanditAgent,
     KernelDuelingAgent,
+    PaperLink,
     agent_class,
     list_agents,
     make_agent,
     register_agent,
 )
 
-# Where each agent lives: module -> {class name: registry name (None for a base class)}.  The
-# modules are imported on first use -- ``make_agent("ccb", ...)`` imports ``ccb`` alone, and
-# ``from dueling_gym.agents import CCB`` likewise (module ``__getattr__``) -- because importing
-# all of them cost more than a short run.  tests/test_catalogue.py checks this table against
-# the classes' own ``@register_agent`` names.
-_AGENT_MODULES: dict[str, dict[str, str | None]] = {
-    "beat_the_mean": {"BeatTheMean": "btm"},
-    "beat_the_mean_pac": {"BeatTheMeanPAC": "btm_pac"},
-    "beat_the_winner": {"BeatTheWinner": "beat_the_winner"},
-    "ccb": {"CCB": "ccb"},
-    "cpe.base": {"CombinatorialAgent": None},
-    "cpe.car": {"CARCond": "car_cond", "CARVerify": "car_verify", "CARParallel": "car_parallel"},
-    "cpe.clucb_borda": {"CLUCBBordaPAC": "clucb_borda_pac", "CLUCBBordaExact": "clucb_borda_exact"},
-    "cw_rmed": {"CWRMED": "cw_rmed"},
-    "dts": {"DTS": "dts"},
-    "dts_plus": {"DTSPlus": "dts_plus"},
-    "ecw_rmed": {"ECWRMED": "ecw_rmed"},
-    "interleaved_filter": {"InterleavedFilter2": "interleaved_filtering"},
-    "kl_ucb": {"KLUCB": "kl_ucb"},
-    "knockout": {"Knockout": "knockout"},
-    "learned": {"LearnedAgent": "learned"},
-    "mallows_mpi": {"MallowsMPI": "mallows_mpi"},
-    "mallows_mpr": {"MallowsMPR": "mallows_mpr"},
-    "merge_rucb": {"MergeRUCB": "merge_rucb"},
-    "multi_rucb": {"MultiRUCB": "multi_rucb"},
-    "multisbm": {"MultiSBM": "multisbm"},
-    "multisort": {"Multisort": "multisort"},
-    "opt_max": {"OptMax": "opt_max"},
-    "pl_pac": {"PLPAC": "pl_pac"},
-    "policy": {"PolicyAgent": None},
-    "preference_estimator": {"PreferenceEstimator": "preference_estimator"},
-    "random_agent": {"UniformRandom": "random"},
-    "rcs": {"RCS": "rcs"},
-    "rex3": {"REX3": "rex3"},
-    "rmed": {"RMED1": "rmed1"},
-    "rmed2": {"RMED2": "rmed2", "RMED2FH": "rmed2fh"},
-    "rucb": {"RUCB": "rucb"},
-    "savage": {"SAVAGE": "savage", "SAVAGEBorda": "savage_borda", "SAVAGECondorcet": "savage_condorcet"},
-    "scb": {"SCB": "scb", "CopelandPAC": "copeland_pac"},
-    "self_sparring": {"SelfSparring": "self_sparring"},
-    "sequential_elimination": {"SequentialElimination": "sequential_elimination"},
-    "single_elimination": {"SingleElimination": "single_elimination"},
-    "sparring": {"Sparring": "sparring", "SparringThompson": "sparring_thompson", "SparringUCB1": "sparring_ucb1"},
-    "successive_elimination_borda": {"SuccessiveEliminationBorda": "successive_elimination_borda"},
-    "sup_klucb": {"SupKLUCB": "sup_klucb"},
-    "thompson": {"BernoulliThompson": "thompson"},
-    "ucb1": {"UCB1": "ucb1"},
-    "ucb_sbm": {"UCBSBM": "ucb_sbm"},
-    "versatile_db": {"VersatileDB": "versatile_db"},
-    "winner_stays": {"WinnerStaysWeak": "winner_stays_weak", "WinnerStaysStrong": "winner_stays_strong"},
+#: The exported base classes that register no agent name, by module.
+_BASE_CLASS_MODULES = {"CombinatorialAgent": "cpe.base", "PolicyAgent": "policy"}
+
+
+@_cache
+def _agent_modules() -> dict[str, dict[str, str]]:
+    """Module -> {class name: registry name}, read from the modules' ``@register_agent`` lines.
+
+    The agent modules are imported on first use -- ``make_agent("ccb", ...)`` imports ``ccb``
+    alone, and ``from dueling_gym.agents import CCB`` likewise (module ``__getattr__``) -- because
+    importing all of them costs more than a short run.  So that a new algorithm needs no entry
+    in a table here, which module registers which name is read from the source text (a few
+    milliseconds, once, on the first lookup); ``tests/test_catalogue.py`` checks what it reads
+    against the classes that importing every module registers.
+    """
+    import re
+
+    registration = re.compile(r'^@register_agent\(\s*"([^"]+)"[^\n]*\n(?:@[^\n]*\n)*class (\w+)', re.M)
+    package = _Path(__file__).parent
+    modules: dict[str, dict[str, str]] = {}
+    for path in sorted(package.glob("*.py")) + sorted(package.glob("cpe/*.py")):
+        if path.name.startswith("_") or path.name == "base.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "@register_agent(" in text:
+            module = path.relative_to(package).with_suffix("").as_posix().replace("/", ".")
+            modules[module] = {class_name: name for name, class_name in registration.findall(text)}
+    return modules
+
+
+@_cache
+def _class_modules() -> dict[str, str]:
+    """Exported class name -> the module that defines it."""
+    classes = {name: f"{__name__}.{module}" for name, module in _BASE_CLASS_MODULES.items()}
+    for module, registered in _agent_modules().items():
+        classes.update({class_name: f"{__name__}.{module}" for class_name in registered})
+    return classes
+
+
+def _declare_library_agents() -> None:
+    for module, registered in _agent_modules().items():
+        AGENT_REGISTRY.declare(f"{__name__}.{module}", registered.values())
+
+
+AGENT_REGISTRY.declare_on_first_lookup(_declare_library_agents)
+
+#: The names defined here (``__all__`` adds the algorithm classes, found on first use).
+_BASE_API = {
+    "DuelingAgent": DuelingAgent,
+    "KernelDuelingAgent": KernelDuelingAgent,
+    "BanditAgent": BanditAgent,
+    "KernelBanditAgent": KernelBanditAgent,
+    "PaperLink": PaperLink,
+    "make_agent": make_agent,
+    "agent_class": agent_class,
+    "list_agents": list_agents,
+    "register_agent": register_agent,
+    "AGENT_REGISTRY": AGENT_REGISTRY,
 }
-_CLASS_MODULES = {
-    class_name: f"{__name__}.{module}" for module, classes in _AGENT_MODULES.items() for class_name in classes
-}
-for _module, _classes in _AGENT_MODULES.items():
-    AGENT_REGISTRY.declare(f"{__name__}.{_module}", [name for name in _classes.values() if name is not None])
 
 
 def __getattr__(name: str):
-    module = _CLASS_MODULES.get(name)
+    if name == "__all__":
+        # Computed on first use, like the class table it lists.
+        return list(_BASE_API) + sorted(_class_modules())
+    module = _class_modules().get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib import import_module
@@ -93,76 +103,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_CLASS_MODULES))
-
-
-__all__ = [
-    "DuelingAgent",
-    "KernelDuelingAgent",
-    "BanditAgent",
-    "KernelBanditAgent",
-    "make_agent",
-    "agent_class",
-    "list_agents",
-    "register_agent",
-    "AGENT_REGISTRY",
-    # multi-armed bandit agents
-    "UCB1",
-    "KLUCB",
-    "BernoulliThompson",
-    "UCBSBM",
-    # dueling baselines
-    "UniformRandom",
-    "RUCB",
-    "RMED1",
-    "RMED2",
-    "RMED2FH",
-    "DTS",
-    "DTSPlus",
-    "RCS",
-    "MergeRUCB",
-    "MultiRUCB",
-    "Sparring",
-    "SparringThompson",
-    "SparringUCB1",
-    "SelfSparring",
-    "BeatTheMean",
-    "InterleavedFilter2",
-    "MultiSBM",
-    "REX3",
-    "BeatTheWinner",
-    "WinnerStaysWeak",
-    "WinnerStaysStrong",
-    "VersatileDB",
-    # Copeland algorithms
-    "SAVAGE",
-    "SAVAGEBorda",
-    "SAVAGECondorcet",
-    "SupKLUCB",
-    "CCB",
-    "SCB",
-    "CWRMED",
-    "ECWRMED",
-    "CopelandPAC",
-    # combinatorial pure exploration
-    "CombinatorialAgent",
-    "CLUCBBordaPAC",
-    "CLUCBBordaExact",
-    "CARCond",
-    "CARVerify",
-    "CARParallel",
-    # identification (pure exploration over K arms)
-    "Knockout",
-    "SingleElimination",
-    "SequentialElimination",
-    "SuccessiveEliminationBorda",
-    "PreferenceEstimator",
-    "PLPAC",
-    "MallowsMPI",
-    "MallowsMPR",
-    "Multisort",
-    "OptMax",
-    "BeatTheMeanPAC",
-    # learned policies
-    "PolicyAgent",
-]
+    return sorted(set(globals()) | set(_class_modules()))

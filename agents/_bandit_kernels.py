@@ -19,7 +19,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from dueling_gym.agents._generator_stream import below
+from dueling_gym.agents._random_draws import below
 
 __all__ = [
     "register_bandit_kernels",

@@ -78,7 +78,7 @@ from dueling_gym.agents._rmed_kernels import (
     refresh_structure,
 )
 from dueling_gym.agents._rmed_step5 import ensure_solution, evaluate_step5
-from dueling_gym.agents.base import KernelDuelingAgent, check_number
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink, check_number
 from dueling_gym.problems.preference import as_preference_matrix
 
 __all__ = [
@@ -224,6 +224,8 @@ class CopelandRMEDAgent(KernelDuelingAgent):
     Subclasses set ``observe_kernel`` (the skeleton specialised with their step-5 solver) and
     ``step5_solver``, and call :meth:`_set_common` before ``super().__init__``.
     """
+
+    paper = (PaperLink("ICML 2016, PMLR 48", "https://proceedings.mlr.press/v48/komiyama16.html"),)
 
     act_kernel = rmed_act
     recommend_kernel = rmed_recommend

@@ -33,7 +33,7 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from importlib import import_module
-from typing import Any, Callable, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable, NamedTuple
 
 import numba
 import numpy as np
@@ -55,6 +55,7 @@ from dueling_gym.validation import (
 
 __all__ = [
     "SeededAgent",
+    "PaperLink",
     "ArmedAgent",
     "AgentStateType",
     "AgentState",
@@ -80,24 +81,36 @@ class AgentRegistry(Mapping[str, type]):
     """Registry name -> agent class, importing the library's own agent modules on first use.
 
     :func:`~dueling_gym.agents.register_agent` enters a class when its module is imported.  The library's own
-    agents are *declared* first, by module (``dueling_gym.agents`` does this), so that looking
-    up one name imports that one module instead of all fifty: importing every agent (and with
-    them SciPy's optimisers and the lower-bound code) cost more than a short run.  Iterating,
-    ``len`` and ``items()`` import every declared module, so they see every agent.
+    agents are *declared* first, by module (``dueling_gym.agents`` does this on the first lookup),
+    so that looking up one name imports that one module instead of all fifty: importing every
+    agent (and with them SciPy's optimisers and the lower-bound code) cost more than a short run.
+    Iterating, ``len`` and ``items()`` import every declared module, so they see every agent.
     """
 
     def __init__(self) -> None:
         self._classes: dict[str, type] = {}
         self._declared: dict[str, str] = {}
+        self._declare_pending: list[Callable[[], None]] = []
 
     def declare(self, module: str, names: Iterable[str]) -> None:
         """Note that importing ``module`` registers the agents ``names``."""
         for name in names:
             self._declared[name.lower()] = module
 
+    def declare_on_first_lookup(self, declare: Callable[[], None]) -> None:
+        """Call ``declare`` (which calls :meth:`declare`) before the registry is first searched."""
+        self._declare_pending.append(declare)
+
+    def _ensure_declared(self) -> None:
+        while self._declare_pending:
+            self._declare_pending.pop(0)()
+
     def register(self, name: str, cls: type) -> None:
         """Enter ``cls`` under ``name`` (what :func:`~dueling_gym.agents.register_agent` does)."""
         key = name.lower()
+        if not cls.__module__.startswith("dueling_gym.agents."):
+            # Another library's agent must not take a name of ours; ours are checked by the tests.
+            self._ensure_declared()
         declared = self._declared.get(key)
         if declared is not None and declared != cls.__module__:
             raise ValueError(f"agent name {name!r} is already taken by an agent of {declared}")
@@ -107,6 +120,7 @@ class AgentRegistry(Mapping[str, type]):
 
     def load_all(self) -> None:
         """Import every declared module (all agents are then registered)."""
+        self._ensure_declared()
         for name in list(self._declared):
             self._load(name)
 
@@ -124,12 +138,16 @@ class AgentRegistry(Mapping[str, type]):
         key = name.lower() if isinstance(name, str) else name
         if key in self._classes:
             return self._classes[key]
+        self._ensure_declared()
         if key in self._declared:
             return self._load(key)
         raise KeyError(name)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._classes or name in self._declared
+        if name in self._classes:
+            return True
+        self._ensure_declared()
+        return name in self._declared
 
     def __iter__(self) -> Iterator[str]:
         self.load_all()
@@ -140,6 +158,7 @@ class AgentRegistry(Mapping[str, type]):
         return len(self._classes)
 
     def __repr__(self) -> str:
+        self._ensure_declared()
         return f"AgentRegistry({sorted(set(self._classes) | set(self._declared))})"
 
 
@@ -266,6 +285,21 @@ def _state_constructor(cls: type[AgentState]) -> Callable[..., AgentState]:
     return constructor
 
 
+class PaperLink(NamedTuple):
+    """Where the paper an algorithm implements can be read.
+
+    Attributes
+    ----------
+    venue : str
+        The venue as cited (``"ICML 2014, PMLR 32"``, or a journal with its DOI).
+    url : str
+        The publisher's page: the proceedings page, the DOI resolver or the preprint server.
+    """
+
+    venue: str
+    url: str
+
+
 class SeededAgent(ABC):
     """Seeding, reset, hyperparameter bookkeeping, ``repr`` and pickling shared by every agent.
 
@@ -277,6 +311,10 @@ class SeededAgent(ABC):
 
     #: Registry name (set by :func:`~dueling_gym.agents.register_agent`).
     name: ClassVar[str] = ""
+    #: The publisher's pages of the paper the algorithm implements (its documentation page links
+    #: them); empty for the library's own agents, and for a paper whose page could not be confirmed
+    #: (its module docstring still cites it in words).
+    paper: ClassVar[tuple[PaperLink, ...]] = ()
 
     def __init__(self, *, seed: SeedLike = None):
         self.seed = check_seed("seed", seed)

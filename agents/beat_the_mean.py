@@ -26,7 +26,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._generator_stream import below as stream_below
+from dueling_gym.agents._random_draws import below as stream_below
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
 from dueling_gym.validation import check_integer
 
@@ -73,7 +73,7 @@ def _tied_member(values, active, value, target):
 def beat_the_mean_act(state):
     # Speed: each read of an array field (or call passing one) costs two reference-count updates
     # in Numba, so the kernels read each field once and draw from the bit generator (the same
-    # stream as ``rng.integers``, see ``_generator_stream``).
+    # stream as ``rng.integers``, see ``_random_draws``).
     active = state.active
     n_active = state.n_active
     if n_active == 1:

@@ -56,13 +56,10 @@ class CWRMED(CopelandRMEDAgent):
     ----------
     n_arms : int
         Number of arms ``K >= 2``.
-    alpha : float, default 3.0
-        ``alpha > 0``, scale of the forced-exploration count ``alpha sqrt(ln t)`` (the value of the
-        paper's experiments).
-    beta : float, default 0.01
-        ``beta >= 0``, forced exploration of pairs with ``|mu_hat - 1/2| < beta / max(1, ln ln t)``.
+    alpha, beta : float, default 3.0 and 0.01
+        Forced exploration (line 4), as for :class:`~dueling_gym.agents.ECWRMED`.
     forced_check : {"every_step", "per_loop"}, default "every_step"
-        When line 4 is checked (see :class:`~dueling_gym.agents.ECWRMED`).
+        When line 4 is checked, as for :class:`~dueling_gym.agents.ECWRMED`.
     resolve_every : int, default 1
         Solve the LP again only every ``resolve_every``-th time line 11 is reached with changed
         statistics; in between the last ``q*`` is reused (a sign flip always forces a new

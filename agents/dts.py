@@ -23,14 +23,10 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import random_argmax
-from dueling_gym.agents._pair_statistics import (
-    empirical_copeland_winner,
-    record_duel,
-    rucb_lower_bound,
-    rucb_upper_bound,
-)
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents._confidence_bounds import RUCBBoundsAgent, rucb_lower_bound, rucb_upper_bound
+from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
+from dueling_gym.agents._random_draws import random_argmax
+from dueling_gym.agents.base import AgentState, PaperLink, register_agent
 
 __all__ = ["DTS"]
 
@@ -82,41 +78,40 @@ def _is_drawn(drawn, i, j):
     return ((drawn[i, j >> 6] >> (j & 63)) & 1) == 1
 
 
-@numba.njit(cache=True, nogil=True)
-def _draw_pair(rng, wins, theta, keep_theta, drawn, row_drawn, row_votes, low, high):
-    """Draw ``theta_{low,high} ~ Beta(W_{low,high} + 1, W_{high,low} + 1)`` (``low < high``) for this sample.
+@numba.njit(cache=True, nogil=True, inline="always")
+def _draw_row(rng, wins, theta, keep_theta, drawn, row_drawn, row_votes, arm, start, bar):
+    """Draw the pairs ``(arm, j)``, ``j >= start``, not drawn yet in this sample, while ``arm`` can reach ``bar`` votes.
 
-    Marks the pair drawn in both rows and counts it, with its vote, for both arms; with
-    ``keep_theta`` stores the value in ``theta[low, high]`` (``theta_{high,low} = 1 - theta_{low,high}``).
-    D-TS only needs the votes: at large K, storing ``theta_{low,high}`` from the row of ``high``
-    (a write in another row for every pair) costs more than the draws.
+    Each ``theta_{low,high} ~ Beta(W_{low,high} + 1, W_{high,low} + 1)`` (``low < high``) is
+    marked drawn in both rows and counted, with its vote, for both arms; with ``keep_theta`` the
+    value is stored in ``theta[low, high]`` (``theta_{high,low} = 1 - theta_{low,high}``).  D-TS
+    only needs the votes: at large K, storing ``theta_{low,high}`` from the row of ``high`` (a
+    write in another row for every pair) costs more than the draws.  The row is abandoned as soon
+    as ``votes + pairs left < bar``; a negative ``bar`` draws every pair.  Inlined, and the
+    pair's draw written out in its loop: a compiled call per row or per pair, with its array
+    arguments reference-counted, makes sampling slower (twice as slow per pair).
     """
-    value = beta_variate(rng, wins[low, high] + 1.0, wins[high, low] + 1.0)
-    if keep_theta:
-        theta[low, high] = value
-    drawn[low, high >> 6] |= 1 << (high & 63)
-    drawn[high, low >> 6] |= 1 << (low & 63)
-    row_drawn[low] += 1
-    row_drawn[high] += 1
-    if value > 0.5:
-        row_votes[low] += 1
-    elif value < 0.5:
-        row_votes[high] += 1
-
-
-@numba.njit(cache=True, nogil=True)
-def first_sample_above(state, i, j):
-    """Whether ``theta_ij > 1/2`` in the current first sample; the pair is drawn on first use.
-
-    ``theta_ij ~ Beta(W_ij + 1, W_ji + 1)`` is drawn for ``i < j`` and ``theta_ji = 1 - theta_ij``.
-    Needs ``state.keep_theta`` (D-TS+).
-    """
-    low = min(i, j)
-    high = max(i, j)
-    if not _is_drawn(state.drawn, low, high):
-        _draw_pair(state.rng, state.wins, state.theta, True, state.drawn, state.row_drawn, state.row_votes, low, high)
-    value = state.theta[low, high]
-    return value > 0.5 if i == low else value < 0.5
+    n_arms = wins.shape[0]
+    if row_votes[arm] + (n_arms - 1 - row_drawn[arm]) < bar:
+        return  # the pairs drawn already rule the row out
+    for other in range(start, n_arms):
+        if other == arm or _is_drawn(drawn, arm, other):
+            continue
+        low = min(arm, other)
+        high = max(arm, other)
+        value = beta_variate(rng, wins[low, high] + 1.0, wins[high, low] + 1.0)
+        if keep_theta:
+            theta[low, high] = value
+        drawn[low, high >> 6] |= 1 << (high & 63)
+        drawn[high, low >> 6] |= 1 << (low & 63)
+        row_drawn[low] += 1
+        row_drawn[high] += 1
+        if value > 0.5:
+            row_votes[low] += 1
+        elif value < 0.5:
+            row_votes[high] += 1
+        if row_votes[arm] + (n_arms - 1 - row_drawn[arm]) < bar:
+            return  # cannot reach the bar any more
 
 
 @numba.njit(cache=True, nogil=True)
@@ -148,11 +143,12 @@ def _sample_votes(rng, wins, theta, keep_theta, drawn, row_drawn, row_votes, can
         # The pairs drawn already (by the rows looked at before) are counted at once: they cost
         # no draw, and ``votes + left`` only decreases, so the row is abandoned exactly when a
         # pair-by-pair count would abandon it.  Then the other pairs are drawn in index order.
+        # This is _draw_row(..., arm, 0, best) written out: through the inlined helper, D-TS
+        # ran 13-15% fewer duels per second at K = 16 (measured side by side).
         if row_votes[arm] + (n_arms - 1 - row_drawn[arm]) >= best:
             for other in range(n_arms):
                 if other == arm or _is_drawn(drawn, arm, other):
                     continue
-                # As _draw_pair, written out: a call here makes the loop twice as slow.
                 low = min(arm, other)
                 high = max(arm, other)
                 value = beta_variate(rng, wins[low, high] + 1.0, wins[high, low] + 1.0)
@@ -176,6 +172,20 @@ def _sample_votes(rng, wins, theta, keep_theta, drawn, row_drawn, row_votes, can
             if votes > best:
                 best = votes
     return best
+
+
+@numba.njit(cache=True, nogil=True)
+def complete_first_sample(state):
+    """Draw the pairs of the current first sample not drawn yet and set ``state.votes`` for every arm.
+
+    The missing pairs ``theta_ij``, ``i < j``, are drawn in row-major order; then
+    ``state.votes[i] = #{j != i : theta_ij > 1/2}`` for all ``i``.  Used by D-TS+, whose
+    tie-breaking needs the whole sample.
+    """
+    for arm in range(state.wins.shape[0]):
+        _draw_row(state.rng, state.wins, state.theta, state.keep_theta, state.drawn, state.row_drawn,
+                  state.row_votes, arm, arm + 1, -1)
+    state.votes[:] = state.row_votes
 
 
 @numba.njit(cache=True, nogil=True)
@@ -247,18 +257,23 @@ def dts_second_arm(state, first):
     return random_argmax(state.theta2, state.eligible, state.rng)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def dts_duel(state, first):
+    """Step 4 for the first arm ``a1 = first``: returns the duel ``(a1, a2)``.  Shared with D-TS+.
+
+    ``a1`` is remembered as the row that the next lazy first sample looks at first.
+    """
+    state.last_first = first
+    return first, dts_second_arm(state, first)
+
+
 @numba.njit(cache=True, nogil=True)
 def dts_act(state):
-    # Steps 1-2: optimistic Copeland counts and their maximisers C.
-    n_candidates = dts_candidates(state)
-    # Step 3: first Thompson sample, a1 = argmax_{i in C} #{j != i : theta_ij > 1/2}.
-    if n_candidates == 1:
-        first = random_argmax(state.optimistic, state.candidates, state.rng)
-    else:
-        first = _first_arm(state)
-    state.last_first = first
-    # Step 4: second Thompson sample.
-    return first, dts_second_arm(state, first)
+    # Steps 1-2: optimistic Copeland counts and their maximisers C; a sole candidate is a1 (no sample).
+    if dts_candidates(state) == 1:
+        return dts_duel(state, random_argmax(state.optimistic, state.candidates, state.rng))
+    # Step 3: first Thompson sample, a1 = argmax_{i in C} #{j != i : theta_ij > 1/2}; step 4.
+    return dts_duel(state, _first_arm(state))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -278,7 +293,7 @@ def dts_recommend(state):
 
 
 @register_agent("dts", target="copeland")
-class DTS(KernelDuelingAgent):
+class DTS(RUCBBoundsAgent):
     """Double Thompson Sampling, D-TS (Wu and Liu, NIPS 2016).
 
     The first arm is drawn by Thompson sampling of the Copeland winner among the arms with the
@@ -292,8 +307,8 @@ class DTS(KernelDuelingAgent):
     n_arms : int
         Number of arms ``K >= 2``.
     alpha : float, default 0.51
-        Exploration parameter ``alpha > 1/2`` of the bounds ``mu_hat +- sqrt(alpha ln t / N)``
-        (0.51 as in the authors' experiments).
+        Exploration parameter ``alpha > 1/2`` of RUCB's upper and lower bounds
+        ``mu_hat +- sqrt(alpha ln t / N)`` (0.51 as in the authors' experiments).
     seed : int, optional
         Seed of the agent's generator (Beta samples and ties).
 
@@ -322,13 +337,14 @@ class DTS(KernelDuelingAgent):
     H. Wu, X. Liu. Double Thompson Sampling for Dueling Bandits. NIPS 2016.
     """
 
+    paper = (
+        PaperLink("NeurIPS 2016 proceedings",
+                  "https://proceedings.neurips.cc/paper/2016/hash/9de6d14fff9806d4bcd1ef555be766cd-Abstract.html"),
+    )
+
     act_kernel = dts_act
     observe_kernel = dts_observe
     recommend_kernel = dts_recommend
-
-    def __init__(self, n_arms: int, *, alpha: float = 0.51, seed: int | np.random.SeedSequence | None = None):
-        self.alpha = check_number("alpha", alpha, minimum=0.5)
-        super().__init__(n_arms, seed=seed)
 
     #: Whether the first sample's values are kept (D-TS+ needs them; D-TS only their side of 1/2).
     _keep_theta = False

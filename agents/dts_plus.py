@@ -36,9 +36,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import random_argmax, random_argmin
-from dueling_gym.agents.base import register_agent
-from dueling_gym.agents.dts import DTS, dts_candidates, dts_second_arm, first_sample_above, first_sample_votes
+from dueling_gym.agents._random_draws import random_argmax, random_argmin
+from dueling_gym.agents.base import PaperLink, register_agent
+from dueling_gym.agents.dts import DTS, complete_first_sample, dts_candidates, dts_duel, first_sample_votes
 from dueling_gym.stats import kl_bernoulli_scalar
 
 __all__ = ["DTSPlus"]
@@ -62,15 +62,7 @@ def tie_broken_first_arm(state):
         n_tied += tied
     if n_tied == 1:
         return random_argmax(state.votes, state.eligible, state.rng)  # no tie: no draw
-    # Complete the sample and score every arm.
-    for i in range(n_arms):
-        state.votes[i] = 0
-    for i in range(n_arms):
-        for j in range(i + 1, n_arms):
-            if first_sample_above(state, i, j):
-                state.votes[i] += 1
-            elif state.theta[i, j] < 0.5:
-                state.votes[j] += 1
+    complete_first_sample(state)  # every zeta_j, and the tied rows of theta
     for i in range(n_arms):
         if not state.eligible[i]:
             continue
@@ -87,16 +79,12 @@ def tie_broken_first_arm(state):
 
 @numba.njit(cache=True, nogil=True)
 def dts_plus_act(state):
-    # Steps 1-2 (as D-TS): optimistic Copeland counts and their maximisers C.
-    n_candidates = dts_candidates(state)
-    # Step 3 (D-TS+): first Thompson sample, ties broken by the estimated exploration regret.
-    if n_candidates == 1:
-        first = random_argmax(state.optimistic, state.candidates, state.rng)
-    else:
-        first = tie_broken_first_arm(state)
-    state.last_first = first
-    # Step 4 (as D-TS): second Thompson sample among the arms that may beat a1.
-    return first, dts_second_arm(state, first)
+    # Steps 1-2 (as D-TS): optimistic Copeland counts and their maximisers C; a sole candidate is a1.
+    if dts_candidates(state) == 1:
+        return dts_duel(state, random_argmax(state.optimistic, state.candidates, state.rng))
+    # Step 3 (D-TS+): first Thompson sample, ties broken by the estimated exploration regret;
+    # step 4 as D-TS.
+    return dts_duel(state, tie_broken_first_arm(state))
 
 
 @register_agent("dts_plus", target="copeland")
@@ -117,6 +105,11 @@ class DTSPlus(DTS):
     Works with Copeland winners, like D-TS.  Per step ``O(K^2)`` at most: the full first sample
     (``K(K-1)/2`` Beta draws) only when several candidates tie for the top sampled score.
     """
+
+    paper = (
+        PaperLink("NeurIPS 2016 proceedings",
+                  "https://proceedings.neurips.cc/paper/2016/hash/9de6d14fff9806d4bcd1ef555be766cd-Abstract.html"),
+    )
 
     act_kernel = dts_plus_act
     _keep_theta = True  # R_i needs the values theta_ij

@@ -25,7 +25,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, register_agent
 from dueling_gym.validation import check_integer
 
 __all__ = ["InterleavedFilter2"]
@@ -143,6 +143,8 @@ class InterleavedFilter2(KernelDuelingAgent):
     step (IF1) and takes the first such arm; we follow the paper's IF2 and its interval (8).
     :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns ``b_hat``.
     """
+
+    paper = (PaperLink("JCSS 78(5), doi:10.1016/j.jcss.2011.12.028", "https://doi.org/10.1016/j.jcss.2011.12.028"),)
 
     act_kernel = interleaved_filter_act
     observe_kernel = interleaved_filter_observe

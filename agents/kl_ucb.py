@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import most_played, record_pull, register_bandit_kernels
-from dueling_gym.agents.base import AgentState, KernelBanditAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelBanditAgent, PaperLink, SeedLike, check_number, register_agent
 from dueling_gym.stats import kl_bernoulli_scalar, kl_upper_bound_scalar
 
 __all__ = ["KLUCB", "new_kl_ucb_state"]
@@ -104,6 +104,8 @@ class KLUCB(KernelBanditAgent):
     :meth:`~dueling_gym.agents.BanditAgent.recommend` returns the most
     played arm.  ``O(K)`` bisections per step.
     """
+
+    paper = (PaperLink("COLT 2011, PMLR 19", "https://proceedings.mlr.press/v19/garivier11a.html"),)
 
     act_kernel = kl_ucb_act
     observe_kernel = kl_ucb_observe

@@ -40,7 +40,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, register_agent
+from dueling_gym.agents.base import AgentState, PaperLink, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent, shuffle_prefix
 from dueling_gym.validation import check_number, check_probability
 
@@ -172,6 +172,8 @@ class Knockout(KernelIdentificationAgent):
     orders the arms by the round in which they were knocked out.  Per duel ``O(1)``; ``O(K)``
     per round for the shuffle.
     """
+
+    paper = (PaperLink("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/falahatgar17a.html"),)
 
     answer_type = "winner"
     target = "condorcet"

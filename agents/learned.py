@@ -43,7 +43,7 @@ from dueling_gym.pair_network import (
     pack_weights,
     pair_feature_values,
     policy_episode_regret,
-    record_duel,
+    record_network_duel,
     time_value,
 )
 from dueling_gym.validation import check_bool, check_n_arms
@@ -106,7 +106,7 @@ def learned_act(state):
 @numba.njit(cache=True, nogil=True)
 def learned_observe(state, first, second, first_won):
     state.t += 1
-    record_duel(state.wins, first, second, first_won, state.embedding, state.pair_input, state.summary,
+    record_network_duel(state.wins, first, second, first_won, state.embedding, state.pair_input, state.summary,
                 state.projections, state.base, state.self_base, state.weights)
 
 

@@ -28,7 +28,7 @@ from typing import Generator
 import numpy as np
 
 from dueling_gym.agents._mallows import confident_compare, mallows_preferences
-from dueling_gym.agents.base import register_agent
+from dueling_gym.agents.base import PaperLink, register_agent
 from dueling_gym.agents.identification import ProcedureIdentificationAgent
 from dueling_gym.validation import check_probability
 
@@ -54,6 +54,8 @@ class MallowsMPI(ProcedureIdentificationAgent):
     on a pair with ``P = 1/2`` exactly (impossible under Mallows; use ``max_samples``).
     Per duel ``O(1)``.
     """
+
+    paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/busa-fekete14.html"),)
 
     answer_type = "winner"
     target = "condorcet"

@@ -24,7 +24,7 @@ from typing import Generator
 import numpy as np
 
 from dueling_gym.agents._mallows import confident_compare
-from dueling_gym.agents.base import register_agent
+from dueling_gym.agents.base import PaperLink, register_agent
 from dueling_gym.agents.identification import ProcedureIdentificationAgent
 from dueling_gym.validation import check_probability
 
@@ -49,6 +49,8 @@ class MallowsMPR(ProcedureIdentificationAgent):
     Answer: a full ranking (``answer_type = "ranking"``, ``target = "condorcet"``: under
     Mallows the mode is the Copeland order).  Per duel ``O(1)``.
     """
+
+    paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/busa-fekete14.html"),)
 
     answer_type = "ranking"
     target = "condorcet"

@@ -49,8 +49,9 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._generator_stream import below
-from dueling_gym.agents._pair_statistics import record_duel, rucb_upper_bound, trailing_evidence
+from dueling_gym.agents._confidence_bounds import rucb_upper_bound, trailing_evidence
+from dueling_gym.agents._pair_statistics import record_duel
+from dueling_gym.agents._random_draws import below
 from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
 from dueling_gym.validation import check_integer, check_probability
 

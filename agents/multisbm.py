@@ -23,7 +23,7 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import mean_plus_bonus_argmax
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, check_number, register_agent
 
 __all__ = ["MultiSBM"]
 
@@ -89,6 +89,8 @@ class MultiSBM(KernelDuelingAgent):
     right arm (lowest
     index on ties).  ``O(K)`` per step, ``K^2`` memory.
     """
+
+    paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),)
 
     act_kernel = multisbm_act
     observe_kernel = multisbm_observe

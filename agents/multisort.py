@@ -25,7 +25,7 @@ from typing import Generator
 
 import numpy as np
 
-from dueling_gym.agents.base import register_agent
+from dueling_gym.agents.base import PaperLink, register_agent
 from dueling_gym.agents.identification import ProcedureIdentificationAgent
 from dueling_gym.agents.pl_pac import budgeted_quicksort
 from dueling_gym.validation import check_integer
@@ -55,6 +55,8 @@ class Multisort(ProcedureIdentificationAgent):
     Answer: a full ranking (``answer_type = "ranking"``, ``target = "copeland"``).  About
     ``2 K ln K`` duels per run.  Per duel ``O(1)``, ``O(K²)`` per run for the aggregation.
     """
+
+    paper = (PaperLink("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/maystre17a.html"),)
 
     answer_type = "ranking"
     target = "copeland"

@@ -61,7 +61,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, register_agent
+from dueling_gym.agents.base import AgentState, PaperLink, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent, shuffle_prefix
 from dueling_gym.agents.sequential_elimination import biased_compare_finished
 from dueling_gym.validation import check_number, check_probability
@@ -313,6 +313,11 @@ class OptMax(KernelIdentificationAgent):
     ``δ <= 1/K`` branch is one ``"final"`` SEQ-ELIMINATE over every arm); :attr:`survivors` is
     ``Q``.  Per duel ``O(1)`` (``O(K)`` when a PRUNE or SEQ-ELIMINATE starts); ``O(K)`` memory.
     """
+
+    paper = (
+        PaperLink("NeurIPS 2017 proceedings",
+                  "https://proceedings.neurips.cc/paper/2017/hash/db98dc0dbafde48e8f74c0de001d35e4-Abstract.html"),
+    )
 
     answer_type = "winner"
     target = "condorcet"

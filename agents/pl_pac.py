@@ -32,7 +32,7 @@ from typing import Generator
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import register_agent
+from dueling_gym.agents.base import PaperLink, register_agent
 from dueling_gym.agents.identification import ProcedureIdentificationAgent
 from dueling_gym.validation import check_number, check_probability
 
@@ -160,6 +160,11 @@ class PLPAC(ProcedureIdentificationAgent):
     ``O(max_i 1/Δ_i² ln(K/(Δ_i δ)))`` per QuickSort round with ``Δ_i = max(ε, P[i*, i] - 1/2)/2``
     (the paper's sample-complexity bound).  Per duel ``O(1)`` plus ``O(|A|²)`` per QuickSort run for rank breaking.
     """
+
+    paper = (
+        PaperLink("NeurIPS 2015 proceedings",
+                  "https://proceedings.neurips.cc/paper/2015/hash/7eacb532570ff6858afd2723755ff790-Abstract.html"),
+    )
 
     answer_type = "winner"
     target = "condorcet"

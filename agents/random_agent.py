@@ -17,9 +17,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from dueling_gym.agents._generator_stream import below
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.agents._random_draws import below
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, register_agent
 from dueling_gym.validation import check_bool
 
 __all__ = ["UniformRandom"]
@@ -72,6 +72,8 @@ class UniformRandom(KernelDuelingAgent):
     to recommend the empirical Copeland winner (lowest index on ties).  ``O(1)`` per duel plus
     ``O(K^2)`` per recommendation.
     """
+
+    paper = (PaperLink("ICML 2016, PMLR 48", "https://proceedings.mlr.press/v48/komiyama16.html"),)
 
     act_kernel = random_act
     observe_kernel = random_observe

@@ -21,8 +21,8 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import draw_index
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents._random_draws import draw_index
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, check_number, register_agent
 from dueling_gym.validation import check_integer
 
 __all__ = ["REX3"]
@@ -101,6 +101,8 @@ class REX3(KernelDuelingAgent):
     ties).  ``O(K)`` per
     step.
     """
+
+    paper = (PaperLink("ICML 2015, PMLR 37", "https://proceedings.mlr.press/v37/gajane15.html"),)
 
     act_kernel = rex3_act
     observe_kernel = rex3_observe

@@ -20,13 +20,14 @@ pays linear Copeland regret.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import random_argmin_bits
 from dueling_gym.agents._pair_statistics import empirical_preference
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents._random_draws import random_argmin_bits
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, check_number, register_agent
 from dueling_gym.stats import kl_bernoulli_scalar
 from dueling_gym.validation import check_integer
 
@@ -239,6 +240,8 @@ class RMED1(KernelDuelingAgent):
     in Dueling Bandit Problem. COLT 2015.
     """
 
+    paper = (PaperLink("COLT 2015, PMLR 40", "https://proceedings.mlr.press/v40/Komiyama15.html"),)
+
     act_kernel = rmed_act
     observe_kernel = rmed_observe
     recommend_kernel = rmed_recommend
@@ -256,16 +259,25 @@ class RMED1(KernelDuelingAgent):
         return self.f_scale * self.n_arms ** self.f_exponent
 
     def _reset_state(self) -> None:
-        n_arms = self.n_arms
-        first, second = np.triu_indices(n_arms, k=1)  # row-major = lexicographic order
-        self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
-        #: ``I_i`` of every arm (shared with the compiled state, read-only from Python).
-        self.empirical_divergence = np.zeros(n_arms)
-        self.state = RMEDState(
-            rng=self.rng, wins=self.wins, divergence=np.zeros((n_arms, n_arms)), info=self.empirical_divergence,
-            initial_first=first.astype(np.int64), initial_second=second.astype(np.int64),
-            n_initial=self.initial_draws * first.size, loop=np.arange(n_arms, dtype=np.int64), loop_size=n_arms,
-            cursor=0, remaining=np.ones(n_arms, dtype=np.bool_), next_loop=np.zeros(n_arms, dtype=np.int64),
-            next_size=0, in_next=np.zeros(n_arms, dtype=np.bool_), all_arms=np.ones(n_arms, dtype=np.bool_),
-            opponents=np.zeros(n_arms, dtype=np.bool_), scratch=np.zeros(n_arms), f_value=float(self.f_value), t=0,
-        )
+        self.state = RMEDState(**rmed_loop_fields(self, self.initial_draws), t=0)
+
+
+def rmed_loop_fields(agent: KernelDuelingAgent, initial_rounds: int) -> dict[str, Any]:
+    """The state fields of the RMED loop for a fresh run of ``agent`` (shared with RMED2).
+
+    ``L0 = initial_rounds`` rounds over every pair ``i < j``, then ``L_C = L_R = [0 .. K-1]`` and
+    ``L_N = []``.  Binds ``agent.wins`` and ``agent.empirical_divergence`` to the state's arrays
+    (shared with the compiled state, read-only from Python); needs ``agent.f_value``.
+    """
+    n_arms = agent.n_arms
+    first, second = np.triu_indices(n_arms, k=1)  # row-major = lexicographic order
+    agent.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
+    agent.empirical_divergence = np.zeros(n_arms)
+    return dict(
+        rng=agent.rng, wins=agent.wins, divergence=np.zeros((n_arms, n_arms)), info=agent.empirical_divergence,
+        initial_first=first.astype(np.int64), initial_second=second.astype(np.int64),
+        n_initial=initial_rounds * first.size, loop=np.arange(n_arms, dtype=np.int64), loop_size=n_arms,
+        cursor=0, remaining=np.ones(n_arms, dtype=np.bool_), next_loop=np.zeros(n_arms, dtype=np.int64),
+        next_size=0, in_next=np.zeros(n_arms, dtype=np.bool_), all_arms=np.ones(n_arms, dtype=np.bool_),
+        opponents=np.zeros(n_arms, dtype=np.bool_), scratch=np.zeros(n_arms), f_value=float(agent.f_value),
+    )

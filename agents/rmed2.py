@@ -56,10 +56,10 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import random_argmin_bits
 from dueling_gym.agents._pair_statistics import empirical_preference
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
-from dueling_gym.agents.rmed import initial_duel, record_win, rmed_advance_loop
+from dueling_gym.agents._random_draws import random_argmin_bits
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, check_number, register_agent
+from dueling_gym.agents.rmed import initial_duel, record_win, rmed_advance_loop, rmed_loop_fields
 from dueling_gym.stats import kl_bernoulli_scalar
 from dueling_gym.validation import check_integer
 
@@ -232,6 +232,8 @@ def rmed2_recommend(state):
 class _RMED2Base(KernelDuelingAgent):
     """State and hyperparameters shared by :class:`~dueling_gym.agents.RMED2` and :class:`RMED2FH`."""
 
+    paper = (PaperLink("COLT 2015, PMLR 40", "https://proceedings.mlr.press/v40/Komiyama15.html"),)
+
     act_kernel = rmed2_act
     observe_kernel = rmed2_observe
     recommend_kernel = rmed2_recommend
@@ -250,22 +252,11 @@ class _RMED2Base(KernelDuelingAgent):
         return self.f_scale * self.n_arms ** self.f_exponent
 
     def _reset_state(self) -> None:
-        n_arms = self.n_arms
-        first, second = np.triu_indices(n_arms, k=1)  # row-major = lexicographic order
-        #: ``W[i, j]`` (shared with the compiled state, read-only from Python).
-        self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
-        #: ``I_i`` of every arm (shared with the compiled state, read-only from Python).
-        self.empirical_divergence = np.zeros(n_arms)
-        self._partner = np.full(n_arms, -1, dtype=np.int64)
+        n_pairs = self.n_arms * (self.n_arms - 1) // 2
+        self._partner = np.full(self.n_arms, -1, dtype=np.int64)
         self.state = RMED2State(
-            rng=self.rng, wins=self.wins, divergence=np.zeros((n_arms, n_arms)), info=self.empirical_divergence,
-            initial_first=first.astype(np.int64), initial_second=second.astype(np.int64), n_initial=first.size,
-            loop=np.arange(n_arms, dtype=np.int64), loop_size=n_arms, cursor=0,
-            remaining=np.ones(n_arms, dtype=np.bool_), next_loop=np.zeros(n_arms, dtype=np.int64), next_size=0,
-            in_next=np.zeros(n_arms, dtype=np.bool_), all_arms=np.ones(n_arms, dtype=np.bool_),
-            opponents=np.zeros(n_arms, dtype=np.bool_), scratch=np.zeros(n_arms), f_value=float(self.f_value),
-            alpha=float(self.alpha), horizon=float(self._horizon()), partner=self._partner,
-            counts=np.array([0, first.size], dtype=np.int64), loop_duel=False, t=0,
+            **rmed_loop_fields(self, 1), alpha=float(self.alpha), horizon=float(self._horizon()),
+            partner=self._partner, counts=np.array([0, n_pairs], dtype=np.int64), loop_duel=False, t=0,
         )
 
 

@@ -14,15 +14,11 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._generator_stream import below, uniform
-from dueling_gym.agents._pair_statistics import (
-    empirical_copeland_winner,
-    record_duel,
-    rucb_upper_bound,
-    trailing_evidence,
-    uniform_choice_bits,
-)
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents._confidence_bounds import RUCBBoundsAgent, rucb_upper_bound, trailing_evidence
+from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
+from dueling_gym.agents._random_draws import below, uniform, uniform_choice_bits
+from dueling_gym.agents.base import AgentState, PaperLink, register_agent
+from dueling_gym.validation import check_bool
 
 __all__ = ["RUCB"]
 
@@ -122,7 +118,7 @@ def rucb_recommend(state):
 
 
 @register_agent("rucb", target="condorcet")
-class RUCB(KernelDuelingAgent):
+class RUCB(RUCBBoundsAgent):
     """Relative Upper Confidence Bound (Zoghi et al., ICML 2014).
 
     At each step RUCB optimistically picks a challenger ``c`` that no arm provably beats
@@ -148,14 +144,15 @@ class RUCB(KernelDuelingAgent):
     incrementally maintained evidence ``N (1/2 - mu_hat)^2 / alpha``).
     """
 
+    paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/zoghi14.html"),)
+
     act_kernel = rucb_act
     observe_kernel = rucb_observe
     recommend_kernel = rucb_recommend
 
     def __init__(self, n_arms: int, *, alpha: float = 0.51, use_hypothesis: bool = True, seed=None):
-        self.alpha = check_number("alpha", alpha, minimum=0.5)
-        self.use_hypothesis = bool(use_hypothesis)
-        super().__init__(n_arms, seed=seed)
+        self.use_hypothesis = check_bool("use_hypothesis", use_hypothesis)
+        super().__init__(n_arms, alpha=alpha, seed=seed)
 
     def _reset_state(self) -> None:
         n_arms = self.n_arms

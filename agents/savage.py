@@ -36,8 +36,8 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._savage_kernels import hoeffding_radius, nested_interval_update, savage_log_level
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, register_agent
+from dueling_gym.agents._confidence_bounds import hoeffding_radius, nested_interval_update, savage_log_level
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, register_agent
 from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["SAVAGE", "SAVAGEBorda", "SAVAGECondorcet", "SAVAGE_VARIANTS"]
@@ -362,6 +362,8 @@ class SAVAGE(KernelDuelingAgent):
     round robin); self-duels and duels after exploration are ignored.  Arm order matters for
     lowest-index ties: shuffle the arms across runs when comparing algorithms.
     """
+
+    paper = (PaperLink("ICML 2013, PMLR 28", "https://proceedings.mlr.press/v28/urvoy13.html"),)
 
     pure_exploration = True
     explore_then_exploit = True

@@ -65,9 +65,9 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._generator_stream import below
+from dueling_gym.agents._random_draws import below
 from dueling_gym.agents._scb_kernels import kl_bai_level, kl_bai_should_stop, kl_sign_test, squaring_epoch
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, check_number, register_agent
 from dueling_gym.stats import kl_lower_bound_scalar, kl_upper_bound_scalar
 from dueling_gym.validation import check_integer, check_probability
 
@@ -359,6 +359,11 @@ def _scb_status(state):
 # ------------------------------------------------------------------------------------------
 class _CopelandSolverAgent(KernelDuelingAgent):
     """Shared construction of the SCB state for :class:`SCB` and :class:`CopelandPAC`."""
+
+    paper = (
+        PaperLink("NeurIPS 2015 proceedings",
+                  "https://proceedings.neurips.cc/paper/2015/hash/9872ed9fc22fc182d371c3e9ed316094-Abstract.html"),
+    )
 
     act_kernel = scb_act
     observe_kernel = scb_observe

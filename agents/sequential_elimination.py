@@ -33,7 +33,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, register_agent
+from dueling_gym.agents.base import AgentState, PaperLink, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent, shuffle_prefix
 from dueling_gym.validation import check_number, check_probability
 
@@ -140,6 +140,11 @@ class SequentialElimination(KernelIdentificationAgent):
     Answer: the final anchor (``answer_type = "winner"``, ``target = "condorcet"``).  At most
     ``(K - 1) ceil(2 ln(2 (K - 1)/δ) / (ε_u - ε_l)²)`` duels.  Per duel ``O(1)``.
     """
+
+    paper = (
+        PaperLink("NeurIPS 2017 proceedings",
+                  "https://proceedings.neurips.cc/paper/2017/hash/db98dc0dbafde48e8f74c0de001d35e4-Abstract.html"),
+    )
 
     answer_type = "winner"
     target = "condorcet"

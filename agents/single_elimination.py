@@ -42,7 +42,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, register_agent
+from dueling_gym.agents.base import AgentState, PaperLink, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent, shuffle_prefix, uniform_below
 from dueling_gym.validation import check_integer, check_number, check_probability
 
@@ -222,6 +222,8 @@ class SingleElimination(KernelIdentificationAgent):
     order (:meth:`top_k`).  Fixed sample count: ``m`` times the number of matches played, at
     most ``(K - 1) + (k - 1) L``.  Per duel ``O(1)``.
     """
+
+    paper = (PaperLink("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/mohajer17a.html"),)
 
     target = "condorcet"
     act_kernel = single_elimination_act

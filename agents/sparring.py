@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import bandit_act, bandit_observe, bandit_recommend
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, check_number, register_agent
 from dueling_gym.agents.kl_ucb import new_kl_ucb_state
 from dueling_gym.agents.thompson import new_thompson_state
 from dueling_gym.agents.ucb1 import new_ucb1_state
@@ -88,6 +88,8 @@ class Sparring(KernelDuelingAgent):
     winners in general.  With deterministic UCB learners and lowest-index tie-breaking, the
     first ``K`` duels are the self-duels ``(0, 0), ..., (K-1, K-1)``.  ``O(K)`` per step.
     """
+
+    paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),)
 
     act_kernel = sparring_act
     observe_kernel = sparring_observe

@@ -30,7 +30,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, register_agent
+from dueling_gym.agents.base import AgentState, PaperLink, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent, uniform_below
 from dueling_gym.validation import check_probability
 
@@ -154,6 +154,8 @@ class SuccessiveEliminationBorda(KernelIdentificationAgent):
     does not stop when two arms tie on the Borda score (use ``max_samples``).  Per duel ``O(1)``,
     ``O(|A|)`` per round.
     """
+
+    paper = (PaperLink("AISTATS 2015, PMLR 38", "https://proceedings.mlr.press/v38/jamieson15.html"),)
 
     answer_type = "winner"
     target = "borda"

@@ -47,13 +47,20 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._generator_stream import below
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_n_arms, check_number, register_agent
+from dueling_gym.agents._random_draws import below
+from dueling_gym.agents.base import (
+    AgentState,
+    KernelDuelingAgent,
+    PaperLink,
+    check_n_arms,
+    check_number,
+    register_agent,
+)
 from dueling_gym.reductions import (
     n_super_arms,
     pair_tables,
     plugin_scores,
-    record_duel,
+    record_scored_duel,
     refresh_arm_means,
     score_kind,
     super_arm_means,
@@ -107,6 +114,149 @@ def _certified_level(mean: float, value: float, count: float) -> float:
     return count * slack * (1.0 - _LEVEL_MARGIN)
 
 
+# klucb_select's steps are inlined into it: they run once per step or once per super-arm, where
+# a compiled call's reference counting of its array arguments would cost more than the step.
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _scan_certificates(means, counts, level, cert_value, cert_level):
+    """``(anchor, others_certified, others_bound)`` of one pass over the super-arms.
+
+    ``anchor`` is the super-arm with the largest mean, the least played among those (the index
+    decreases with the count).  ``others_certified`` says whether every other super-arm holds a
+    certificate valid at ``level``; ``others_bound`` is then the largest of their values.
+    """
+    anchor = 0
+    n_uncertified = 0
+    anchor_uncertified = False
+    bound = -np.inf  # the two largest valid certificate values, and whose the largest is
+    second_bound = -np.inf
+    bound_owner = -1
+    for k in range(means.shape[0]):
+        mean = means[k]
+        if mean > means[anchor] or (mean == means[anchor] and counts[k] < counts[anchor]):
+            anchor = k
+            anchor_uncertified = False
+        if level < cert_level[k]:
+            value = cert_value[k]
+            if value > bound:
+                second_bound = bound
+                bound = value
+                bound_owner = k
+            elif value > second_bound:
+                second_bound = value
+        else:
+            n_uncertified += 1
+            if k == anchor:
+                anchor_uncertified = True
+    others_certified = n_uncertified == 0 or (n_uncertified == 1 and anchor_uncertified)
+    if bound_owner == anchor:
+        bound = second_bound  # the other super-arms' certificates only
+    return anchor, others_certified, bound
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _index_provably_above(mean, count, level, bound):
+    """Whether ``kl_upper_bound_scalar(mean, count, level) > bound`` is certain without a bisection.
+
+    The index is at least the mean; otherwise ``d~(mean, bound + 2e-12) < level / count - 1e-12``
+    puts the bisection's output above ``bound + 1e-12`` (see :func:`_certified_level`).
+    """
+    if mean > bound:
+        return True
+    target = bound + 2e-12
+    if 0.0 < mean < target < 1.0 and level > 0.0 and count > 0.0:
+        return kl_bernoulli_scalar(mean, target) < level / count - _KL_MARGIN
+    return False
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _new_certificate(mean, count, level, best, bar):
+    """``(found, value, lambda)``: a certificate ``index < value`` for every level below ``lambda > level``.
+
+    Issued at ``bar`` (slightly below the best index, so that later steps can reuse it) when
+    possible, else at ``best`` itself.
+    """
+    if mean < bar:
+        certified = _certified_level(mean, bar, count)
+        if level < certified:
+            return True, bar, certified
+    if mean < best and bar < best:
+        certified = _certified_level(mean, best, count)
+        if level < certified:
+            return True, best, certified
+    return False, best, -1.0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _tied_maximisers(means, counts, level, cert_value, cert_level, ties, values, anchor):
+    """The super-arms of largest index, in ``ties[:n_ties]``; returns ``n_ties``.
+
+    The anchor's index ``best`` is computed exactly; every other super-arm is discarded by a
+    valid certificate below ``best`` or a new one, or its index is computed exactly (once per
+    distinct ``(mean, count)``).  ``ties[n_ties:n_computed]`` and ``values`` keep the other exact
+    indices for that reuse.
+    """
+    anchor_mean = means[anchor]
+    best = kl_upper_bound_scalar(anchor_mean, float(counts[anchor]), level)
+    bar = best - _BAR_FRACTION * (best - anchor_mean)
+    ties[0] = anchor
+    values[0] = best
+    n_computed = 1
+    n_ties = 1
+    for k in range(means.shape[0]):
+        if k == anchor or (level < cert_level[k] and cert_value[k] <= best):
+            continue
+        mean = means[k]
+        count = float(counts[k])
+        found, value, certified = _new_certificate(mean, count, level, best, bar)
+        if found:
+            cert_value[k] = value
+            cert_level[k] = certified
+            continue
+        # Exact index; equal (mean, count) give equal indices, so reuse an earlier bisection.
+        index = -1.0
+        for position in range(n_computed):
+            other = ties[position]
+            if means[other] == mean and counts[other] == counts[k]:
+                index = values[position]
+                break
+        if index < 0.0:
+            index = kl_upper_bound_scalar(mean, count, level)
+        if index > best:  # k becomes the only tie; the former ties join the computed list
+            best = index
+            ties[n_computed] = ties[0]
+            values[n_computed] = values[0]
+            ties[0] = k
+            values[0] = index
+            n_ties = 1
+        elif index == best:  # k joins the ties; the first computed non-tie moves to the end
+            ties[n_computed] = ties[n_ties]
+            values[n_computed] = values[n_ties]
+            ties[n_ties] = k
+            values[n_ties] = index
+            n_ties += 1
+        else:
+            ties[n_computed] = k
+            values[n_computed] = index
+        n_computed += 1
+    return n_ties
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _uniform_tie(ties, n_ties, rng):
+    """A uniform member of ``ties[:n_ties]`` drawn as the reference does: the ``rng.integers(0, n_ties)``-th
+    in index order (so the ties are insertion-sorted first)."""
+    for position in range(1, n_ties):
+        value = ties[position]
+        cursor = position - 1
+        while cursor >= 0 and ties[cursor] > value:
+            ties[cursor + 1] = ties[cursor]
+            cursor -= 1
+        ties[cursor + 1] = value
+    return ties[below(rng.bit_generator, n_ties)]
+
+
 @numba.njit(cache=True, nogil=True)
 def klucb_select(means, counts, level, cert_value, cert_level, ties, values, rng):
     """``argmax_k kl_upper_bound_scalar(means[k], counts[k], level)`` with uniformly random ties.
@@ -146,105 +296,14 @@ def klucb_select(means, counts, level, cert_value, cert_level, ties, values, rng
     ``best`` (which later steps can reuse), or by a certificate at ``best``; the rest are
     evaluated exactly (once per distinct ``(mean, count)``) and compared exactly.
     """
-    size = means.shape[0]
-    anchor = 0
-    n_uncertified = 0
-    anchor_uncertified = False
-    bound = -np.inf  # the two largest valid certificate values, and whose the largest is
-    second_bound = -np.inf
-    bound_owner = -1
-    for k in range(size):
-        mean = means[k]
-        if mean > means[anchor] or (mean == means[anchor] and counts[k] < counts[anchor]):
-            anchor = k
-            anchor_uncertified = False
-        if level < cert_level[k]:
-            value = cert_value[k]
-            if value > bound:
-                second_bound = bound
-                bound = value
-                bound_owner = k
-            elif value > second_bound:
-                second_bound = value
-        else:
-            n_uncertified += 1
-            if k == anchor:
-                anchor_uncertified = True
-    anchor_mean = means[anchor]
-    anchor_count = float(counts[anchor])
-    if n_uncertified == 0 or (n_uncertified == 1 and anchor_uncertified):
-        if bound_owner == anchor:
-            bound = second_bound  # the other super-arms' certificates only
-        if anchor_mean > bound:
-            return anchor  # its index is at least its mean
-        target = bound + 2e-12
-        if 0.0 < anchor_mean < target < 1.0 and level > 0.0 and anchor_count > 0.0:
-            if kl_bernoulli_scalar(anchor_mean, target) < level / anchor_count - _KL_MARGIN:
-                return anchor
-
-    best = kl_upper_bound_scalar(anchor_mean, anchor_count, level)
-    bar = best - _BAR_FRACTION * (best - anchor_mean)
-    ties[0] = anchor
-    values[0] = best
-    n_computed = 1  # super-arms evaluated exactly: ties[n_ties:n_computed] hold the others
-    n_ties = 1
-    for k in range(size):
-        if k == anchor or (level < cert_level[k] and cert_value[k] <= best):
-            continue
-        mean = means[k]
-        count = float(counts[k])
-        if mean < bar:
-            certified = _certified_level(mean, bar, count)
-            if level < certified:
-                cert_value[k] = bar
-                cert_level[k] = certified
-                continue
-        if mean < best and bar < best:
-            certified = _certified_level(mean, best, count)
-            if level < certified:
-                cert_value[k] = best
-                cert_level[k] = certified
-                continue
-        # Exact index; equal (mean, count) give equal indices, so reuse an earlier bisection.
-        index = -1.0
-        for position in range(n_computed):
-            other = ties[position]
-            if means[other] == mean and counts[other] == counts[k]:
-                index = values[position]
-                break
-        if index < 0.0:
-            index = kl_upper_bound_scalar(mean, count, level)
-        if index > best:
-            best = index
-            # keep the computed list, with k moved to the front as the only tie
-            ties[n_computed] = ties[0]
-            values[n_computed] = values[0]
-            n_computed += 1
-            ties[0] = k
-            values[0] = index
-            n_ties = 1
-        elif index == best:
-            ties[n_computed] = ties[n_ties]
-            values[n_computed] = values[n_ties]
-            ties[n_ties] = k
-            values[n_ties] = index
-            n_ties += 1
-            n_computed += 1
-        else:
-            ties[n_computed] = k
-            values[n_computed] = index
-            n_computed += 1
+    anchor, others_certified, others_bound = _scan_certificates(means, counts, level, cert_value, cert_level)
+    # Fast path: every other index is below others_bound, which the anchor's provably exceeds.
+    if others_certified and _index_provably_above(means[anchor], float(counts[anchor]), level, others_bound):
+        return anchor
+    n_ties = _tied_maximisers(means, counts, level, cert_value, cert_level, ties, values, anchor)
     if n_ties == 1:
         return ties[0]
-    # Insertion sort: the reference picks the target-th tied super-arm in index order.
-    for position in range(1, n_ties):
-        value = ties[position]
-        cursor = position - 1
-        while cursor >= 0 and ties[cursor] > value:
-            ties[cursor + 1] = ties[cursor]
-            cursor -= 1
-        ties[cursor + 1] = value
-    return ties[below(rng.bit_generator, n_ties)]
+    return _uniform_tie(ties, n_ties, rng)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -307,7 +366,8 @@ def sup_klucb_act(state):
         first, second = _forced_pair(state, n)
         if first >= 0:
             return first, second
-    level = sup_klucb_level(n, n_super, state.c1, state.c2)
+    level = sup_klucb_level(n, n_super, state.c1, state.c2)  # line 9
+    # Algorithm 1's KL-UCB step at that level: the super-arm of largest index, random ties.
     k = klucb_select(state.means, state.counts, level, state.cert_value, state.cert_level, state.ties,
                      state.values, state.rng)
     return state.firsts[k], state.seconds[k]
@@ -328,7 +388,7 @@ def sup_klucb_observe(state, first, second, first_won):
     state.cert_level[k] = -1.0
     if first == second:
         return  # a self-duel carries no information about P
-    mask = record_duel(state.wins, state.scores, first, second, first_won, state.kind)
+    mask = record_scored_duel(state.wins, state.scores, first, second, first_won, state.kind)
     if mask & 1:
         _invalidate_row(state, first)
     if mask & 2:
@@ -421,6 +481,8 @@ class SupKLUCB(KernelDuelingAgent):
     order the two arms come in.  Per step: ``O(K̄)`` comparisons plus at most a few bisections
     and divergence evaluations (see the module notes); memory ``O(K^2)``.
     """
+
+    paper = (PaperLink("arXiv:1902.02778", "https://arxiv.org/abs/1902.02778"),)
 
     act_kernel = sup_klucb_act
     observe_kernel = sup_klucb_observe

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import bernoulli_reward, beta_argmax, most_played, register_bandit_kernels
-from dueling_gym.agents.base import AgentState, KernelBanditAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentState, KernelBanditAgent, PaperLink, SeedLike, register_agent
 
 __all__ = ["BernoulliThompson", "new_thompson_state"]
 
@@ -74,6 +74,13 @@ class BernoulliThompson(KernelBanditAgent):
     :meth:`~dueling_gym.agents.BanditAgent.recommend` returns the
     most played arm (lowest index on ties).  ``O(K)`` Beta draws per step.
     """
+
+    paper = (
+        PaperLink("Biometrika 25(3-4), doi:10.1093/biomet/25.3-4.285",
+                  "https://doi.org/10.1093/biomet/25.3-4.285"),
+        PaperLink("COLT 2012, PMLR 23",
+                  "https://proceedings.mlr.press/v23/agrawal12.html"),
+    )
 
     act_kernel = thompson_act
     observe_kernel = thompson_observe

@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import mean_plus_bonus_argmax, most_played, record_pull, register_bandit_kernels
-from dueling_gym.agents.base import AgentState, KernelBanditAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentState, KernelBanditAgent, PaperLink, SeedLike, register_agent
 
 __all__ = ["UCB1", "new_ucb1_state"]
 
@@ -69,6 +69,8 @@ class UCB1(KernelBanditAgent):
     played arm (lowest
     index on ties).  ``O(K)`` per step.
     """
+
+    paper = (PaperLink("Machine Learning 47, doi:10.1023/A:1013689704352", "https://doi.org/10.1023/A:1013689704352"),)
 
     act_kernel = ucb1_act
     observe_kernel = ucb1_observe

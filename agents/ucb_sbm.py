@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import mean_plus_bonus_argmax, most_played, record_pull, register_bandit_kernels
-from dueling_gym.agents.base import AgentState, KernelBanditAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelBanditAgent, PaperLink, SeedLike, check_number, register_agent
 
 __all__ = ["UCBSBM", "new_ucb_sbm_state"]
 
@@ -75,6 +75,8 @@ class UCBSBM(KernelBanditAgent):
     index.  :meth:`~dueling_gym.agents.BanditAgent.recommend` returns the most played arm (lowest index on ties).
     ``O(K)`` per step.
     """
+
+    paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),)
 
     act_kernel = ucb_sbm_act
     observe_kernel = ucb_sbm_observe

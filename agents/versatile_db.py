@@ -48,8 +48,8 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import draw_index
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents._random_draws import draw_index
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, check_number, register_agent
 
 __all__ = ["VersatileDB", "tsallis_inf_weights"]
 
@@ -168,6 +168,8 @@ class VersatileDB(KernelDuelingAgent):
     ``right_losses`` are ``L_hat^+`` and ``L_hat^-``; ``left_weights`` and
     ``right_weights`` the distributions of the last duel.
     """
+
+    paper = (PaperLink("ICML 2022, PMLR 162", "https://proceedings.mlr.press/v162/saha22a.html"),)
 
     act_kernel = versatile_db_act
     observe_kernel = versatile_db_observe

@@ -30,8 +30,8 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._dueling_kernels import random_argmax
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents._random_draws import random_argmax
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, check_number, register_agent
 
 __all__ = ["WinnerStaysWeak", "WinnerStaysStrong"]
 
@@ -154,6 +154,8 @@ def winner_stays_recommend(state):
 
 class _WinnerStays(KernelDuelingAgent):
     """Shared state handling of the two Winner Stays variants."""
+
+    paper = (PaperLink("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/chen17c.html"),)
 
     act_kernel = winner_stays_act
     observe_kernel = winner_stays_observe

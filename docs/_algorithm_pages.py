@@ -14,7 +14,7 @@ Modules with a hand-written page ``algorithms/<module>.md`` get only the measure
 the paper link), as fragments that the page takes in with ``{generated}`` blocks (see
 ``_generate.py``).
 
-The links to the papers are kept in one place, :data:`PAPER_LINKS`, keyed by module; the page
+The links to the papers are declared by the agent classes (their ``paper`` attribute); the page
 title is the algorithm's name, the part of the module docstring's summary line before its colon.
 """
 
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from dueling_gym.agents import AGENT_REGISTRY, PaperLink
 from dueling_gym.agents.catalogue import agent_role, agent_target
 
 #: The seven matrices of Komiyama, Honda, Nakagawa (ICML 2016, Appendix A), in the preset's order.
@@ -39,55 +40,17 @@ PUBLISHED_MATRICES = ("sushi", "arxiv", "mslr5-condorcet", "mslr5-noncondorcet",
 #: Agent drawn as the reference bar in every regret figure.
 REFERENCE_AGENT = "random"
 
-#: The publisher's page (proceedings page or DOI) of the paper each algorithm module implements,
-#: keyed by the module's name (the last component of its dotted path, as the page names).  A
-#: module whose docstring cites no single paper, or whose paper has no page we could confirm,
-#: has no entry; its page still cites the paper in words.
-PAPER_LINKS: dict[str, tuple[tuple[str, str], ...]] = {
-    "car": (("ICML 2020, PMLR 119", "https://proceedings.mlr.press/v119/chen20d.html"),),
-    "ccb": (("NeurIPS 2015 proceedings",
-             "https://proceedings.neurips.cc/paper/2015/hash/9872ed9fc22fc182d371c3e9ed316094-Abstract.html"),),
-    "clucb_borda": (("ICML 2020, PMLR 119", "https://proceedings.mlr.press/v119/chen20d.html"),),
-    "cw_rmed": (("ICML 2016, PMLR 48", "https://proceedings.mlr.press/v48/komiyama16.html"),),
-    "dts": (("NeurIPS 2016 proceedings",
-             "https://proceedings.neurips.cc/paper/2016/hash/9de6d14fff9806d4bcd1ef555be766cd-Abstract.html"),),
-    "dts_plus": (("NeurIPS 2016 proceedings",
-                  "https://proceedings.neurips.cc/paper/2016/hash/9de6d14fff9806d4bcd1ef555be766cd-Abstract.html"),),
-    "ecw_rmed": (("ICML 2016, PMLR 48", "https://proceedings.mlr.press/v48/komiyama16.html"),),
-    "interleaved_filter": (("JCSS 78(5), doi:10.1016/j.jcss.2011.12.028", "https://doi.org/10.1016/j.jcss.2011.12.028"),),
-    "kl_ucb": (("COLT 2011, PMLR 19", "https://proceedings.mlr.press/v19/garivier11a.html"),),
-    "knockout": (("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/falahatgar17a.html"),),
-    "mallows_mpi": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/busa-fekete14.html"),),
-    "mallows_mpr": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/busa-fekete14.html"),),
-    "multisbm": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),),
-    "multi_rucb": (("CIKM 2016, doi:10.1145/2983323.2983659", "https://doi.org/10.1145/2983323.2983659"),),
-    "multisort": (("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/maystre17a.html"),),
-    "opt_max": (("NeurIPS 2017 proceedings",
-                 "https://proceedings.neurips.cc/paper/2017/hash/db98dc0dbafde48e8f74c0de001d35e4-Abstract.html"),),
-    "pl_pac": (("NeurIPS 2015 proceedings",
-                "https://proceedings.neurips.cc/paper/2015/hash/7eacb532570ff6858afd2723755ff790-Abstract.html"),),
-    "random_agent": (("ICML 2016, PMLR 48", "https://proceedings.mlr.press/v48/komiyama16.html"),),
-    "rcs": (("WSDM 2014, doi:10.1145/2556195.2556256", "https://doi.org/10.1145/2556195.2556256"),),
-    "rex3": (("ICML 2015, PMLR 37", "https://proceedings.mlr.press/v37/gajane15.html"),),
-    "rmed": (("COLT 2015, PMLR 40", "https://proceedings.mlr.press/v40/Komiyama15.html"),),
-    "rmed2": (("COLT 2015, PMLR 40", "https://proceedings.mlr.press/v40/Komiyama15.html"),),
-    "rucb": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/zoghi14.html"),),
-    "savage": (("ICML 2013, PMLR 28", "https://proceedings.mlr.press/v28/urvoy13.html"),),
-    "scb": (("NeurIPS 2015 proceedings",
-             "https://proceedings.neurips.cc/paper/2015/hash/9872ed9fc22fc182d371c3e9ed316094-Abstract.html"),),
-    "sequential_elimination": (("NeurIPS 2017 proceedings",
-                                "https://proceedings.neurips.cc/paper/2017/hash/db98dc0dbafde48e8f74c0de001d35e4-Abstract.html"),),
-    "single_elimination": (("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/mohajer17a.html"),),
-    "sparring": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),),
-    "successive_elimination_borda": (("AISTATS 2015, PMLR 38", "https://proceedings.mlr.press/v38/jamieson15.html"),),
-    "sup_klucb": (("arXiv:1902.02778", "https://arxiv.org/abs/1902.02778"),),
-    "thompson": (("Biometrika 25(3-4), doi:10.1093/biomet/25.3-4.285", "https://doi.org/10.1093/biomet/25.3-4.285"),
-                 ("COLT 2012, PMLR 23", "https://proceedings.mlr.press/v23/agrawal12.html")),
-    "ucb1": (("Machine Learning 47, doi:10.1023/A:1013689704352", "https://doi.org/10.1023/A:1013689704352"),),
-    "ucb_sbm": (("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),),
-    "versatile_db": (("ICML 2022, PMLR 162", "https://proceedings.mlr.press/v162/saha22a.html"),),
-    "winner_stays": (("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/chen17c.html"),),
-}
+def paper_links(module: str) -> tuple[PaperLink, ...]:
+    """The publisher's pages of the paper that the agents of ``module`` implement.
+
+    Each agent class declares them (its ``paper`` attribute); ``module`` is the last component of
+    the module's dotted path, as the pages name it.  The classes of one module implement one paper,
+    so they must agree.
+    """
+    declared = {cls.paper for cls in AGENT_REGISTRY.values() if cls.__module__.rpartition(".")[2] == module}
+    if len(declared) > 1:
+        raise ValueError(f"the agents of module {module!r} declare different papers: {sorted(declared)}")
+    return declared.pop() if declared else ()
 
 
 #: The library's own agents, which implement no published algorithm: their pages and the index
@@ -108,9 +71,9 @@ def paper_cell(module: str) -> str:
 
 
 def paper_link_line(module: str) -> str:
-    """``Paper: [venue](url)`` for ``module`` (MyST), or ``""`` when :data:`PAPER_LINKS` has none."""
-    links = PAPER_LINKS.get(module, ())
-    return ("Paper: " + "; ".join(f"[{label}]({url})" for label, url in links)) if links else ""
+    """``Paper: [venue](url)`` for ``module`` (MyST), or ``""`` when its agents declare no paper page."""
+    links = paper_links(module)
+    return ("Paper: " + "; ".join(f"[{link.venue}]({link.url})" for link in links)) if links else ""
 
 
 #: Page titles that the rule of :func:`algorithm_title` would get wrong, by module.

@@ -19,7 +19,8 @@
 
   (replaced by the fragment ``NAME`` when Sphinx reads the page): ``algorithms/measured/<module>``
   and ``algorithms/paper/<module>`` for the hand-written algorithm pages, ``environments/vector``
-  for the vector-environment page, and ``run/<script>.py``: the output and figures of a script
+  for the vector-environment page, ``environments/toctree`` for the index page (every registered
+  environment, so a new one needs no entry), and ``run/<script>.py``: the output and figures of a script
   beside the page (the quickstart of the index page, the tutorials), run during the build.
 
 Nothing is written below ``docs/``: the pages, figures and frames go to a folder of the build,
@@ -407,6 +408,12 @@ def _vector_fragment() -> str:
 # --------------------------------------------------------------------------- scripts run during the build
 
 
+def _environments_toctree() -> str:
+    """The index page's table of contents of the environments, in the order they are registered."""
+    entries = [f"environments/{env_id.lower()}" for env_id in dueling_gym.ENV_IDS] + ["environments/vector"]
+    return "```{toctree}\n:caption: Environments\n:maxdepth: 1\n\n" + "\n".join(entries) + "\n```\n"
+
+
 def script_blocks(docs: Path) -> list[str]:
     """The scripts that hand-written pages show the output of (``{generated} run/<path>.py`` blocks)."""
     names = set()
@@ -489,6 +496,7 @@ def generate_pages(docs: Path, out: Path, scripts: list[str] | None = None) -> G
         _write_if_changed(path, _environment_page(env_id, path.parent))
         generated.pages[docname] = path
     generated.fragments["environments/vector"] = _vector_fragment()
+    generated.fragments["environments/toctree"] = _environments_toctree()
     generated.fragments.update(run_scripts(docs, script_blocks(docs) if scripts is None else scripts, out))
 
     modules: dict[str, list[tuple[str, type]]] = defaultdict(list)

@@ -27,7 +27,7 @@ need two repairs, both made by :func:`unwrap_type_aliases`:
   Python domain would read as two class names: the alias's target name takes its place, as
   Sphinx writes an alias that stands alone;
 * an annotation that was evaluated before Sphinx saw it (a module-level alias such as
-  ``ProblemSpec = PreferenceMatrix | ArrayLike | str``) holds ``ArrayLike`` expanded into the
+  ``PreferencesLike = PreferenceMatrix | ArrayLike | str``) holds ``ArrayLike`` expanded into the
   union of numpy's private protocol classes: that run of the union is written back as
   ``numpy.typing.ArrayLike`` (:data:`EXPANDED_ALIASES`).
 """

@@ -25,39 +25,43 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 
 __all__ = ["PreferenceMatrix", "ProblemSampler", "load_problem", "list_problems", "register_envs", "ENV_IDS"]
 
-#: The environments registered by ``import dueling_gym``.
-ENV_IDS = ("DuelingBandit-v0", "CopelandDuel-v0", "CombinatorialDuel-v0", "ReplayDuel-v0", "RankerDuel-v0")
 DEFAULT_HORIZON = 10_000
+
+#: Each environment's Gymnasium registration, by id: a new environment is one entry here and its
+#: module (entry points are strings, so ``import dueling_gym`` imports no environment module).
+_ENVIRONMENTS: dict[str, dict[str, object]] = {
+    "DuelingBandit-v0": dict(
+        entry_point="dueling_gym.envs.dueling_bandit:DuelingBanditEnv",
+        vector_entry_point="dueling_gym.envs.vector:DuelingBanditVectorEnv",
+        max_episode_steps=DEFAULT_HORIZON,
+    ),
+    "CopelandDuel-v0": dict(
+        entry_point="dueling_gym.envs.copeland_duel:CopelandDuelEnv",
+        vector_entry_point="dueling_gym.envs.vector:CopelandDuelVectorEnv",
+        max_episode_steps=DEFAULT_HORIZON,
+    ),
+    "CombinatorialDuel-v0": dict(
+        entry_point="dueling_gym.envs.combinatorial_duel:CombinatorialDuelEnv",
+        max_episode_steps=DEFAULT_HORIZON,
+    ),
+    "ReplayDuel-v0": dict(
+        entry_point="dueling_gym.envs.comparison_replay:ComparisonReplayEnv",
+        max_episode_steps=DEFAULT_HORIZON,
+    ),
+    "RankerDuel-v0": dict(
+        entry_point="dueling_gym.envs.ranker_duel:RankerDuelEnv",
+        max_episode_steps=DEFAULT_HORIZON,
+    ),
+}
+
+#: The environments registered by ``import dueling_gym``.
+ENV_IDS = tuple(_ENVIRONMENTS)
 
 
 def register_envs() -> None:
     """Register the environments with Gymnasium (idempotent; called on import)."""
     registry = gym.envs.registration.registry
-    specs = {
-        "DuelingBandit-v0": dict(
-            entry_point="dueling_gym.envs.dueling_bandit:DuelingBanditEnv",
-            vector_entry_point="dueling_gym.envs.vector:DuelingBanditVectorEnv",
-            max_episode_steps=DEFAULT_HORIZON,
-        ),
-        "CopelandDuel-v0": dict(
-            entry_point="dueling_gym.envs.copeland_duel:CopelandDuelEnv",
-            vector_entry_point="dueling_gym.envs.vector:CopelandDuelVectorEnv",
-            max_episode_steps=DEFAULT_HORIZON,
-        ),
-        "CombinatorialDuel-v0": dict(
-            entry_point="dueling_gym.envs.combinatorial_duel:CombinatorialDuelEnv",
-            max_episode_steps=DEFAULT_HORIZON,
-        ),
-        "ReplayDuel-v0": dict(
-            entry_point="dueling_gym.envs.comparison_replay:ComparisonReplayEnv",
-            max_episode_steps=DEFAULT_HORIZON,
-        ),
-        "RankerDuel-v0": dict(
-            entry_point="dueling_gym.envs.ranker_duel:RankerDuelEnv",
-            max_episode_steps=DEFAULT_HORIZON,
-        ),
-    }
-    for env_id, spec in specs.items():
+    for env_id, spec in _ENVIRONMENTS.items():
         if env_id not in registry:
             gym.register(id=env_id, **spec)
 

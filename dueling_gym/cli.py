@@ -19,6 +19,7 @@ Subcommands
 from __future__ import annotations
 
 import argparse
+import importlib
 import inspect
 import re
 import sys
@@ -130,7 +131,7 @@ def _command_problems(args: argparse.Namespace) -> int:
 def _command_demo(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
-    import dueling_gym  # noqa: F401  (registers the environments)
+    importlib.import_module("dueling_gym")  # registers the environments
 
     env = gym.make("CopelandDuel-v0", preferences=args.problem, max_episode_steps=args.horizon)
     rng = np.random.default_rng(args.seed)
@@ -263,7 +264,7 @@ def _require_plot_extra(args: argparse.Namespace) -> None:
     if getattr(args, "no_plot", False):
         return
     try:
-        import matplotlib  # noqa: F401
+        importlib.import_module("matplotlib")
     except ImportError:
         raise ImportError("this command draws figures and needs the plot extra: pip install 'dueling-gym[plot]' "
                           "(or pass --no-plot)") from None
@@ -334,26 +335,11 @@ def _command_train(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {out_dir} is a file, not a folder")
     argv = sys.argv[1:] if args.argv is None else args.argv
     command = shlex.join(["dueling-gym", *argv])
-    if args.algorithm == "es":
-        from dueling_gym.experiments import evolution
+    from dueling_gym.experiments.learning import train_commands
 
-        policy = evolution.run_from_arguments(args, command)
-    elif args.algorithm == "distill":
-        from dueling_gym.experiments import distillation
-
-        try:
-            import torch  # noqa: F401
-        except ImportError:  # pragma: no cover - depends on the installed extras
-            raise ImportError("distillation needs torch: pip install 'dueling-gym[rl]'") from None
-        policy = distillation.run_from_arguments(args, command)
-    else:
-        from dueling_gym.experiments import training
-
-        try:
-            import stable_baselines3  # noqa: F401
-        except ImportError:  # pragma: no cover - depends on the installed extras
-            raise ImportError(f"training with {args.algorithm} needs the rl extra: pip install 'dueling-gym[rl]'") from None
-        policy = training.run_from_arguments(args, command)
+    trainer_module, train_command = train_commands()[args.algorithm]
+    train_command.check_installed()
+    policy = trainer_module.run_from_arguments(args, command)
     print(f"policy: {policy}")
     if args.report_problems and policy.suffix == ".npz":
         from dueling_gym.experiments.learned_evaluation import evaluate
@@ -361,9 +347,7 @@ def _command_train(args: argparse.Namespace) -> int:
         report_dir = out_dir / "report"
         print(f"comparing the policy with every classic agent on {args.report_problems} held-out problems per family "
               f"at T = {args.horizon} ...")
-        # Distillation names its families through its teachers; the other trainers take --families.
-        families = list(args.teachers) if args.algorithm == "distill" else [name for name in args.families.split(",") if name]
-        evaluate(report_dir, families=families, n_arms=args.n_arms,
+        evaluate(report_dir, families=train_command.families(args), n_arms=args.n_arms,
                  horizons=[args.horizon], n_problems=args.report_problems, policy=policy, progress=not args.no_progress)
         print((report_dir / "summary.md").read_text())
         print(f"report: {report_dir}/ (regret.csv, paired.csv, summary.md, regret.png)")
@@ -388,7 +372,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dueling-gym", description="Dueling bandits for the RL ecosystem.")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     subcommands.required = True
+    # The order of the subcommands is the order of the --help listing.
+    for add_command in (_add_problems_command, _add_demo_command, _add_agents_command, _add_run_command,
+                        _add_benchmark_command, _add_plot_command, _add_verify_command, _add_reproduce_command,
+                        _add_warmup_command, _add_train_command):
+        add_command(subcommands)
+    return parser
 
+
+def _add_problems_command(subcommands: Any) -> None:
     problems = subcommands.add_parser(
         "problems", help="table of the shipped preference matrices, or of a problem made from data",
         description="Without options: the table of the shipped problems. With --from-comparisons or --from-ltr: "
@@ -404,7 +396,12 @@ def build_parser() -> argparse.ArgumentParser:
                              "are the rankers, compared by interleaving with simulated clicks")
     problems.add_argument("--name", default=None, help="the problem's name (default: the file's)")
     problems.add_argument("--save", metavar="PATH", default=None, help="write the problem to this problem file")
-    logs = problems.add_argument_group("comparison logs (--from-comparisons)")
+    _add_comparison_log_options(problems.add_argument_group("comparison logs (--from-comparisons)"))
+    _add_ranker_evaluation_options(problems.add_argument_group("ranker evaluation (--from-ltr)"))
+    problems.set_defaults(handler=_command_problems)
+
+
+def _add_comparison_log_options(logs: Any) -> None:
     logs.add_argument("--first", default="first", help="column naming the first system")
     logs.add_argument("--second", default="second", help="column naming the second system")
     logs.add_argument("--winner", default="winner",
@@ -413,7 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="half a win each, dropped, or counted apart from the win probability")
     logs.add_argument("--fill-missing", default=None, choices=("bradley_terry",),
                       help="fill pairs never compared from a Bradley-Terry fit (default: refuse them)")
-    ltr = problems.add_argument_group("ranker evaluation (--from-ltr)")
+
+
+def _add_ranker_evaluation_options(ltr: Any) -> None:
     ltr.add_argument("--interleaving", default="team_draft", choices=("team_draft", "probabilistic"),
                      help="interleaving method")
     ltr.add_argument("--click-model", default="perfect", choices=("perfect", "navigational", "informational"),
@@ -427,8 +426,9 @@ def build_parser() -> argparse.ArgumentParser:
     ltr.add_argument("--cache-dir", default=str(_default_cache_dir()),
                      help="folder of estimated matrices, named by a digest of the data file and every setting")
     ltr.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    problems.set_defaults(handler=_command_problems)
 
+
+def _add_demo_command(subcommands: Any) -> None:
     from dueling_gym.problems import list_problems
 
     demo = subcommands.add_parser("demo", help="a random agent on CopelandDuel-v0, printing its regret")
@@ -437,14 +437,16 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=_non_negative_int, default=0, help="random seed (default: 0)")
     demo.set_defaults(handler=_command_demo)
 
-    from dueling_gym.problems.preference import REGRET_NOTIONS
 
+def _add_agents_command(subcommands: Any) -> None:
     agents = subcommands.add_parser("agents", help="the registered agents")
     agents.add_argument("--kind", choices=["dueling", "bandit", "combinatorial", "regret-minimiser", "identification"],
                         help="only agents of this kind (the table's kind column, or dueling = every K-armed one)")
     agents.add_argument("--wide", action="store_true", help="print every column whole (default: fit the terminal)")
     agents.set_defaults(handler=_command_agents)
 
+
+def _add_run_command(subcommands: Any) -> None:
     run = subcommands.add_parser(
         "run", help="sweep agents x problems x seeds (resumable)",
         description="Run a sweep. Agents: NAME or NAME:key=value,...; problems: a shipped name or "
@@ -458,6 +460,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sweep_options(run, "copeland_komiyama")
     run.set_defaults(handler=_command_run)
 
+
+def _add_benchmark_command(subcommands: Any) -> None:
     bench = subcommands.add_parser(
         "benchmark", help="your agents beside every baseline on a standard suite, with a report card",
         description="Run your agents (registered names or import paths, package.module:ClassName[:key=value,...]) "
@@ -473,6 +477,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--no-progress", action="store_true", help="no progress bar")
     bench.set_defaults(handler=_command_benchmark)
 
+
+def _add_plot_command(subcommands: Any) -> None:
+    from dueling_gym.problems.preference import REGRET_NOTIONS
+
     plot = subcommands.add_parser("plot", help="plot and tabulate a results folder")
     plot.add_argument("results", help="results folder of a run or reproduce")
     plot.add_argument("--notion", choices=sorted(REGRET_NOTIONS), default=None,
@@ -480,6 +488,8 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--svg", action="store_true", help="also write the plot as SVG")
     plot.set_defaults(handler=_command_plot)
 
+
+def _add_verify_command(subcommands: Any) -> None:
     verify = subcommands.add_parser("verify", help="re-play a results folder's runs and compare them with their files")
     verify.add_argument("results", help="results folder (of run, reproduce or a study)")
     verify.add_argument("--fraction", type=_fraction, default=1.0,
@@ -489,6 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--no-progress", action="store_true", help="no progress bar")
     verify.set_defaults(handler=_command_verify)
 
+
+def _add_reproduce_command(subcommands: Any) -> None:
     reproduce = subcommands.add_parser("reproduce", help="run a published experiment (--list shows them)")
     reproduce.add_argument("name", nargs="?", help="preset name")
     reproduce.add_argument("--list", action="store_true", help="list the presets")
@@ -497,6 +509,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sweep_options(reproduce, None)
     reproduce.set_defaults(handler=_command_reproduce)
 
+
+def _add_warmup_command(subcommands: Any) -> None:
     warm = subcommands.add_parser(
         "warmup", help="compile every agent, environment and bound ahead (the first use after installing)",
         description="Compile every compiled function of dueling-gym once; Numba caches them on disk, so later "
@@ -505,28 +519,27 @@ def build_parser() -> argparse.ArgumentParser:
     warm.add_argument("--no-progress", action="store_true", help="no progress bar")
     warm.set_defaults(handler=_command_warmup)
 
+
+def _add_train_command(subcommands: Any) -> None:
+    from dueling_gym.experiments.learning import train_commands
+
+    commands = train_commands()
+    names = list(commands)
     train = subcommands.add_parser(
-        "train", help="train a learned dueling policy (es, distill, ppo or a2c)",
+        "train", help=f"train a learned dueling policy ({', '.join(names[:-1])} or {names[-1]})",
         description="Train the pair policy of the `learned` agent on a mixture of problem families, then compare it "
                     "with every classic agent on held-out problems. Re-running the same command resumes.")
     algorithms = train.add_subparsers(dest="algorithm", metavar="ALGORITHM")
     algorithms.required = True
-    from dueling_gym.experiments import distillation, evolution, training
-
     # Every option of the trainers shows its default in --help.
     shown = argparse.ArgumentDefaultsHelpFormatter
-    evolution.build_parser(algorithms.add_parser(
-        "es", help="evolution strategies on the held-out regret itself (NumPy only)", formatter_class=shown))
-    distillation.build_parser(algorithms.add_parser(
-        "distill", help="supervised learning of teachers' duels, per family (torch; the rl extra)",
-        formatter_class=shown))
-    for name, text in (("ppo", "PPO (Stable-Baselines3; the rl extra)"), ("a2c", "A2C (Stable-Baselines3; the rl extra)")):
-        training.build_parser(algorithms.add_parser(name, help=text, formatter_class=shown), algorithm=name)
+    for name, (trainer_module, train_command) in commands.items():
+        trainer_module.build_parser(algorithms.add_parser(name, help=train_command.help, formatter_class=shown),
+                                    algorithm=name)
     for parser_of_algorithm in algorithms.choices.values():
         parser_of_algorithm.add_argument("--report-problems", type=_non_negative_int, default=100,
                                          help="held-out problems per family of the final comparison (0: none)")
         parser_of_algorithm.set_defaults(handler=_command_train, argv=None)
-    return parser
 
 
 def _integer_at_least(text: str, minimum: int, what: str) -> int:

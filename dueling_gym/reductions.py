@@ -23,7 +23,7 @@ The logic lives here once, in two forms:
 * Numba kernels (``numba.njit``) that compiled agents call on their own arrays -- indexing
   (:func:`super_arm_index`, :func:`super_arm_pair`, :func:`pair_tables`), scores
   (:func:`arm_score`, :func:`plugin_scores`), means (:func:`super_arm_means`,
-  :func:`refresh_arm_means`) and the incremental update (:func:`record_duel`);
+  :func:`refresh_arm_means`) and the incremental update (:func:`record_scored_duel`);
 * :class:`PairReduction`, a small Python object over the same kernels for plain Python code such
   as the Gymnasium reduction wrapper (action space ``Discrete(K̄)``, reward = the estimated
   ``Sup_i * Sup_j`` of the chosen super-arm).
@@ -51,6 +51,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from dueling_gym.deprecation import renamed_names
 from dueling_gym.validation import check_arm, check_discrete_action, check_n_arms, check_outcome, read_only
 
 __all__ = [
@@ -66,7 +67,7 @@ __all__ = [
     "plugin_scores",
     "super_arm_means",
     "refresh_arm_means",
-    "record_duel",
+    "record_scored_duel",
     "PairReduction",
 ]
 
@@ -267,7 +268,7 @@ def refresh_arm_means(scores: np.ndarray, means: np.ndarray, arm: int, changed: 
 
 
 @numba.njit(cache=True, nogil=True)
-def record_duel(wins: np.ndarray, scores: np.ndarray, first: int, second: int, first_won: bool, kind: int) -> int:
+def record_scored_duel(wins: np.ndarray, scores: np.ndarray, first: int, second: int, first_won: bool, kind: int) -> int:
     """Add one duel outcome to ``wins`` and refresh the scores of its two arms.
 
     A self-duel (``first == second``) carries no information and changes nothing.
@@ -371,7 +372,7 @@ class PairReduction:
     def update(self, first: int, second: int, first_won: bool) -> None:
         """Record the outcome of duel ``(first, second)``; a self-duel changes nothing."""
         first, second = self._check_arm(first), self._check_arm(second)
-        mask = record_duel(self._wins, self._scores, first, second, check_outcome(first_won), self._kind)
+        mask = record_scored_duel(self._wins, self._scores, first, second, check_outcome(first_won), self._kind)
         if mask & 1:
             refresh_arm_means(self._scores, self._means, first, self._changed)
         if mask & 2:
@@ -407,3 +408,7 @@ class PairReduction:
     def __repr__(self) -> str:
         return f"PairReduction(n_arms={self.n_arms}, score={self.score!r})"
 
+
+# ``record_duel`` also names the agents' plain win-count update, so the update that refreshes
+# the scores too is now ``record_scored_duel``.
+__getattr__ = renamed_names(__name__, {"record_duel": "record_scored_duel"}, globals())

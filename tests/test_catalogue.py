@@ -11,23 +11,38 @@ from dueling_gym.agents.identification import IdentificationMixin
 from dueling_gym.cli import main
 
 
-def test_the_table_of_agent_modules_matches_the_registered_classes():
-    """``dueling_gym.agents`` imports agent modules on first use from a table of what each defines."""
+def test_the_modules_read_from_the_sources_match_the_registered_classes():
+    """``dueling_gym.agents`` imports agent modules on first use; which module registers which
+    name it reads from the sources' ``@register_agent`` lines, and importing them all agrees."""
     import dueling_gym.agents as agents_package
-    from dueling_gym.agents import _AGENT_MODULES  # noqa: PLC2701 - the table under test
+    from dueling_gym.agents import _agent_modules  # noqa: PLC2701 - the reading under test
 
     AGENT_REGISTRY.load_all()
-    tabled = {}
-    for module, classes in _AGENT_MODULES.items():
+    read = {}
+    for module, classes in _agent_modules().items():
         for class_name, registry_name in classes.items():
             cls = getattr(agents_package, class_name)
             assert cls.__module__ == f"dueling_gym.agents.{module}", class_name
-            if registry_name is not None:
-                tabled[registry_name] = cls
+            read[registry_name] = cls
     library = {name: cls for name, cls in AGENT_REGISTRY.items() if cls.__module__.startswith("dueling_gym.agents.")}
-    assert tabled == library
-    assert set(agents_package.__all__) - {"AGENT_REGISTRY", "make_agent", "list_agents", "register_agent"} <= set(
-        dir(agents_package))
+    assert read == library
+    assert len(library) >= 52
+    exported = set(agents_package.__all__)
+    assert {cls.__name__ for cls in library.values()} <= exported
+    assert {"CombinatorialAgent", "PolicyAgent", "PaperLink", "make_agent"} <= exported
+    assert exported - {"AGENT_REGISTRY", "make_agent", "list_agents", "register_agent"} <= set(dir(agents_package))
+
+
+def test_another_package_cannot_take_a_library_name_even_before_any_lookup():
+    import subprocess
+    import sys
+
+    code = ("from dueling_gym.agents import register_agent, DuelingAgent\n"
+            "class Mine(DuelingAgent):\n    pass\n"
+            "Mine.__module__ = 'my_package.agents'\n"
+            "try:\n    register_agent('rucb')(Mine)\nexcept ValueError as error:\n    print(error)\n")
+    printed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "agent name 'rucb' is already taken by an agent of dueling_gym.agents.rucb" in printed
 
 
 def test_one_agent_imports_its_own_module_only():

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from agent_helpers import assert_paths_agree
-from dueling_gym.agents._pair_statistics import empirical_copeland_counts, rucb_lower_bound, rucb_upper_bound
+from dueling_gym.agents._confidence_bounds import rucb_lower_bound, rucb_upper_bound
+from dueling_gym.agents._pair_statistics import empirical_copeland_counts
 from dueling_gym.agents import RUCB, DuelingAgent, make_agent
 from dueling_gym.agents.ccb import CCB
 from dueling_gym.experiments import simulate

@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from dueling_gym.agents._generator_stream import below, uniform
+from dueling_gym.agents._random_draws import below, uniform
 
 
 @numba.njit

@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from dueling_gym.agents._dueling_kernels import random_argmax, random_argmax_bits, random_argmin, random_argmin_bits
+from dueling_gym.agents._random_draws import random_argmax, random_argmax_bits, random_argmin, random_argmin_bits
 
 
 @numba.njit

@@ -74,7 +74,7 @@ def test_bad_input():
 
 
 def test_rucb_bound_spot_check():
-    from dueling_gym.agents._pair_statistics import rucb_lower_bound, rucb_upper_bound
+    from dueling_gym.agents._confidence_bounds import rucb_lower_bound, rucb_upper_bound
 
     wins = np.zeros((3, 3), dtype=np.int64)
     wins[0, 1], wins[1, 0] = 6, 4  # N = 10, mu_hat = 0.6

@@ -19,7 +19,7 @@ from dueling_gym.reductions import (
     n_super_arms,
     pair_tables,
     plugin_scores,
-    record_duel,
+    record_scored_duel,
     super_arm_index,
     super_arm_means,
     super_arm_pair,
@@ -119,10 +119,10 @@ def test_reduction_update_semantics_and_validation():
 def test_record_duel_reports_which_scores_changed():
     wins = np.zeros((3, 3), dtype=np.int64)
     scores = np.zeros(3)
-    assert record_duel(wins, scores, 0, 1, True, COPELAND) == 1  # arm 0 now beats arm 1; arm 1 still 0
-    assert record_duel(wins, scores, 1, 0, True, COPELAND) == 2  # 1-1: arm 0 (second) loses its win
-    assert record_duel(wins, scores, 2, 2, True, COPELAND) == 0
-    assert record_duel(wins, scores, 1, 2, False, BORDA) == 3
+    assert record_scored_duel(wins, scores, 0, 1, True, COPELAND) == 1  # arm 0 now beats arm 1; arm 1 still 0
+    assert record_scored_duel(wins, scores, 1, 0, True, COPELAND) == 2  # 1-1: arm 0 (second) loses its win
+    assert record_scored_duel(wins, scores, 2, 2, True, COPELAND) == 0
+    assert record_scored_duel(wins, scores, 1, 2, False, BORDA) == 3
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._generator_stream import uniform
+from dueling_gym.agents._random_draws import uniform
 from dueling_gym.agents.cpe._assignment import max_weight_covering, new_assignment_workspace, take_sum
 from dueling_gym.agents.cpe._duel_source import draw_outcome
 

@@ -69,7 +69,7 @@ from typing import Any
 
 import numpy as np
 
-from dueling_gym.agents.base import register_agent
+from dueling_gym.agents.base import PaperLink, register_agent
 from dueling_gym.agents.cpe import _car_kernels
 from dueling_gym.agents.cpe.base import Duel, GeneratorAgent, MatchingSolver, SeedLike
 from dueling_gym.agents.cpe.bounds import PairStatistics, bound_matrices, log_constant
@@ -117,8 +117,22 @@ class _Instance:
     m_hat: Matching | None = None
 
 
+@dataclass
+class _RoundSets:
+    """What a CAR-Cond round reads of ``A`` and ``R`` (frozen during the round, [A2 L8, L10])."""
+
+    active: list[int]        # the pairs of undecided edges, the duels of [A2 L6]
+    duels: list[Duel]
+    accepted: list[int]      # A
+    rejected: list[int]      # R
+    edges: np.ndarray        # U, the undecided edges
+    edge_list: list[int]
+
+
 class _CAR(GeneratorAgent):
     """Shared machinery: CAR-Cond rounds, the verification loop, the oracle."""
+
+    paper = (PaperLink("ICML 2020, PMLR 119", "https://proceedings.mlr.press/v119/chen20d.html"),)
 
     target = "condorcet"
 
@@ -177,14 +191,12 @@ class _CAR(GeneratorAgent):
 
     # ------------------------------------------------------------------ CAR-Cond (Algorithm 2)
     def _car_cond(self, delta: float, state: CondState) -> Generator[Duel, bool, Matching | None]:
-        pairs, l = self._pairs, self.n_positions
         counts, wins = state.stats.counts, state.stats.wins
-        K = self.n_comparable_pairs
         # Per-round buffers: the bounds are copied into the cache rows, never kept across rounds.
-        lower, upper = np.zeros(K), np.zeros(K)
+        lower, upper = np.zeros(self.n_comparable_pairs), np.zeros(self.n_comparable_pairs)
         needs = np.zeros(self.n_edges, dtype=np.bool_)
         per_position = np.zeros(max(1, self._starts.size))
-        sets_changed = True
+        sets: _RoundSets | None = None
         q = 1                                                                               # [A2 L2-3]
         while True:
             state.t += 1
@@ -193,71 +205,94 @@ class _CAR(GeneratorAgent):
                 q += 1
             state.epoch = q
             epsilon = 2.0 ** -q
-            if sets_changed:
-                # A, R (frozen during a round [A2 L8, L10]) and what depends on them change only
-                # after a decision.
-                undecided = ~(state.accepted | state.rejected)
-                active = np.flatnonzero(undecided[pairs[:, 1]] & undecided[pairs[:, 2]]).tolist()
-                duels = [(int(pairs[k, 1]), int(pairs[k, 2])) for k in active]
-                A = np.flatnonzero(state.accepted).tolist()
-                R = np.flatnonzero(state.rejected).tolist()
-                edges = np.flatnonzero(undecided)
-                edge_list = edges.tolist()
-                sets_changed = False
+            if sets is None:  # A and R change only after a decision
+                sets = self._round_sets(state)
             # [A2 L6]: one duel per pair of undecided edges at the same position (ascending pairs).
-            for k, duel in zip(active, duels):
+            for k, duel in zip(sets.active, sets.duels):
                 won = yield duel
                 counts[k] += 1
                 wins[k] += bool(won)
                 state.samples += 1
             # [A2 L7] and the skipping test in one compiled call (preference_bounds, oracle_drift).
             half_level = 0.5 * math.log(4.0 * self._log_constant * float(t) ** 3 / delta)
-            n_needed = _car_kernels.cond_round(counts, wins, half_level, edges, state.cache_valid, state.ref_lower,
-                                               state.ref_upper, state.values, self._starts, l, epsilon,
-                                               SKIP_TOLERANCE, lower, upper, needs, per_position)
+            n_needed = _car_kernels.cond_round(counts, wins, half_level, sets.edges, state.cache_valid,
+                                               state.ref_lower, state.ref_upper, state.values, self._starts,
+                                               self.n_positions, epsilon, SKIP_TOLERANCE, lower, upper, needs,
+                                               per_position)
             if n_needed == 0:
-                state.skipped_evaluations += len(edge_list)
-                if not active:
-                    return None   # stalled: no duel to play and nothing decided (only after a wrong decision)
-                continue
-            matrices: tuple[np.ndarray, np.ndarray] | None = None
-            accept, reject = [], []
-            for i, e in enumerate(edge_list):                                               # [A2 L9]
-                if not needs[i]:
-                    state.skipped_evaluations += 1
-                    continue
-                if matrices is None:
-                    matrices = bound_matrices(self.graph, lower, upper)
-                p_upper, p_lower = matrices
-                A_in, R_ex = A + [e], R + [e]
-                in_up = self._oracle_value(p_upper, A_in, R, A, R, state)                        # [A2 L11]
-                ex_up = self._oracle_value(p_upper, A, R_ex, A, R, state)                        # [A2 L13]
-                # InL <= InU and ExL <= ExU, so the lower values are solved only when they can matter.
-                in_low = in_up
-                if in_up > ex_up + epsilon and math.isfinite(in_up):
-                    in_low = self._oracle_value(p_lower, A_in, R, A, R, state)                   # [A2 L12]
-                ex_low = ex_up
-                if ex_up > in_up + epsilon and math.isfinite(ex_up):
-                    ex_low = self._oracle_value(p_lower, A, R_ex, A, R, state)                   # [A2 L14]
-                state.values[e] = (in_up, in_low, ex_up, ex_low)
-                state.ref_lower[e] = lower
-                state.ref_upper[e] = upper
-                state.cache_valid[e] = all(map(math.isfinite, (in_up, in_low, ex_up, ex_low)))
-                if in_low > ex_up + epsilon:                                                # [A2 L15-16]
-                    accept.append(e)
-                    if len(A) + len(accept) == l:                                           # [A2 L20]
-                        break
-                elif ex_low > in_up + epsilon:                                              # [A2 L17-18]
-                    reject.append(e)
+                state.skipped_evaluations += len(sets.edge_list)
+                accept, reject = [], []
+            else:
+                accept, reject = self._decide_edges(state, sets, lower, upper, needs, epsilon)  # [A2 L9-18]
             if accept or reject:
                 state.accepted[accept] = True
                 state.rejected[reject] = True
                 state.cache_valid[:] = False   # oracle values depend on A and R
-                sets_changed = True
-                if int(state.accepted.sum()) >= l:                                          # [A2 L20]
+                sets = None
+                if int(state.accepted.sum()) >= self.n_positions:                           # [A2 L20]
                     return tuple(sorted(np.flatnonzero(state.accepted).tolist()))
-            elif not active:
+            elif not sets.active:
                 return None   # stalled: no duel to play and nothing decided (only after a wrong decision)
+
+    def _round_sets(self, state: CondState) -> _RoundSets:
+        """``A``, ``R``, the undecided edges and their pairs, frozen during a round [A2 L8, L10]."""
+        pairs = self._pairs
+        undecided = ~(state.accepted | state.rejected)
+        active = np.flatnonzero(undecided[pairs[:, 1]] & undecided[pairs[:, 2]]).tolist()
+        edges = np.flatnonzero(undecided)
+        return _RoundSets(
+            active=active, duels=[(int(pairs[k, 1]), int(pairs[k, 2])) for k in active],
+            accepted=np.flatnonzero(state.accepted).tolist(), rejected=np.flatnonzero(state.rejected).tolist(),
+            edges=edges, edge_list=edges.tolist(),
+        )
+
+    def _decide_edges(self, state: CondState, sets: _RoundSets, lower: np.ndarray, upper: np.ndarray,
+                      needs: np.ndarray, epsilon: float) -> tuple[list[int], list[int]]:
+        """[A2 L9-18]: the undecided edges accepted and rejected this round.
+
+        Only the edges marked in ``needs`` are evaluated (the others provably stay undecided);
+        their oracle values and the bounds they were computed on are cached for the skipping test.
+        """
+        matrices: tuple[np.ndarray, np.ndarray] | None = None
+        accept: list[int] = []
+        reject: list[int] = []
+        for i, e in enumerate(sets.edge_list):                                              # [A2 L9]
+            if not needs[i]:
+                state.skipped_evaluations += 1
+                continue
+            if matrices is None:
+                matrices = bound_matrices(self.graph, lower, upper)
+            in_up, in_low, ex_up, ex_low = self._edge_values(state, e, sets, *matrices, epsilon)
+            state.values[e] = (in_up, in_low, ex_up, ex_low)
+            state.ref_lower[e] = lower
+            state.ref_upper[e] = upper
+            state.cache_valid[e] = all(map(math.isfinite, (in_up, in_low, ex_up, ex_low)))
+            if in_low > ex_up + epsilon:                                                    # [A2 L15-16]
+                accept.append(e)
+                if len(sets.accepted) + len(accept) == self.n_positions:                    # [A2 L20]
+                    break
+            elif ex_low > in_up + epsilon:                                                  # [A2 L17-18]
+                reject.append(e)
+        return accept, reject
+
+    def _edge_values(self, state: CondState, e: int, sets: _RoundSets, p_upper: np.ndarray, p_lower: np.ndarray,
+                     epsilon: float) -> tuple[float, float, float, float]:
+        """[A2 L11-14]: ``InU, InL, ExU, ExL`` of edge ``e``, the oracle values with ``e`` forced in / out.
+
+        ``InL <= InU`` and ``ExL <= ExU``, so a lower value is solved only when it can decide the
+        edge; otherwise it is reported as its upper value.
+        """
+        A, R = sets.accepted, sets.rejected
+        A_in, R_ex = A + [e], R + [e]
+        in_up = self._oracle_value(p_upper, A_in, R, A, R, state)                          # [A2 L11]
+        ex_up = self._oracle_value(p_upper, A, R_ex, A, R, state)                          # [A2 L13]
+        in_low = in_up
+        if in_up > ex_up + epsilon and math.isfinite(in_up):
+            in_low = self._oracle_value(p_lower, A_in, R, A, R, state)                     # [A2 L12]
+        ex_low = ex_up
+        if ex_up > in_up + epsilon and math.isfinite(ex_up):
+            ex_low = self._oracle_value(p_lower, A, R_ex, A, R, state)                     # [A2 L14]
+        return in_up, in_low, ex_up, ex_low
 
     # ------------------------------------------------------------------ verification (Algorithm 4)
     def _verify(self, delta: float, m_hat: Matching, stats: PairStatistics) -> Generator[Duel, bool, Matching | None]:
@@ -315,7 +350,8 @@ class CARCond(_CAR):
     problem : dueling_gym.problems.BipartiteDuelProblem, dueling_gym.envs.CombinatorialDuelEnv or (n_candidates, n_positions, edges)
         The graph (preferences are never read).
     delta : float, default 0.05
-        Confidence ``δ ∈ (0, 1)``.
+        Error probability ``δ ∈ (0, 1)``: the answer is the Condorcet matching with probability
+        at least ``1 - δ``.
     seed : int, SeedSequence or None
         Accepted for API uniformity; the algorithm is deterministic given the outcomes.
     """

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from dueling_gym.agents.base import check_number, register_agent
+from dueling_gym.agents.base import PaperLink, check_number, register_agent
 from dueling_gym.agents.cpe import _clucb_kernels as kernels
 from dueling_gym.agents.cpe.base import CompiledAgent, Duel, MatchingSolver, SeedLike
 from dueling_gym.agents.cpe.bounds import log_constant
@@ -82,6 +82,8 @@ class _CLUCBBorda(CompiledAgent):
     :attr:`epoch`, :attr:`self_duels`, status, pending duel).  The exact marginal sampler and
     the rejection sampler are compiled; any other sampler is called from Python once per round.
     """
+
+    paper = (PaperLink("ICML 2020, PMLR 119", "https://proceedings.mlr.press/v119/chen20d.html"),)
 
     target = "borda"
     _exact = False

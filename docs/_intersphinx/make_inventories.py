@@ -61,6 +61,7 @@ PYTHON = [
     ("argparse.ArgumentDefaultsHelpFormatter", "py:class", "library/argparse.html", None),
     ("os.PathLike", "py:class", "library/os.html", None),
     ("pathlib.Path", "py:class", "library/pathlib.html", None),
+    ("types.ModuleType", "py:class", "library/types.html", None),
     ("typing.Any", "py:data", "library/typing.html", None),
     ("typing.Literal", "py:data", "library/typing.html", None),
     ("path-like object", "std:term", "glossary.html", "term-path-like-object"),

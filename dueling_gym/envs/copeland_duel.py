@@ -5,7 +5,7 @@ The environment is documented on :class:`~dueling_gym.envs.CopelandDuelEnv` (Gym
 
 from __future__ import annotations
 
-from dueling_gym.envs.dueling_bandit import DuelingBanditEnv, ProblemSpec
+from dueling_gym.envs.dueling_bandit import DuelingBanditEnv, PreferencesLike
 
 __all__ = ["CopelandDuelEnv"]
 
@@ -85,5 +85,5 @@ class CopelandDuelEnv(DuelingBanditEnv):
     default_reward_regret = "copeland_komiyama"
 
     @classmethod
-    def default_preferences(cls) -> ProblemSpec | None:
+    def default_preferences(cls) -> PreferencesLike | None:
         return "multisol"

@@ -15,15 +15,17 @@ from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 from numpy.typing import ArrayLike
 
+from dueling_gym.deprecation import renamed_names
 from dueling_gym.envs._duels import DuelEngine
 from dueling_gym.envs._render import blank_frame, preference_frame
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix, defined_notions
 from dueling_gym.validation import check_action, check_integer, check_n_arms, check_reset_options, check_seed
 
-__all__ = ["DuelingBanditEnv", "ProblemSpec"]
+__all__ = ["DuelingBanditEnv", "PreferencesLike"]
 
-ProblemSpec = PreferenceMatrix | ArrayLike | str
+#: What the ``preferences`` argument of the environments accepts: a problem, a matrix, or a name.
+PreferencesLike = PreferenceMatrix | ArrayLike | str
 _OBSERVATIONS = (np.int64(0), np.int64(1))
 
 
@@ -88,7 +90,7 @@ def _sampler_from_json(sampler_class: type, description: Mapping[str, Any]) -> A
         raise type(error)(f"problem_sampler: {error}") from None
 
 
-def _problem_source(preferences: ProblemSpec | None, problem_sampler: Any,
+def _problem_source(preferences: PreferencesLike | None, problem_sampler: Any,
                     n_arms: int | None) -> tuple[PreferenceMatrix | None, Callable | None, int]:
     """``(fixed problem or None, sampler or None, K)`` from the constructor's arguments, checked
     against each other (exactly one source; ``n_arms`` agrees with it or completes a sampler)."""
@@ -251,9 +253,9 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     def __init__(
         self,
-        preferences: ProblemSpec | None = None,
+        preferences: PreferencesLike | None = None,
         *,
-        problem_sampler: Callable[[np.random.Generator], ProblemSpec] | Mapping[str, Any] | None = None,
+        problem_sampler: Callable[[np.random.Generator], PreferencesLike] | Mapping[str, Any] | None = None,
         n_arms: int | None = None,
         reward_regret: str | None = None,
         render_mode: str | None = None,
@@ -294,7 +296,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
             self._install_problem(self._fixed_problem)
 
     @classmethod
-    def default_preferences(cls) -> ProblemSpec | None:
+    def default_preferences(cls) -> PreferencesLike | None:
         """The fixed default problem, or ``None`` to use :attr:`~dueling_gym.envs.DuelingBanditEnv.default_sampler` instead."""
         return None
 
@@ -303,7 +305,7 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
         self.problem = problem
         self._engine.load(problem.duel_table(self.regret_notions))
 
-    def _validated(self, drawn: ProblemSpec) -> PreferenceMatrix:
+    def _validated(self, drawn: PreferencesLike) -> PreferenceMatrix:
         """Check that a sampled problem fits this environment's spaces and regret notions."""
         problem = as_preference_matrix(drawn)
         if problem.n_arms != self.n_arms:
@@ -378,3 +380,8 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
         for i in range(self.n_arms):
             lines.append(str(i).rjust(7) + "".join(str(int(w)).rjust(width) for w in wins[i]))
         return "\n".join(lines) + "\n"
+
+
+# ``ProblemSpec`` is also the sweep's description of a problem (``dueling_gym.experiments.ProblemSpec``);
+# the type of the environments' ``preferences`` argument is ``PreferencesLike``.
+__getattr__ = renamed_names(__name__, {"ProblemSpec": "PreferencesLike"}, globals())

@@ -102,17 +102,11 @@ def benchmark(
     Path
         The report's path.
     """
-    from dueling_gym.experiments.learned_evaluation import classic_agents
-    from dueling_gym.experiments.report import aggregate, plot_regret, problems_of, summary_rows
-    from dueling_gym.experiments.sweep import AgentSpec, SweepSpec, execute_sweep
-    from dueling_gym.stats import INTERVAL_METHOD
+    from dueling_gym.experiments.report import aggregate, summary_rows
+    from dueling_gym.experiments.sweep import SweepSpec, execute_sweep
 
-    mine_specs = [AgentSpec.parse(agent) if isinstance(agent, str) else agent for agent in agents]
-    if not mine_specs:
-        raise ValueError("benchmark needs at least one agent of yours (--agents)")
+    mine_specs, baseline_specs = _agent_specs(agents, baselines)
     mine = [spec.label for spec in mine_specs]
-    chosen = list(baselines) if baselines is not None else classic_agents()
-    baseline_specs = [AgentSpec.parse(name) for name in chosen if AgentSpec.parse(name).label not in mine]
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"output folder {out} is a file, not a folder")
@@ -122,11 +116,7 @@ def benchmark(
     for _, horizon in horizons.items():  # everything is validated before anything runs
         SweepSpec(agents=(*mine_specs, *baseline_specs), problems=tuple(problems), seeds=seeds, horizon=horizon)
     out.mkdir(exist_ok=True)
-    lines = [f"# Benchmark: {', '.join(mine)}", "",
-             f"Beside {len(baseline_specs)} baselines on {len(SUITE_PUBLISHED)} published matrices and "
-             f"{len(problems) - len(SUITE_PUBLISHED)} generated problems ({', '.join(SUITE_FAMILIES)}, K = 5), "
-             f"{len(seeds)} runs each.  Cumulative Copeland regret (Komiyama scale) at T, mean ± "
-             f"{INTERVAL_METHOD}; rank by mean regret among all agents (1 = lowest).", ""]
+    lines = _report_heading(mine, len(baseline_specs), problems, len(seeds))
     all_ranks: dict[str, dict[tuple[str, str], int]] = {}
     records_long: list[dict[str, Any]] = []
     for name, horizon in horizons.items():
@@ -139,23 +129,63 @@ def benchmark(
         lines += section
         if name == "long":
             records_long = result.records
-    lines += ["## Mean rank over the suite", "", "| agent | " + " | ".join(f"T = {h}" for h in horizons.values()) + " |",
-              "|---|" + "---:|" * len(horizons)]
     everyone = [*mine, *(spec.label for spec in baseline_specs)]
+    rank_lines, leaders = _mean_rank_section(all_ranks, horizons, mine, everyone)
+    lines += rank_lines
+    lines += _leaders_figure(records_long, mine, leaders, out, horizons["long"])
+    report = out / "report.md"
+    report.write_text("\n".join(lines) + "\n")
+    return report
+
+
+def _agent_specs(agents: Sequence[Any], baselines: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
+    """The sweep specs of the user's agents and of the baselines (those not among the user's agents)."""
+    from dueling_gym.experiments.learned_evaluation import classic_agents
+    from dueling_gym.experiments.sweep import AgentSpec
+
+    mine_specs = [AgentSpec.parse(agent) if isinstance(agent, str) else agent for agent in agents]
+    if not mine_specs:
+        raise ValueError("benchmark needs at least one agent of yours (--agents)")
+    mine = [spec.label for spec in mine_specs]
+    chosen = list(baselines) if baselines is not None else classic_agents()
+    baseline_specs = [AgentSpec.parse(name) for name in chosen if AgentSpec.parse(name).label not in mine]
+    return mine_specs, baseline_specs
+
+
+def _report_heading(mine: list[str], n_baselines: int, problems: list[str], n_runs: int) -> list[str]:
+    from dueling_gym.stats import INTERVAL_METHOD
+
+    return [f"# Benchmark: {', '.join(mine)}", "",
+            f"Beside {n_baselines} baselines on {len(SUITE_PUBLISHED)} published matrices and "
+            f"{len(problems) - len(SUITE_PUBLISHED)} generated problems ({', '.join(SUITE_FAMILIES)}, K = 5), "
+            f"{n_runs} runs each.  Cumulative Copeland regret (Komiyama scale) at T, mean ± "
+            f"{INTERVAL_METHOD}; rank by mean regret among all agents (1 = lowest).", ""]
+
+
+def _mean_rank_section(all_ranks: dict[str, dict[tuple[str, str], int]], horizons: dict[str, int], mine: list[str],
+                       everyone: list[str]) -> tuple[list[str], list[str]]:
+    """The table of every agent's mean rank per horizon, and the five baselines of best mean rank at the long one."""
+    lines = ["## Mean rank over the suite", "", "| agent | " + " | ".join(f"T = {h}" for h in horizons.values()) + " |",
+             "|---|" + "---:|" * len(horizons)]
     mean_rank = {name: {horizon: float(np.mean([rank for (_, agent), rank in all_ranks[horizon].items() if agent == name]))
                         for horizon in horizons} for name in everyone}
     for name in sorted(everyone, key=lambda agent: mean_rank[agent]["long"]):
         marker = "**" if name in mine else ""
         lines.append(f"| {marker}{name}{marker} | " + " | ".join(f"{mean_rank[name][h]:.1f}" for h in horizons) + " |")
     leaders = [name for name in sorted(everyone, key=lambda agent: mean_rank[agent]["long"]) if name not in mine][:5]
-    shown = [record for record in records_long if record["agent"] in set(mine) | set(leaders)]
+    return lines, leaders
+
+
+def _leaders_figure(records: list[dict[str, Any]], mine: list[str], leaders: list[str], out: Path,
+                    horizon: int) -> list[str]:
+    """Draw ``regret.png`` (the user's agents beside ``leaders``); the report's lines that show it."""
+    from dueling_gym.experiments.report import aggregate, plot_regret, problems_of
+
+    shown = [record for record in records if record["agent"] in set(mine) | set(leaders)]
     try:
         curves = aggregate(shown, _NOTION)
         plot_regret(curves, out / "regret", problems=problems_of(shown), title=f"{', '.join(mine)} beside the "
-                    f"five baselines of best mean rank (T = {horizons['long']})")
-        lines += ["", "![regret](regret.png)"]
+                    f"five baselines of best mean rank (T = {horizon})")
+        return ["", "![regret](regret.png)"]
     except ImportError:  # pragma: no cover - the plot extra is optional
-        lines += ["", "(no figure: plots need the plot extra, pip install 'dueling-gym[plot]')"]
-    report = out / "report.md"
-    report.write_text("\n".join(lines) + "\n")
-    return report
+        return ["", "(no figure: plots need the plot extra, pip install 'dueling-gym[plot]')"]

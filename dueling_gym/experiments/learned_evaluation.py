@@ -262,42 +262,22 @@ def evaluate(
     skips ``regret.png`` (drawn only when matplotlib is installed).
     Returns the rows of ``regret.csv`` (problem set, agent, horizon, mean, 95% half-width, runs).
     """
-    arm_counts = [n_arms] if isinstance(n_arms, (int, np.integer)) else list(n_arms)
-    arm_counts = [check_integer("n_arms", count, minimum=2) for count in arm_counts]
-    horizons = sorted(check_integer("horizon", h, minimum=1) for h in horizons)
-    check_backend(jobs, backend)
-    follow_up_problems = check_integer("follow_up_problems", follow_up_problems, minimum=0)
-    if follow_up_problems and follow_up_horizon not in horizons:
-        raise ValueError(f"follow_up_horizon must be one of the horizons {horizons}, got {follow_up_horizon!r}")
+    arm_counts, horizons, follow_up_problems = _checked_settings(n_arms, horizons, jobs, backend, follow_up_problems,
+                                                                 follow_up_horizon)
     agents = list(agents) if agents is not None else ["learned", *classic_agents()]
-    if policy is None:
-        policy_arms = shipped_policies()
-    else:  # the whole file is checked (a damaged one is refused naming it) before anything runs
-        policy_arms = [load_policy_weights(policy)[1]["n_arms"]]
+    policy_arms = _policy_arms(policy)
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
-    rows = []
     generated = _generated_sets(families, arm_counts)
     problem_sets = _problem_sets(generated, n_problems, seed, published)
     learned_options = {"policy": str(policy)} if policy is not None else {}
-    units = []
-    for set_name, source in problem_sets.items():
-        problems = _draw_source(source)
-        runs = _source_runs(problems, runs_per_published if "published" in source else None)
-        for name in agents:
-            if name == "learned" and problems[0].n_arms not in policy_arms:
-                continue  # no policy trained for this number of arms
-            units += _units(name, set_name, source, runs, horizons, learned_options if name == "learned" else {})
+    units = _first_stage_units(problem_sets, agents, policy_arms, runs_per_published, horizons, learned_options)
     request = {"agents": agents, "families": list(families), "n_arms": arm_counts, "horizons": horizons,
                "n_problems": n_problems, "published": list(published), "runs_per_published": runs_per_published,
                "seed": seed, "policy": None if policy is None else str(policy)}
     run = dict(jobs=jobs, backend=backend, address=address, progress=progress)
     per_run = _regrets_by_agent(units, output, request | {"stage": "first"}, desc="evaluation", **run)
-    for key, regrets in per_run.items():
-        for column, horizon in enumerate(horizons):
-            values = regrets[:, column]
-            rows.append({"problems": key[0], "agent": key[1], "horizon": horizon, "mean": float(values.mean()),
-                         "ci95": _half_width(values), "runs": int(values.size)})
+    rows = _regret_rows(per_run, horizons)
     _write_csv(output / "regret.csv", rows)
     for stale in ("paired.csv", "follow_up.csv"):  # from an earlier run into the same folder
         (output / stale).unlink(missing_ok=True)
@@ -314,6 +294,53 @@ def evaluate(
                                        + _summary(rows, horizons) + f"\nIntervals: {INTERVAL_METHOD}.\n")
     if plot:
         _plot(rows, horizons, output / "regret.png")
+    return rows
+
+
+def _checked_settings(n_arms: int | Sequence[int], horizons: Sequence[int], jobs: int, backend: str,
+                      follow_up_problems: int, follow_up_horizon: int | None) -> tuple[list[int], list[int], int]:
+    """The numbers of arms and the sorted horizons, checked with the rest of the settings before anything runs."""
+    arm_counts = [n_arms] if isinstance(n_arms, (int, np.integer)) else list(n_arms)
+    arm_counts = [check_integer("n_arms", count, minimum=2) for count in arm_counts]
+    horizons = sorted(check_integer("horizon", h, minimum=1) for h in horizons)
+    check_backend(jobs, backend)
+    follow_up_problems = check_integer("follow_up_problems", follow_up_problems, minimum=0)
+    if follow_up_problems and follow_up_horizon not in horizons:
+        raise ValueError(f"follow_up_horizon must be one of the horizons {horizons}, got {follow_up_horizon!r}")
+    return arm_counts, horizons, follow_up_problems
+
+
+def _policy_arms(policy: str | Path | None) -> list[int]:
+    """The numbers of arms ``learned`` has a policy for: the shipped ones, or that of the policy file."""
+    if policy is None:
+        return shipped_policies()
+    # The whole file is checked (a damaged one is refused naming it) before anything runs.
+    return [load_policy_weights(policy)[1]["n_arms"]]
+
+
+def _first_stage_units(problem_sets: dict[str, dict[str, Any]], agents: list[str], policy_arms: list[int],
+                       runs_per_published: int, horizons: list[int],
+                       learned_options: dict[str, Any]) -> list[EvaluationUnit]:
+    """Every agent on every problem set (``learned`` only where it has a policy for the number of arms)."""
+    units = []
+    for set_name, source in problem_sets.items():
+        problems = _draw_source(source)
+        runs = _source_runs(problems, runs_per_published if "published" in source else None)
+        for name in agents:
+            if name == "learned" and problems[0].n_arms not in policy_arms:
+                continue  # no policy trained for this number of arms
+            units += _units(name, set_name, source, runs, horizons, learned_options if name == "learned" else {})
+    return units
+
+
+def _regret_rows(per_run: dict[tuple[str, str], np.ndarray], horizons: list[int]) -> list[dict]:
+    """The rows of ``regret.csv``: each (problem set, agent, horizon)'s mean regret, its half-width and runs."""
+    rows = []
+    for key, regrets in per_run.items():
+        for column, horizon in enumerate(horizons):
+            values = regrets[:, column]
+            rows.append({"problems": key[0], "agent": key[1], "horizon": horizon, "mean": float(values.mean()),
+                         "ci95": _half_width(values), "runs": int(values.size)})
     return rows
 
 

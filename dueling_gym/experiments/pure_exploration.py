@@ -40,7 +40,7 @@ from dueling_gym.experiments.ranking_metrics import (
 )
 from dueling_gym.experiments.simulate import derive_seeds
 from dueling_gym.problems.bipartite import BipartiteDuelProblem
-from dueling_gym.problems.preference import as_preference_matrix
+from dueling_gym.problems.preference import PreferenceMatrix, as_preference_matrix
 from dueling_gym.validation import check_integer
 
 __all__ = ["PureExplorationResult", "run_pure_exploration", "DEFAULT_MAX_SAMPLES", "kendall_tau", "top_k_correct",
@@ -237,23 +237,34 @@ def run_pure_exploration(agent: Any, env_or_problem: Any, *, seed: int | None = 
         agent.reset(seed=agent_seed)
     if not agent.graph.same_graph(env.problem):
         raise ValueError("the agent was built on a different graph than the environment's problem")
+    duels, wall_time = _play_combinatorial(agent, env, int(max_samples), fused, record_duels)
+    return _combinatorial_result(agent, env, seed=seed, wall_time=wall_time, duels=duels)
 
-    source = None
+
+def _play_combinatorial(agent: Any, env: CombinatorialDuelEnv, max_samples: int, fused: bool | None,
+                        record_duels: bool) -> tuple[np.ndarray | None, float]:
+    """Duels until the agent stops or ``max_samples``, in its compiled loop when it has one.
+
+    Returns the duels (when recorded) and the seconds spent playing them.
+    """
     if fused and not hasattr(agent, "play_duels"):
         raise ValueError(f"{type(agent).__name__} cannot run in a compiled loop; use fused=False")
-    if fused is not False and hasattr(agent, "play_duels"):
-        source = _combinatorial_duel_source(env, record=record_duels)
+    if fused is False or not hasattr(agent, "play_duels"):
+        start = time.perf_counter()
+        duels = _duel_by_duel(agent, env, max_samples, record_duels)
+        return duels, time.perf_counter() - start
+    source = _combinatorial_duel_source(env, record=record_duels)
     start = time.perf_counter()
-    if source is not None:
-        try:
-            agent.play_duels(source, int(max_samples))
-        finally:   # the duels played so far stay played, even if the agent raised
-            _write_back(env, source)
-        duels = source.duels if record_duels else None
-    else:
-        duels = _duel_by_duel(agent, env, int(max_samples), record_duels)
-    wall_time = time.perf_counter() - start
+    try:
+        agent.play_duels(source, max_samples)
+    finally:   # the duels played so far stay played, even if the agent raised
+        _write_back(env, source)
+    return (source.duels if record_duels else None), time.perf_counter() - start
 
+
+def _combinatorial_result(agent: Any, env: CombinatorialDuelEnv, *, seed: int | None, wall_time: float,
+                          duels: np.ndarray | None) -> PureExplorationResult:
+    """Score a combinatorial agent's recommended matching against the environment's problem."""
     recommendation = tuple(int(e) for e in agent.recommend())
     score = env.score_matching(recommendation)
     target = getattr(agent, "target", "") or "borda"
@@ -354,14 +365,8 @@ def _answer_of(agent: DuelingAgent) -> tuple[str, tuple[int, ...], int | None]:
 
 def _run_k_armed(agent: DuelingAgent, problem: Any, *, seed: int | None, max_samples: int,
                  fused: bool | None) -> PureExplorationResult:
-    if not getattr(agent, "pure_exploration", False):
-        raise TypeError(f"{type(agent).__name__} is not a pure-exploration agent (it has no stopping rule)")
-    if isinstance(problem, (BipartiteDuelProblem, CombinatorialDuelEnv)):
-        raise TypeError("a K-armed agent needs a preference matrix (PreferenceMatrix, array or problem name), "
-                        f"got {type(problem).__name__}")
-    problem = as_preference_matrix(problem)
-    if problem.n_arms != agent.n_arms:
-        raise ValueError(f"the agent has {agent.n_arms} arms but the problem has {problem.n_arms}")
+    """:func:`run_pure_exploration` of a ``K``-armed identification agent on a preference matrix."""
+    problem = _k_armed_problem(agent, problem)
     if seed is None:
         env_rng = np.random.default_rng()
         agent.reset()
@@ -370,6 +375,26 @@ def _run_k_armed(agent: DuelingAgent, problem: Any, *, seed: int | None, max_sam
         env_rng = np.random.default_rng(env_seed)
         agent.reset(seed=agent_seed)
     matrix = np.ascontiguousarray(problem.matrix, dtype=np.float64)
+    samples, wall_time = _play_k_armed(agent, env_rng, matrix, max_samples, fused)
+    return _k_armed_result(agent, problem, seed=seed, samples=samples, wall_time=wall_time)
+
+
+def _k_armed_problem(agent: DuelingAgent, problem: Any) -> PreferenceMatrix:
+    """``problem`` as the preference matrix a pure-exploration ``agent`` can run on (refusing anything else)."""
+    if not getattr(agent, "pure_exploration", False):
+        raise TypeError(f"{type(agent).__name__} is not a pure-exploration agent (it has no stopping rule)")
+    if isinstance(problem, (BipartiteDuelProblem, CombinatorialDuelEnv)):
+        raise TypeError("a K-armed agent needs a preference matrix (PreferenceMatrix, array or problem name), "
+                        f"got {type(problem).__name__}")
+    problem = as_preference_matrix(problem)
+    if problem.n_arms != agent.n_arms:
+        raise ValueError(f"the agent has {agent.n_arms} arms but the problem has {problem.n_arms}")
+    return problem
+
+
+def _play_k_armed(agent: DuelingAgent, env_rng: np.random.Generator, matrix: np.ndarray, max_samples: int,
+                  fused: bool | None) -> tuple[int, float]:
+    """Duels until the agent stops or ``max_samples``: the number played and the seconds it took."""
     cls = type(agent)
     has_kernels = isinstance(agent, KernelDuelingAgent) and hasattr(cls, "done_kernel")
     if fused is None:
@@ -383,8 +408,35 @@ def _run_k_armed(agent: DuelingAgent, problem: Any, *, seed: int | None, max_sam
         samples = int(until_done(agent.state, env_rng, matrix, max_samples))
     else:
         samples = _generic_until_done(agent, env_rng, matrix, max_samples)
-    wall_time = time.perf_counter() - start
+    return samples, time.perf_counter() - start
 
+
+def _k_armed_correct(answer_type: str, answer: tuple[int, ...], problem: PreferenceMatrix, target: str,
+                     good_winner: bool, good_top_k: bool | None) -> bool:
+    """Whether the answer is right for its type (before the stopping rule and failures are considered)."""
+    if answer_type == "top_k":
+        return bool(good_top_k)
+    if answer_type == "ranking":
+        return ranking_correct(answer, problem, target)
+    return good_winner
+
+
+def _k_armed_epsilon_correct(agent: DuelingAgent, problem: PreferenceMatrix, answer_type: str, winner: int,
+                             target: str, borda: np.ndarray, settled: bool) -> bool | None:
+    """The PAC check of a winner answer of an agent with an ``epsilon`` (``None`` for other agents and answers)."""
+    epsilon = getattr(agent, "epsilon", None)
+    if epsilon is None or answer_type != "winner":
+        return None
+    if target == "borda":
+        ok = borda.max() - borda[winner] <= float(epsilon) + 1e-12
+    else:
+        ok = epsilon_condorcet_correct(winner, problem, float(epsilon))
+    return settled and bool(ok)
+
+
+def _k_armed_result(agent: DuelingAgent, problem: PreferenceMatrix, *, seed: int | None, samples: int,
+                    wall_time: float) -> PureExplorationResult:
+    """Score a ``K``-armed agent's answer (winner, ranking or top-``k``) against ``problem``."""
     target = getattr(agent, "target", "") or "condorcet"
     answer_type, answer, k = _answer_of(agent)
     winner = answer[0]
@@ -393,22 +445,11 @@ def _run_k_armed(agent: DuelingAgent, problem: Any, *, seed: int | None, max_sam
     good_winner = winner_correct(winner, problem, target)
     tau = kendall_tau(answer, problem, target) if answer_type == "ranking" else None
     good_top_k = top_k_correct(answer, problem, target) if answer_type == "top_k" else None
-    if answer_type == "top_k":
-        correct = bool(good_top_k)
-    elif answer_type == "ranking":
-        correct = ranking_correct(answer, problem, target)
-    else:
-        correct = good_winner
+    correct = _k_armed_correct(answer_type, answer, problem, target, good_winner, good_top_k)
     correct = stopped and not failed and correct
     borda = np.asarray(problem.borda_scores)
-    epsilon = getattr(agent, "epsilon", None)
-    epsilon_correct = None
-    if epsilon is not None and answer_type == "winner":
-        if target == "borda":
-            ok = borda.max() - borda[winner] <= float(epsilon) + 1e-12
-        else:
-            ok = epsilon_condorcet_correct(winner, problem, float(epsilon))
-        epsilon_correct = stopped and not failed and bool(ok)
+    epsilon_correct = _k_armed_epsilon_correct(agent, problem, answer_type, winner, target, borda,
+                                               stopped and not failed)
     return PureExplorationResult(
         agent=getattr(agent, "name", "") or type(agent).__name__,
         target=target,

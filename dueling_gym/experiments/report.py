@@ -434,37 +434,54 @@ def plot_regret(
     if not curves:
         raise ValueError("nothing to plot: no results")
     panels = panel_layout(curves)
-    n_panels = len(panels)
-    columns = min(3, n_panels)
-    rows = math.ceil(n_panels / columns)
+    columns = min(3, len(panels))
+    rows = math.ceil(len(panels) / columns)
     figure, axes = plt.subplots(rows, columns, figsize=(_PANEL_WIDTH * columns, _PANEL_HEIGHT * rows), squeeze=False)
-    agents = list(dict.fromkeys(curve.agent for curve in curves))
-    styles = series_styles(agents)
-    notion = curves[0].notion
+    styles = series_styles(list(dict.fromkeys(curve.agent for curve in curves)))
     for axis, panel in zip(axes.flat, panels):
-        if panel.kind == "family_vs_k":
-            _draw_versus_arms(axis, panel.curves, styles)
-            axis.set_ylabel(f"regret at T ({notion})")
-        else:
-            members = panel.curves if panel.kind == "problem" else _pooled(panel.curves)
-            bounds = (lower_bound_lines(problems[panel.title], notion)
-                      if panel.kind == "problem" and problems and panel.title in problems else None)
-            _draw_over_t(axis, members, styles, bounds)
-            axis.set_ylabel(f"cumulative regret ({notion})")
-        # A fixed title position (y given): matplotlib otherwise measures every tick label to place it.
-        axis.set_title(panel.title, fontsize=10, y=1.0, pad=5)
-        # Major grid lines only: a log axis's minor ticks are most of the drawing time (each
-        # tick is a few text and line objects) and add little for the eye.
-        axis.grid(True, which="major", alpha=0.3)
-        axis.minorticks_off()
-    for axis in list(axes.flat)[n_panels:]:
+        _draw_panel(axis, panel, styles, problems, curves[0].notion)
+    for axis in list(axes.flat)[len(panels):]:
         axis.set_visible(False)
+    handles, labels = _legend_entries(axes)
+    _lay_out(figure, handles, labels, columns, rows, title)
+    written = _save_figure(figure, path, formats)
+    plt.close(figure)
+    return written
+
+
+def _draw_panel(axis: Any, panel: Panel, styles: dict[str, dict[str, Any]], problems: dict[str, Any] | None,
+                notion: str) -> None:
+    """One panel: regret at T against K, or regret over t (with the lower bounds of a single problem)."""
+    if panel.kind == "family_vs_k":
+        _draw_versus_arms(axis, panel.curves, styles)
+        axis.set_ylabel(f"regret at T ({notion})")
+    else:
+        members = panel.curves if panel.kind == "problem" else _pooled(panel.curves)
+        bounds = (lower_bound_lines(problems[panel.title], notion)
+                  if panel.kind == "problem" and problems and panel.title in problems else None)
+        _draw_over_t(axis, members, styles, bounds)
+        axis.set_ylabel(f"cumulative regret ({notion})")
+    # A fixed title position (y given): matplotlib otherwise measures every tick label to place it.
+    axis.set_title(panel.title, fontsize=10, y=1.0, pad=5)
+    # Major grid lines only: a log axis's minor ticks are most of the drawing time (each
+    # tick is a few text and line objects) and add little for the eye.
+    axis.grid(True, which="major", alpha=0.3)
+    axis.minorticks_off()
+
+
+def _legend_entries(axes: Any) -> tuple[list[Any], list[str]]:
+    """Every panel's legend handles, each label once (first panel's handle), in panel order."""
     handles, labels = [], []
     for axis in axes.flat:
         for handle, label in zip(*axis.get_legend_handles_labels()):
             if label not in labels:
                 handles.append(handle)
                 labels.append(label)
+    return handles, labels
+
+
+def _lay_out(figure: Any, handles: list[Any], labels: list[str], columns: int, rows: int, title: str | None) -> None:
+    """Size the figure and place its panels, title and legend."""
     # A fixed layout, computed in inches, instead of tight_layout and a "tight" bounding box:
     # both draw the figure an extra time.  One legend for the figure, below the panels (outside
     # every axis, so it never covers a curve or an x-label), with as many columns as fit the
@@ -485,6 +502,10 @@ def plot_regret(
         figure.suptitle(title, y=1 - 0.12 / height, va="top")
     figure.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.08 / height), ncol=n_columns,
                   frameon=False, fontsize=9, handlelength=3.0)
+
+
+def _save_figure(figure: Any, path: str | Path, formats: Sequence[str]) -> list[Path]:
+    """Write ``figure`` once per format, at ``path`` with that format's extension."""
     base = Path(path)
     if base.suffix.lstrip(".") in ("png", "svg", "pdf"):
         base = base.with_suffix("")
@@ -495,6 +516,4 @@ def plot_regret(
         # Light PNG compression: the default level spends a quarter of the drawing time encoding.
         figure.savefig(target, dpi=130, **({"pil_kwargs": {"compress_level": 3}} if extension == "png" else {}))
         written.append(target)
-    plt.close(figure)
     return written
-

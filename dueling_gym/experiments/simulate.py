@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -184,74 +184,22 @@ def simulate(
     SimulationResult
     """
     problem = as_preference_matrix(problem)
-    if not isinstance(agent, DuelingAgent):
-        raise TypeError(f"agent must be a DuelingAgent, got {type(agent).__name__}")
-    if agent.n_arms != problem.n_arms:
-        raise ValueError(f"agent has {agent.n_arms} arms but the problem has {problem.n_arms}")
-    horizon = check_integer("horizon", horizon, minimum=1, maximum=MAX_HORIZON)
-    points = log_checkpoints(horizon) if checkpoints is None else np.unique(np.asarray(checkpoints, dtype=np.int64))
-    if points.size == 0 or points[0] < 1 or points[-1] > horizon:
-        raise ValueError(f"checkpoints must lie in [1, {horizon}]")
-    if points[-1] != horizon:
-        points = np.append(points, horizon)
-    has_kernels = isinstance(agent, KernelDuelingAgent)
-    if fused is None:
-        fused = has_kernels
-    elif fused and not has_kernels:
-        raise ValueError(f"{type(agent).__name__} has no Numba kernels; use fused=False")
+    horizon = _checked_horizon(agent, problem, horizon)
+    points = _recorded_points(horizon, checkpoints)
+    fused = _use_fused_loop(agent, fused)
 
     env_seed, agent_seed = derive_seeds(seed)
     agent.reset(seed=agent_seed)
     env_rng = np.random.default_rng(env_seed)
     notions = problem.defined_regret_notions
     duel_table = problem.duel_table(notions)
-    n_arms = problem.n_arms
-    cumulative = np.zeros((points.size, len(notions)))
-    recommendations = np.zeros(points.size, dtype=np.int64)
-    duels = np.zeros((horizon if record_duels else 0, 2), dtype=np.int64)
-    outcomes = np.zeros(horizon if record_duels else 0, dtype=np.bool_)
-    totals = np.zeros(len(notions))
-
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=horizon, desc=f"{type(agent).__name__} on {problem.name or 'problem'}", unit="duel",
-                   unit_scale=True, leave=False)
+    record = _Recording.empty(points.size, len(notions), horizon if record_duels else 0)
+    bar = _progress_bar(agent, problem, horizon) if progress else None
     start_time = time.perf_counter()
-    done = 0
     if fused:
-        run = fused_loop(type(agent))
-        # One compiled call for the whole run (each call types its arguments, which cost more
-        # than a short run's duels); one per checkpoint when a progress bar is shown.
-        segments = [(index, index + 1) for index in range(points.size)] if bar is not None else [(0, points.size)]
-        for first_point, last_point in segments:
-            run(agent.state, env_rng, duel_table, n_arms, points, first_point, last_point, totals, cumulative,
-                recommendations, duels, outcomes)
-            if bar is not None:
-                stop = int(points[last_point - 1])
-                bar.update(stop - done)
-                done = stop
+        _play_fused(agent, env_rng, duel_table, problem.n_arms, points, record, bar)
     else:
-        engine = DuelEngine(notions)
-        engine.load(duel_table)
-        engine.reset(env_rng)
-        duel = engine.duel
-        for index, stop in enumerate(points.tolist()):
-            for t in range(done, stop):
-                first, second = agent.act()
-                if not (0 <= first < n_arms and 0 <= second < n_arms):
-                    raise ValueError(f"{type(agent).__name__}.act() returned an invalid duel {(first, second)}")
-                first_won, _ = duel(first * n_arms + second)
-                agent.observe((first, second), first_won)
-                if record_duels:
-                    duels[t] = first, second
-                    outcomes[t] = first_won
-            cumulative[index] = engine.cumulative
-            recommendations[index] = agent.recommend()
-            if bar is not None:
-                bar.update(stop - done)
-            done = stop
+        _play_generic(agent, env_rng, notions, duel_table, problem.n_arms, points, record, record_duels, bar)
     wall_time = time.perf_counter() - start_time
     if bar is not None:
         bar.close()
@@ -261,11 +209,107 @@ def simulate(
         horizon=horizon,
         seed=int(seed),
         checkpoints=points,
-        cumulative_regret={notion: cumulative[:, k].copy() for k, notion in enumerate(notions)},
-        recommendations=recommendations,
+        cumulative_regret={notion: record.cumulative[:, k].copy() for k, notion in enumerate(notions)},
+        recommendations=record.recommendations,
         wall_time=wall_time,
         fused=bool(fused),
-        duels=duels if record_duels else None,
-        outcomes=outcomes if record_duels else None,
+        duels=record.duels if record_duels else None,
+        outcomes=record.outcomes if record_duels else None,
         metadata={"env_seed": env_seed, "agent_seed": agent_seed},
     )
+
+
+def _checked_horizon(agent: DuelingAgent, problem: PreferenceMatrix, horizon: int) -> int:
+    """``horizon`` as an ``int``, once ``agent`` is known to be a dueling agent for ``problem``'s arms."""
+    if not isinstance(agent, DuelingAgent):
+        raise TypeError(f"agent must be a DuelingAgent, got {type(agent).__name__}")
+    if agent.n_arms != problem.n_arms:
+        raise ValueError(f"agent has {agent.n_arms} arms but the problem has {problem.n_arms}")
+    return check_integer("horizon", horizon, minimum=1, maximum=MAX_HORIZON)
+
+
+def _recorded_points(horizon: int, checkpoints: np.ndarray | list[int] | None) -> np.ndarray:
+    """The checkpoints of a run: sorted, unique, within ``[1, horizon]`` and ending at ``horizon``."""
+    points = log_checkpoints(horizon) if checkpoints is None else np.unique(np.asarray(checkpoints, dtype=np.int64))
+    if points.size == 0 or points[0] < 1 or points[-1] > horizon:
+        raise ValueError(f"checkpoints must lie in [1, {horizon}]")
+    if points[-1] != horizon:
+        points = np.append(points, horizon)
+    return points
+
+
+def _use_fused_loop(agent: DuelingAgent, fused: bool | None) -> bool:
+    """``fused`` as asked (fused by default when the agent has kernels); refuses a fused run without kernels."""
+    has_kernels = isinstance(agent, KernelDuelingAgent)
+    if fused is None:
+        return has_kernels
+    if fused and not has_kernels:
+        raise ValueError(f"{type(agent).__name__} has no Numba kernels; use fused=False")
+    return fused
+
+
+class _Recording(NamedTuple):
+    """The arrays a run fills: running totals per notion, regret and recommendation per checkpoint, the duels."""
+
+    totals: np.ndarray
+    cumulative: np.ndarray
+    recommendations: np.ndarray
+    duels: np.ndarray
+    outcomes: np.ndarray
+
+    @classmethod
+    def empty(cls, n_points: int, n_notions: int, n_duels: int) -> _Recording:
+        # Unrecorded duels get empty arrays rather than None: the fused loop is compiled for one
+        # argument type, recorded or not.
+        return cls(totals=np.zeros(n_notions), cumulative=np.zeros((n_points, n_notions)),
+                   recommendations=np.zeros(n_points, dtype=np.int64), duels=np.zeros((n_duels, 2), dtype=np.int64),
+                   outcomes=np.zeros(n_duels, dtype=np.bool_))
+
+
+def _progress_bar(agent: DuelingAgent, problem: PreferenceMatrix, horizon: int) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=horizon, desc=f"{type(agent).__name__} on {problem.name or 'problem'}", unit="duel",
+                unit_scale=True, leave=False)
+
+
+def _play_fused(agent: KernelDuelingAgent, env_rng: np.random.Generator, duel_table: np.ndarray, n_arms: int,
+                points: np.ndarray, record: _Recording, bar: Any) -> None:
+    """The whole run in the agent class's compiled loop (:func:`fused_loop`)."""
+    run = fused_loop(type(agent))
+    # One compiled call for the whole run (each call types its arguments, which cost more
+    # than a short run's duels); one per checkpoint when a progress bar is shown.
+    segments = [(index, index + 1) for index in range(points.size)] if bar is not None else [(0, points.size)]
+    done = 0
+    for first_point, last_point in segments:
+        run(agent.state, env_rng, duel_table, n_arms, points, first_point, last_point, record.totals,
+            record.cumulative, record.recommendations, record.duels, record.outcomes)
+        if bar is not None:
+            stop = int(points[last_point - 1])
+            bar.update(stop - done)
+            done = stop
+
+
+def _play_generic(agent: DuelingAgent, env_rng: np.random.Generator, notions: Any, duel_table: np.ndarray,
+                  n_arms: int, points: np.ndarray, record: _Recording, record_duels: bool, bar: Any) -> None:
+    """The whole run from Python: the agent's ``act``/``observe``, the duels played by a :class:`DuelEngine`."""
+    engine = DuelEngine(notions)
+    engine.load(duel_table)
+    engine.reset(env_rng)
+    duel = engine.duel
+    done = 0
+    for index, stop in enumerate(points.tolist()):
+        for t in range(done, stop):
+            first, second = agent.act()
+            if not (0 <= first < n_arms and 0 <= second < n_arms):
+                raise ValueError(f"{type(agent).__name__}.act() returned an invalid duel {(first, second)}")
+            first_won, _ = duel(first * n_arms + second)
+            agent.observe((first, second), first_won)
+            if record_duels:
+                record.duels[t] = first, second
+                record.outcomes[t] = first_won
+        record.cumulative[index] = engine.cumulative
+        record.recommendations[index] = agent.recommend()
+        if bar is not None:
+            bar.update(stop - done)
+        done = stop

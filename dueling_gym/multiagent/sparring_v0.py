@@ -32,7 +32,7 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
-from dueling_gym.envs.dueling_bandit import DuelingBanditEnv, ProblemSpec
+from dueling_gym.envs.dueling_bandit import DuelingBanditEnv, PreferencesLike
 from dueling_gym.problems.preference import PreferenceMatrix
 
 __all__ = ["SparringParallelEnv", "SparringAECEnv", "env", "raw_env", "parallel_env", "DEFAULT_PROBLEM"]
@@ -140,9 +140,9 @@ class SparringParallelEnv(ParallelEnv[str, np.ndarray, int]):
 
     def __init__(
         self,
-        preferences: ProblemSpec | None = None,
+        preferences: PreferencesLike | None = None,
         *,
-        problem_sampler: Callable[[np.random.Generator], ProblemSpec] | None = None,
+        problem_sampler: Callable[[np.random.Generator], PreferencesLike] | None = None,
         n_arms: int | None = None,
         max_cycles: int = 1000,
         render_mode: str | None = None,

@@ -41,7 +41,7 @@ from dueling_gym.pair_network.kernels import (
     duel_scores,
     fill_unplayed,
     pair_feature_values,
-    record_duel,
+    record_network_duel,
     time_value,
 )
 from dueling_gym.pair_network.weights import MEAN_ONLY_NAMES, WEIGHT_NAMES, PairWeights, pack_weights, weight_shapes
@@ -49,6 +49,6 @@ from dueling_gym.pair_network.weights import MEAN_ONLY_NAMES, WEIGHT_NAMES, Pair
 __all__ = [
     "WEIGHT_NAMES", "MEAN_ONLY_NAMES", "PairWeights", "weight_shapes", "pack_weights",
     "read_policy_file", "load_policy_weights",
-    "time_value", "pair_feature_values", "arm_record_values", "fill_unplayed", "record_duel", "duel_scores",
+    "time_value", "pair_feature_values", "arm_record_values", "fill_unplayed", "record_network_duel", "duel_scores",
     "choose_duel", "policy_episode_regret",
 ]

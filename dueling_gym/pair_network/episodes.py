@@ -15,7 +15,7 @@ from typing import Mapping
 import numba
 import numpy as np
 
-from dueling_gym.pair_network.kernels import choose_duel, fill_unplayed, record_duel, time_value
+from dueling_gym.pair_network.kernels import choose_duel, fill_unplayed, record_network_duel, time_value
 from dueling_gym.pair_network.weights import pack_weights
 from dueling_gym.validation import check_bool, check_integer, check_rng
 
@@ -47,7 +47,7 @@ def _play_episodes(weights, probabilities, regrets, action_uniforms, outcome_uni
             first, second = choice // n_arms, choice % n_arms
             total += regrets[problem, first, second]
             first_won = outcome_uniforms[problem, t] < probabilities[problem, first, second]
-            record_duel(wins, first, second, first_won, embedding, pair_input, summary, projections, base, self_base,
+            record_network_duel(wins, first, second, first_won, embedding, pair_input, summary, projections, base, self_base,
                         weights)
         totals[problem] = total
     return totals

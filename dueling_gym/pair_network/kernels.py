@@ -28,7 +28,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["time_value", "pair_feature_values", "arm_record_values", "fill_unplayed", "record_duel", "duel_scores",
+__all__ = ["time_value", "pair_feature_values", "arm_record_values", "fill_unplayed", "record_network_duel", "duel_scores",
            "choose_duel"]
 
 
@@ -247,9 +247,13 @@ def fill_unplayed(embedding, pair_input, summary, projections, base, self_base, 
 
 
 @numba.njit(cache=True, nogil=True)
-def record_duel(wins, first, second, first_won, embedding, pair_input, summary, projections, base, self_base,
-                weights):  # pragma: no cover - compiled
-    """Count a duel and refresh the caches of the pair it changed (a self-duel changes none)."""
+def record_network_duel(wins, first, second, first_won, embedding, pair_input, summary, projections, base,
+                        self_base, weights):  # pragma: no cover - compiled
+    """Count a duel and refresh the network caches of the pair it changed.
+
+    Unlike the agents' win-count update, a self-duel is counted, on the diagonal of ``wins``, and
+    refreshes no cache.
+    """
     if first == second:
         wins[first, first] += 1
         return

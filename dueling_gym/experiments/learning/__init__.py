@@ -23,8 +23,10 @@ The network itself (weights, file format, compiled forward pass, batch evaluator
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-__all__ = ["FAMILIES", "REGRET_NOTION", "OBSERVATION", "TRAINING_HISTORY_DIRECTORY"]
+__all__ = ["FAMILIES", "REGRET_NOTION", "OBSERVATION", "TRAINING_HISTORY_DIRECTORY", "train_commands"]
 
 #: The generator families a policy is trained and evaluated on by default.
 FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
@@ -35,3 +37,26 @@ OBSERVATION = "dueling_gym.observations (pair features v1)"
 #: The earlier stages of the shipped policies (``--init`` files of their training commands).  A
 #: folder of the source repository, not of the installed package: it exists in a checkout only.
 TRAINING_HISTORY_DIRECTORY = Path(__file__).resolve().parents[3] / "training-history"
+
+
+def train_commands() -> dict[str, tuple[ModuleType, Any]]:
+    """Every ``dueling-gym train`` sub-command: name -> (the trainer module, its ``TrainCommand``).
+
+    A trainer module of this package declares its sub-commands in ``TRAIN_COMMANDS`` (see
+    :class:`~dueling_gym.experiments.learning.trainer.TrainCommand`); the command line takes them
+    from here, so adding a trainer touches its own module only.  Only the modules that declare
+    some are imported (the torch policy module is not), in the order of their names.
+    """
+    import importlib
+
+    commands: dict[str, tuple[ModuleType, Any]] = {}
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        if path.name.startswith("_") or "\nTRAIN_COMMANDS = " not in path.read_text(encoding="utf-8"):
+            continue
+        module = importlib.import_module(f"{__name__}.{path.stem}")
+        for command in module.TRAIN_COMMANDS:
+            if command.name in commands:
+                raise ValueError(f"dueling-gym train {command.name} is declared by {commands[command.name][0].__name__} "
+                                 f"and by {module.__name__}")
+            commands[command.name] = (module, command)
+    return commands

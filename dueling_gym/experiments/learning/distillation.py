@@ -320,8 +320,17 @@ OPTIONS = (
 )
 
 
-def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """The options of :func:`distill_policy` (shared with ``dueling-gym train distill``)."""
+#: ``dueling-gym train distill`` (its final comparison is on the teachers' families).
+TRAIN_COMMANDS = (
+    base.TrainCommand("distill", "supervised learning of teachers' duels, per family (torch; the rl extra)",
+                      families=lambda arguments: list(arguments.teachers), requires=("torch",)),
+)
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None, *,
+                 algorithm: str | None = None) -> argparse.ArgumentParser:
+    """The options of :func:`distill_policy` (shared with ``dueling-gym train distill``; ``algorithm``
+    is the sub-command's name, the one there is)."""
     return base.build_parser(OPTIONS, parser, description="Distil teachers into a pair policy.")
 
 

@@ -375,8 +375,17 @@ OPTIONS = (
 )
 
 
-def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """The options of :func:`train_evolution` (shared with ``dueling-gym train es``)."""
+#: ``dueling-gym train es``.
+TRAIN_COMMANDS = (
+    base.TrainCommand("es", "evolution strategies on the held-out regret itself (NumPy only)",
+                      families=base.families_of_option),
+)
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None, *,
+                 algorithm: str | None = None) -> argparse.ArgumentParser:
+    """The options of :func:`train_evolution` (shared with ``dueling-gym train es``; ``algorithm``
+    is the sub-command's name, the one there is)."""
     return base.build_parser(OPTIONS, parser, description="Train a learned dueling policy with evolution strategies.")
 
 

@@ -21,7 +21,9 @@ The base owns:
   (:meth:`Trainer.export_policy`), and the final report;
 * **the command line**: :class:`Option` declares an option once (flag, help, default, how it
   maps to the trainer's keyword), :func:`build_parser` and :func:`run_from_arguments` turn a
-  trainer's declared options into its parser and its call.
+  trainer's declared options into its parser and its call, and a trainer module's
+  ``TRAIN_COMMANDS`` (:class:`TrainCommand`) are its ``dueling-gym train`` sub-commands: the
+  command line finds them there, so a new trainer needs no entry elsewhere.
 
 A subclass implements :meth:`~Trainer.configure` (check the settings, return the
 configuration), :meth:`~Trainer.setup` (problems, model, starting weights),
@@ -51,7 +53,8 @@ from dueling_gym.experiments.learning import OBSERVATION
 from dueling_gym.experiments.npz_files import check_finite, save_npz_atomically, save_policy_atomically
 from dueling_gym.validation import check_bool, check_integer
 
-__all__ = ["Trainer", "Option", "build_parser", "run_from_arguments", "command_line_main", "START_AFRESH"]
+__all__ = ["Trainer", "Option", "TrainCommand", "build_parser", "run_from_arguments", "command_line_main",
+           "START_AFRESH"]
 
 #: How to get past a run that cannot resume, in the words of the command line and of Python.
 START_AFRESH = "--no-resume (resume=False from Python)"
@@ -320,6 +323,47 @@ class Option:
             return None
         value = getattr(arguments, self.destination)
         return self.keyword or self.destination, self.convert(value) if self.convert else value
+
+
+@dataclass(frozen=True)
+class TrainCommand:
+    """A ``dueling-gym train`` sub-command, declared by the trainer module that runs it.
+
+    The module lists its commands in ``TRAIN_COMMANDS`` and provides ``build_parser(parser, *,
+    algorithm=None)`` and ``run_from_arguments(arguments, command)``;
+    :func:`dueling_gym.experiments.learning.train_commands` collects them.
+
+    Attributes
+    ----------
+    name : str
+        The sub-command (``dueling-gym train NAME``); passed to the module's ``build_parser`` as
+        ``algorithm``.
+    help : str
+        Its line in ``dueling-gym train --help``.
+    families : callable
+        The problem families of the final comparison, read from the parsed options.
+    requires : tuple of str
+        Modules it needs beyond the core install (checked before it runs: a missing one is one
+        line naming the extra that provides it).
+    """
+
+    name: str
+    help: str
+    families: Callable[[argparse.Namespace], list[str]]
+    requires: tuple[str, ...] = ()
+
+    def check_installed(self) -> None:
+        """Refuse, before any work, a command whose modules are not installed (one line)."""
+        import importlib.util
+
+        for module in self.requires:
+            if importlib.util.find_spec(module) is None:
+                raise ImportError(f"dueling-gym train {self.name} needs {module}: pip install 'dueling-gym[rl]'")
+
+
+def families_of_option(arguments: argparse.Namespace) -> list[str]:
+    """The families named by ``--families`` (the final comparison of most trainers)."""
+    return _split_families(arguments.families)
 
 
 def _split_families(text: str) -> list[str]:

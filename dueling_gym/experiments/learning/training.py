@@ -456,6 +456,14 @@ OPTIONS = (
 )
 
 
+#: ``dueling-gym train ppo`` and ``dueling-gym train a2c``.
+TRAIN_COMMANDS = tuple(
+    base.TrainCommand(name, f"{name.upper()} (Stable-Baselines3; the rl extra)", families=base.families_of_option,
+                      requires=("stable_baselines3",))
+    for name in ("ppo", "a2c")
+)
+
+
 def build_parser(parser: argparse.ArgumentParser | None = None, *, algorithm: str | None = None) -> argparse.ArgumentParser:
     """The options of :func:`train` (shared with ``dueling-gym train ppo|a2c``; with ``algorithm``
     given, the parser has no ``--algorithm`` option and uses that one)."""

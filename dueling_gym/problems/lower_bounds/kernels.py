@@ -56,6 +56,130 @@ def _h_part(
     return h_prefix[end] - (h_sorted[i2_rank] if skips else 0.0)
 
 
+# The three steps of the separation oracle share the scratch rows of :func:`kernel_workspace`:
+# ``real_work`` = (H values, H sorted, H prefix sums, O values, O prefix sums) and
+# ``integer_work`` = (sort order, rank in H, arm list).  The arm list serves the H-part first and
+# is then reused for the O-part.  They are inlined so that no array is reference-counted per call.
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _sort_inferiors(i1, scaled, pair_index, inferior_mask, inferiors_by_value_out, real_work, integer_work):
+    """Sort ``H_{i1}`` by ``y`` and take the prefix sums of the sorted values (the H-part).
+
+    Fills ``inferiors_by_value_out``, the sorted values ``real_work[1]`` (with a 0 sentinel
+    after them), their prefix sums ``real_work[2]`` and each arm's rank ``integer_work[1]``
+    (``-1`` outside ``H_{i1}``).
+
+    Returns
+    -------
+    int
+        ``n_inferiors = |H_{i1}|``.
+    """
+    n_arms = pair_index.shape[0]
+    h_values = real_work[0]
+    h_sorted = real_work[1]
+    h_prefix = real_work[2]
+    order = integer_work[0]
+    rank = integer_work[1]
+    h_arms = integer_work[2]
+    n_inferiors = 0
+    for j in range(n_arms):
+        rank[j] = -1
+        if inferior_mask[i1, j]:
+            h_arms[n_inferiors] = j
+            h_values[n_inferiors] = scaled[pair_index[i1, j]]
+            n_inferiors += 1
+    _stable_argsort(h_values, n_inferiors, order)
+    h_prefix[0] = 0.0
+    for k in range(n_inferiors):
+        arm = h_arms[order[k]]
+        inferiors_by_value_out[k] = arm
+        rank[arm] = k
+        h_sorted[k] = h_values[order[k]]
+        h_prefix[k + 1] = h_prefix[k] + h_sorted[k]
+    h_sorted[n_inferiors] = 0.0
+    return n_inferiors
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _sort_challenger_superiors(
+    i1, i2, row, scaled, pair_index, superior_mask, superiors_by_value_out, real_work, integer_work
+):
+    """Sort ``O_{i2} \\ {i1}`` by ``y`` and take the prefix sums of the sorted values (the O-part).
+
+    Row ``row`` of ``superiors_by_value_out`` lists those superiors by increasing ``y``, then the
+    other arms in index order (what a stable sort with ``+inf`` for non-members gives).  The
+    prefix sums ``real_work[4]`` stay flat past the last member, up to index ``K``.
+
+    Returns
+    -------
+    int
+        ``|O_{i2} \\ {i1}|``.
+    """
+    n_arms = pair_index.shape[0]
+    o_values = real_work[3]
+    o_prefix = real_work[4]
+    order = integer_work[0]
+    o_arms = integer_work[2]  # the H-part no longer needs its arm list
+    o_available = 0
+    for j in range(n_arms):
+        if superior_mask[i2, j] and j != i1:
+            o_arms[o_available] = j
+            o_values[o_available] = scaled[pair_index[i2, j]]
+            o_available += 1
+    _stable_argsort(o_values, o_available, order)
+    o_prefix[0] = 0.0
+    for k in range(o_available):
+        superiors_by_value_out[row, k] = o_arms[order[k]]
+        o_prefix[k + 1] = o_prefix[k] + o_values[order[k]]
+    position = o_available
+    for j in range(n_arms):
+        if not (superior_mask[i2, j] and j != i1):
+            superiors_by_value_out[row, position] = j
+            position += 1
+    for k in range(o_available, n_arms):
+        o_prefix[k + 1] = o_prefix[k]
+    return o_available
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _fill_challenger_levels(
+    i1, i2, row, n_inferiors, o_available, scaled, pair_index, losses, min_losses, level_low, n_levels,
+    values_out, uses_i2_in_h_out, real_work, integer_work,
+):
+    """Row ``row`` of the separation table: the smaller of cases A and B at every loss level.
+
+    Needs the H-part of :func:`_sort_inferiors` and the O-part of
+    :func:`_sort_challenger_superiors` for ``i2`` in the scratch arrays.
+    """
+    n_arms = pair_index.shape[0]
+    h_sorted = real_work[1]
+    h_prefix = real_work[2]
+    o_prefix = real_work[4]
+    i2_rank = integer_work[1][i2]
+    h_available = n_inferiors - 1 if i2_rank >= 0 else n_inferiors  # |H_{i1} \\ {i2}|
+    opponent_losses = losses[i2]
+    own_pair = scaled[pair_index[i1, i2]]
+    for column in range(n_levels):
+        level = level_low + column
+        h_size = level + 1 - min_losses  # |H| that lifts i1 to l + 1 losses
+        # Case A: i2 not in H; i1 stays a superior of i2, so i2 must lose L_{i2} - l others.
+        o_size = max(0, opponent_losses - level)
+        if h_size <= h_available and o_size <= o_available:
+            value_a = _h_part(h_size, n_inferiors, i2_rank, h_prefix, h_sorted) + o_prefix[min(o_size, n_arms)]
+        else:
+            value_a = np.inf
+        # Case B: i2 in H; reversing {i1, i2} already removes one superior of i2.
+        o_size = max(0, opponent_losses - level - 1)
+        if i2_rank >= 0 and h_size >= 1 and h_size - 1 <= h_available and o_size <= o_available:
+            value_b = (own_pair + _h_part(h_size - 1, n_inferiors, i2_rank, h_prefix, h_sorted)) + o_prefix[
+                min(o_size, n_arms)
+            ]
+        else:
+            value_b = np.inf
+        uses_i2_in_h_out[row, column] = value_b < value_a
+        values_out[row, column] = min(value_a, value_b)
+
+
 @numba.njit(cache=True, nogil=True)
 def separation_table_kernel(
     i1, scaled, pair_index, superior_mask, inferior_mask, losses, min_losses, level_low, n_levels,
@@ -99,81 +223,18 @@ def separation_table_kernel(
     int
         ``n_inferiors = |H_{i1}|``.
     """
-    n_arms = pair_index.shape[0]
-    h_values = real_work[0]
-    h_sorted = real_work[1]
-    h_prefix = real_work[2]
-    o_values = real_work[3]
-    o_prefix = real_work[4]
-    order = integer_work[0]
-    rank = integer_work[1]
-    h_arms = integer_work[2]
-
-    # H-part: the inferiors of i1 by increasing y.
-    n_inferiors = 0
-    for j in range(n_arms):
-        rank[j] = -1
-        if inferior_mask[i1, j]:
-            h_arms[n_inferiors] = j
-            h_values[n_inferiors] = scaled[pair_index[i1, j]]
-            n_inferiors += 1
-    _stable_argsort(h_values, n_inferiors, order)
-    h_prefix[0] = 0.0
-    for k in range(n_inferiors):
-        arm = h_arms[order[k]]
-        inferiors_by_value_out[k] = arm
-        rank[arm] = k
-        h_sorted[k] = h_values[order[k]]
-        h_prefix[k + 1] = h_prefix[k] + h_sorted[k]
-    h_sorted[n_inferiors] = 0.0
-
-    for row in range(n_arms - 1):
+    n_inferiors = _sort_inferiors(
+        i1, scaled, pair_index, inferior_mask, inferiors_by_value_out, real_work, integer_work
+    )
+    for row in range(pair_index.shape[0] - 1):
         i2 = row + 1 if row >= i1 else row
-        # O-part: the superiors of i2 other than i1 by increasing y, then the other arms in
-        # index order (what a stable sort with +inf for non-members gives).
-        o_arms = h_arms  # the H-part no longer needs its arm list
-        o_available = 0
-        for j in range(n_arms):
-            if superior_mask[i2, j] and j != i1:
-                o_arms[o_available] = j
-                o_values[o_available] = scaled[pair_index[i2, j]]
-                o_available += 1
-        _stable_argsort(o_values, o_available, order)
-        o_prefix[0] = 0.0
-        for k in range(o_available):
-            superiors_by_value_out[row, k] = o_arms[order[k]]
-            o_prefix[k + 1] = o_prefix[k] + o_values[order[k]]
-        position = o_available
-        for j in range(n_arms):
-            if not (superior_mask[i2, j] and j != i1):
-                superiors_by_value_out[row, position] = j
-                position += 1
-        for k in range(o_available, n_arms):
-            o_prefix[k + 1] = o_prefix[k]
-
-        i2_rank = rank[i2]
-        h_available = n_inferiors - 1 if i2_rank >= 0 else n_inferiors  # |H_{i1} \\ {i2}|
-        opponent_losses = losses[i2]
-        own_pair = scaled[pair_index[i1, i2]]
-        for column in range(n_levels):
-            level = level_low + column
-            h_size = level + 1 - min_losses  # |H| that lifts i1 to l + 1 losses
-            # Case A: i2 not in H; i1 stays a superior of i2, so i2 must lose L_{i2} - l others.
-            o_size = max(0, opponent_losses - level)
-            if h_size <= h_available and o_size <= o_available:
-                value_a = _h_part(h_size, n_inferiors, i2_rank, h_prefix, h_sorted) + o_prefix[min(o_size, n_arms)]
-            else:
-                value_a = np.inf
-            # Case B: i2 in H; reversing {i1, i2} already removes one superior of i2.
-            o_size = max(0, opponent_losses - level - 1)
-            if i2_rank >= 0 and h_size >= 1 and h_size - 1 <= h_available and o_size <= o_available:
-                value_b = (own_pair + _h_part(h_size - 1, n_inferiors, i2_rank, h_prefix, h_sorted)) + o_prefix[
-                    min(o_size, n_arms)
-                ]
-            else:
-                value_b = np.inf
-            uses_i2_in_h_out[row, column] = value_b < value_a
-            values_out[row, column] = min(value_a, value_b)
+        o_available = _sort_challenger_superiors(
+            i1, i2, row, scaled, pair_index, superior_mask, superiors_by_value_out, real_work, integer_work
+        )
+        _fill_challenger_levels(
+            i1, i2, row, n_inferiors, o_available, scaled, pair_index, losses, min_losses, level_low, n_levels,
+            values_out, uses_i2_in_h_out, real_work, integer_work,
+        )
     return n_inferiors
 
 

@@ -122,6 +122,23 @@ class _SparseRows:
         )
 
 
+class _Columns:
+    """LP columns collected block by block: their costs and upper bounds (every lower bound is 0)."""
+
+    def __init__(self) -> None:
+        self.costs: list[NDArray[np.float64]] = []
+        self.upper: list[NDArray[np.float64]] = []
+        self.count = 0
+
+    def add(self, costs: NDArray[np.float64], upper: NDArray[np.float64]) -> int:
+        """Append ``upper.size`` columns; returns the index of the first."""
+        first = self.count
+        self.costs.append(costs)
+        self.upper.append(upper)
+        self.count += upper.size
+        return first
+
+
 class CompactFullRegionLP:
     """The compact LP of ``C*_{i1}`` (see the module docstring), over a chosen set of families.
 
@@ -199,32 +216,46 @@ class CompactFullRegionLP:
         RuntimeError
             If HiGHS fails (it should not: ``y = 1`` is always feasible).
         """
-        structure = self.structure
-        costs = structure.scaled_costs
-        n_inferiors = self.inferiors.size
-        families = []  # (i2, H size, own pair, tail size)
+        families = self._active_families(active)
+        if not families:
+            return np.zeros(self.structure.n_pairs), 0
+        # Columns: x (the pairs of i1 with its inferiors), (t_h, u_h, s_h) per H size h >= 1,
+        # then the increments z of every block that some row reaches.
+        x_pairs = self.structure.pair_index[self.i1, self.inferiors]
+        columns = _Columns()
+        columns.add(self.structure.scaled_costs[x_pairs], np.ones(self.inferiors.size))
+        rows, equalities = _SparseRows(), _SparseRows()
+        multiplier_column = self._add_h_multipliers(families, columns, rows)
+        blocks, tail_column = self._add_blocks(families, columns, rows, equalities)
+        self._add_family_rows(families, multiplier_column, tail_column, rows)
+        solution = _solve_with_highs(columns, rows, equalities)
+        return self._scaled_point(solution, x_pairs, blocks), rows.n_rows + equalities.n_rows
+
+    def _active_families(self, active: NDArray[np.bool_]) -> list[tuple[int, int, bool, int]]:
+        """The rows of the active table cells as ``(i2, H size, own pair, tail size)``, case A first."""
+        families: list[tuple[int, int, bool, int]] = []
         for present, h_sizes, o_sizes, own_pair in self._cases:
             rows, columns = np.nonzero(present & active)
             families += zip(
                 self.opponents[rows].tolist(), h_sizes[rows, columns].tolist(), [own_pair] * rows.size,
                 o_sizes[rows, columns].tolist(),
             )
-        if not families:
-            return np.zeros(structure.n_pairs), 0
+        return families
 
-        # Columns: x (the pairs of i1 with its inferiors), (t_h, u_h, s_h) per H size h >= 1,
-        # then the increments z of every block that some row reaches.
-        x_pairs = structure.pair_index[self.i1, self.inferiors]
-        column_costs, upper_bounds = [costs[x_pairs]], [np.ones(n_inferiors)]
-        n_columns = n_inferiors
-        rows = _SparseRows()
+    def _add_h_multipliers(
+        self, families: list[tuple[int, int, bool, int]], columns: _Columns, rows: _SparseRows
+    ) -> dict[int, int]:
+        """Columns ``(t_h, u_h, s_h)`` and the rows bounding ``u_h`` for every H size the families use.
+
+        Returns the column of ``t_h`` per size ``h`` (``u_h`` and ``s_h`` follow it).
+        """
+        n_inferiors = self.inferiors.size
         multiplier_column: dict[int, int] = {}
         for h_size in sorted({family[1] for family in families if family[1] >= 1}):
-            t_column = multiplier_column[h_size] = n_columns
+            t_column = multiplier_column[h_size] = columns.add(
+                np.zeros(2 + n_inferiors), np.concatenate([[1.0, np.inf], np.ones(n_inferiors)])
+            )
             s_columns = t_column + 2 + np.arange(n_inferiors)
-            column_costs.append(np.zeros(2 + n_inferiors))
-            upper_bounds.append(np.concatenate([[1.0, np.inf], np.ones(n_inferiors)]))
-            n_columns += 2 + n_inferiors
             # t_h - x_j - s_hj <= 0 for every j, then sum_j s_hj - u_h <= 0.
             rows.add_block(
                 np.repeat(np.arange(n_inferiors), 3),
@@ -233,52 +264,39 @@ class CompactFullRegionLP:
                 np.zeros(n_inferiors),
             )
             rows.add(np.append(s_columns, t_column + 1), np.append(np.ones(n_inferiors), -1.0), 0.0)
+        return multiplier_column
+
+    def _add_blocks(
+        self, families: list[tuple[int, int, bool, int]], columns: _Columns, rows: _SparseRows,
+        equalities: _SparseRows,
+    ) -> tuple[dict[int, tuple[int, int]], dict[tuple[int, int], int]]:
+        """The increments and tail columns of every block that some family reaches.
+
+        Returns ``i2 -> (first z column, number of z columns)`` and ``(i2, o) -> column of T_o``.
+        """
         tails: dict[int, set[int]] = {}
         for i2, _, _, o_size in families:
             if o_size >= 1:
                 tails.setdefault(i2, set()).add(o_size)
-        equalities = _SparseRows()
-        blocks: dict[int, tuple[int, int]] = {}  # i2 -> (first z column, number of z columns)
-        tail_column: dict[tuple[int, int], int] = {}  # (i2, o) -> column of T_o
+        blocks: dict[int, tuple[int, int]] = {}
+        tail_column: dict[tuple[int, int], int] = {}
         for i2, sizes in sorted(tails.items()):
             pairs, prefix_costs = self._block(i2)
             shortest, longest = min(sizes), max(sizes)
-            first = n_columns
+            first = columns.add(prefix_costs[pairs.size - longest:], np.ones(longest))
             blocks[i2] = (first, longest)
-            column_costs.append(prefix_costs[pairs.size - longest:])
-            upper_bounds.append(np.ones(longest))
-            n_columns += longest
             if longest > 1:
                 rows.add(np.arange(first, first + longest), np.ones(longest), 1.0)  # y_(1) = sum z <= 1
-            # T_o (sum of the o dearest y) and Y_o (the o-th dearest y) for o = shortest..longest:
-            # T_shortest and Y_shortest in full, then Y_o = Y_{o-1} + z and T_o = T_{o-1} + Y_o, so
-            # that every row reaches its tail through one column.
-            span = longest - shortest + 1
-            t_columns = n_columns + np.arange(span)
-            y_columns = n_columns + span + np.arange(span)
-            column_costs.append(np.zeros(2 * span))
-            upper_bounds.append(np.full(2 * span, np.inf))
-            n_columns += 2 * span
-            dearest = first + longest - shortest + np.arange(shortest)
-            equalities.add(np.append(dearest, t_columns[0]), np.append(-np.arange(1.0, shortest + 1), 1.0), 0.0)
-            equalities.add(np.append(dearest, y_columns[0]), np.append(-np.ones(shortest), 1.0), 0.0)
-            if span > 1:
-                steps = np.arange(1, span)
-                z_columns = first + longest - shortest - steps  # the increment entering Y_{shortest + step}
-                equalities.add_block(
-                    np.repeat(steps - 1, 3),
-                    np.stack([y_columns[steps], y_columns[steps - 1], z_columns], axis=1).ravel(),
-                    np.tile([1.0, -1.0, -1.0], span - 1),
-                    np.zeros(span - 1),
-                )
-                equalities.add_block(
-                    np.repeat(steps - 1, 3),
-                    np.stack([t_columns[steps], t_columns[steps - 1], y_columns[steps]], axis=1).ravel(),
-                    np.tile([1.0, -1.0, -1.0], span - 1),
-                    np.zeros(span - 1),
-                )
+            t_columns = _add_tail_chain(first, longest, shortest, columns, equalities)
             for o_size in sizes:
                 tail_column[i2, o_size] = int(t_columns[o_size - shortest])
+        return blocks, tail_column
+
+    def _add_family_rows(
+        self, families: list[tuple[int, int, bool, int]], multiplier_column: dict[int, int],
+        tail_column: dict[tuple[int, int], int], rows: _SparseRows,
+    ) -> None:
+        """One row ``[x_{i2}] + h t_h - u_h + s_{h i2} + T_o >= 1`` per family (negated into ``<=``)."""
         for i2, h_size, own_pair, o_size in families:
             columns: list[int] = []
             values: list[float] = []
@@ -297,28 +315,77 @@ class CompactFullRegionLP:
                 values.append(1.0)
             rows.add(columns, -np.asarray(values, dtype=np.float64), -1.0)
 
-        upper = np.concatenate(upper_bounds)
-        from scipy.optimize import linprog
-
-        result = linprog(
-            np.concatenate(column_costs),
-            A_ub=rows.matrix(n_columns),
-            b_ub=np.concatenate(rows.bounds),
-            A_eq=equalities.matrix(n_columns) if equalities.n_rows else None,
-            b_eq=np.concatenate(equalities.bounds) if equalities.n_rows else None,
-            bounds=np.stack([np.zeros(upper.size), upper], axis=1),
-            method="highs",
-        )
-        if result.status != 0:
-            raise RuntimeError(f"HiGHS failed on the compact lower-bound LP: {result.message}")
-        solution = result.x
+    def _scaled_point(
+        self, solution: NDArray[np.float64], x_pairs: NDArray[np.int64], blocks: dict[int, tuple[int, int]]
+    ) -> NDArray[np.float64]:
+        """``y`` per pair from the LP's columns: ``x`` as is, each block's ``y`` rebuilt from its increments."""
+        structure = self.structure
         scaled = np.zeros(structure.n_pairs)
-        scaled[x_pairs] = solution[:n_inferiors]
+        scaled[x_pairs] = solution[:self.inferiors.size]
         for i2, (first, tail) in blocks.items():
             pairs, _ = self._block(i2)
             suffix = np.cumsum(solution[first:first + tail][::-1])[::-1]  # y at the `tail` dearest pairs
             values = np.full(pairs.size, suffix[0])  # the cheaper pairs all sit at the top value
             values[pairs.size - tail:] = suffix
             scaled[pairs] = values
-        return np.clip(scaled, 0.0, structure.box_upper), rows.n_rows + equalities.n_rows
+        return np.clip(scaled, 0.0, structure.box_upper)
 
+
+def _add_tail_chain(
+    first: int, longest: int, shortest: int, columns: _Columns, equalities: _SparseRows
+) -> NDArray[np.int64]:
+    """Columns ``T_o`` (sum of the ``o`` dearest ``y``) and ``Y_o`` (the ``o``-th dearest ``y``) of a block.
+
+    The block's increments ``z`` occupy ``first .. first + longest - 1``.  ``T_shortest`` and
+    ``Y_shortest`` are spelled out in full, then ``Y_o = Y_{o-1} + z`` and ``T_o = T_{o-1} + Y_o``
+    for ``o = shortest+1 .. longest``, so that every row reaches its tail through one column.
+    Returns the columns of ``T_o``, ``o = shortest .. longest``.
+    """
+    span = longest - shortest + 1
+    chain_start = columns.add(np.zeros(2 * span), np.full(2 * span, np.inf))
+    t_columns = chain_start + np.arange(span)
+    y_columns = chain_start + span + np.arange(span)
+    dearest = first + longest - shortest + np.arange(shortest)
+    equalities.add(np.append(dearest, t_columns[0]), np.append(-np.arange(1.0, shortest + 1), 1.0), 0.0)
+    equalities.add(np.append(dearest, y_columns[0]), np.append(-np.ones(shortest), 1.0), 0.0)
+    if span > 1:
+        steps = np.arange(1, span)
+        z_columns = first + longest - shortest - steps  # the increment entering Y_{shortest + step}
+        equalities.add_block(
+            np.repeat(steps - 1, 3),
+            np.stack([y_columns[steps], y_columns[steps - 1], z_columns], axis=1).ravel(),
+            np.tile([1.0, -1.0, -1.0], span - 1),
+            np.zeros(span - 1),
+        )
+        equalities.add_block(
+            np.repeat(steps - 1, 3),
+            np.stack([t_columns[steps], t_columns[steps - 1], y_columns[steps]], axis=1).ravel(),
+            np.tile([1.0, -1.0, -1.0], span - 1),
+            np.zeros(span - 1),
+        )
+    return t_columns
+
+
+def _solve_with_highs(columns: _Columns, rows: _SparseRows, equalities: _SparseRows) -> NDArray[np.float64]:
+    """``argmin`` of the compact LP with HiGHS (every column bounded below by 0).
+
+    Raises
+    ------
+    RuntimeError
+        If HiGHS fails.
+    """
+    upper = np.concatenate(columns.upper)
+    from scipy.optimize import linprog
+
+    result = linprog(
+        np.concatenate(columns.costs),
+        A_ub=rows.matrix(columns.count),
+        b_ub=np.concatenate(rows.bounds),
+        A_eq=equalities.matrix(columns.count) if equalities.n_rows else None,
+        b_eq=np.concatenate(equalities.bounds) if equalities.n_rows else None,
+        bounds=np.stack([np.zeros(upper.size), upper], axis=1),
+        method="highs",
+    )
+    if result.status != 0:
+        raise RuntimeError(f"HiGHS failed on the compact lower-bound LP: {result.message}")
+    return result.x
