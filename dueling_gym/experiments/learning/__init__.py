@@ -22,6 +22,7 @@ The network itself (weights, file format, compiled forward pass, batch evaluator
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -39,13 +40,15 @@ OBSERVATION = "dueling_gym.observations (pair features v1)"
 TRAINING_HISTORY_DIRECTORY = Path(__file__).resolve().parents[3] / "training-history"
 
 
+@cache
 def train_commands() -> dict[str, tuple[ModuleType, Any]]:
     """Every ``dueling-gym train`` sub-command: name -> (the trainer module, its ``TrainCommand``).
 
     A trainer module of this package declares its sub-commands in ``TRAIN_COMMANDS`` (see
     :class:`~dueling_gym.experiments.learning.trainer.TrainCommand`); the command line takes them
     from here, so adding a trainer touches its own module only.  Only the modules that declare
-    some are imported (the torch policy module is not), in the order of their names.
+    some are imported (the torch policy module is not), in the order of their names; read once
+    per process (the parser and the command both ask).
     """
     import importlib
 

@@ -53,8 +53,8 @@ from dueling_gym.experiments.learning import OBSERVATION
 from dueling_gym.experiments.npz_files import check_finite, save_npz_atomically, save_policy_atomically
 from dueling_gym.validation import check_bool, check_integer
 
-__all__ = ["Trainer", "Option", "TrainCommand", "build_parser", "run_from_arguments", "command_line_main",
-           "START_AFRESH"]
+__all__ = ["Trainer", "Option", "TrainCommand", "families_of_option", "build_parser", "run_from_arguments",
+           "command_line_main", "START_AFRESH"]
 
 #: How to get past a run that cannot resume, in the words of the command line and of Python.
 START_AFRESH = "--no-resume (resume=False from Python)"
