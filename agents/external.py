@@ -10,28 +10,57 @@ tutorial), or merely implements the same API -- ``__init__(n_arms, *, seed=None,
 ``reset(*, seed=None)`` -- in which case it is wrapped so that every duel, outcome and
 recommendation it exchanges is checked like a library agent's.  As with ``python -m``, the
 current folder is searched for the module first.  A sweep identifies such an agent by its
-import path, its hyperparameters, the SHA-256 of its module's source file and the version of
-the distribution that installed it (see :func:`source_identity`), so editing the module makes
-new runs instead of reusing the old ones.
+import path, its hyperparameters, the SHA-256 of its module's source file, the SHA-256 of every
+module of the user's own code that module imports (directly or through other such modules;
+the standard library and installed packages are left out) and the version of the
+distribution that installed it (see :func:`source_identity`), so editing the module or a
+helper it imports makes new runs instead of reusing the old ones.
+
+A module that cannot be imported -- missing, with a syntax error, or raising while it runs --
+is one :class:`AgentImportError` naming the module and the error, never a traceback.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import importlib
+import importlib.util
 import inspect
 import os
+import site
 import sys
+import sysconfig
 from typing import Any, ClassVar
 
 from dueling_gym.agents.base import DuelingAgent, SeedLike
 from dueling_gym.validation import check_action, check_arm, check_outcome, check_seed
 
-__all__ = ["is_import_path", "load_agent_class", "source_identity"]
+__all__ = ["AgentImportError", "is_import_path", "load_agent_class", "source_identity"]
 
 _LOADED: dict[str, type] = {}
 #: Module name -> its identity as it was when imported (the code that runs, even if the file changes later).
 _SOURCES: dict[str, dict[str, str]] = {}
+
+
+class AgentImportError(ValueError):
+    """An agent's module (named by import path) cannot be imported: missing, broken or raising.
+
+    A ``ValueError``, so every caller that refuses a bad agent name refuses this one too; its own
+    class lets a reader of a results folder tell "the agent's code is gone or broken" from "the
+    folder is damaged".
+    """
+
+
+#: Longest error text quoted in a one-line message (an exception may carry a whole file).
+_MAX_ERROR_TEXT = 300
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line and at most :data:`_MAX_ERROR_TEXT` characters (messages are printed whole)."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= _MAX_ERROR_TEXT else flat[:_MAX_ERROR_TEXT - 3] + "..."
 
 
 def is_import_path(name: str) -> bool:
@@ -53,8 +82,11 @@ def load_agent_class(path: str) -> type[DuelingAgent]:
 
     Raises
     ------
+    AgentImportError
+        When the module cannot be imported: not found, a syntax error, or an exception (even
+        ``SystemExit``) raised while it runs; one line naming the module and the error.
     ValueError
-        When the module cannot be imported or has no such class.
+        When the module has no such class.
     TypeError
         When the class neither subclasses ``DuelingAgent`` nor implements ``act``, ``observe``,
         ``recommend`` and ``reset``.
@@ -64,10 +96,7 @@ def load_agent_class(path: str) -> type[DuelingAgent]:
     module_name, class_name = _check_path(path)
     if os.getcwd() not in sys.path:  # as `python -m` does: a module in the current folder is found
         sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ValueError(f"agent {path!r}: cannot import module {module_name!r} ({error})") from None
+    module = _import_module(path, module_name)
     cls = getattr(module, class_name, None)
     if not isinstance(cls, type):
         raise ValueError(f"agent {path!r}: module {module_name!r} has no class {class_name!r}")
@@ -82,12 +111,44 @@ def load_agent_class(path: str) -> type[DuelingAgent]:
     return cls
 
 
-def source_identity(cls: type) -> dict[str, str]:
-    """What identifies an imported agent's code: its module, the SHA-256 of the module's source
-    file and the version of the distribution providing the module's top-level package (if any).
+def _import_module(path: str, module_name: str) -> Any:
+    """Import the agent's module; any failure of the user's code is one :class:`AgentImportError`."""
+    try:
+        return importlib.import_module(module_name)
+    except SyntaxError as error:  # IndentationError and TabError included
+        where = f"{error.filename}, line {error.lineno}" if error.filename else f"line {error.lineno}"
+        raise AgentImportError(f"agent {path!r}: module {module_name!r} has a syntax error ({where}: "
+                               f"{_one_line(error.msg)})") from None
+    except ImportError as error:
+        raise AgentImportError(f"agent {path!r}: cannot import module {module_name!r} "
+                               f"({_one_line(str(error))})") from None
+    except SystemExit as error:  # the module's own sys.exit() must not end the caller's program
+        raise AgentImportError(f"agent {path!r}: module {module_name!r} called sys.exit({error.code!r}) "
+                               "while being imported") from None
+    except Exception as error:  # noqa: BLE001 - whatever the user's module raises is reported, not a traceback
+        raise AgentImportError(f"agent {path!r}: importing module {module_name!r} raised "
+                               f"{type(error).__name__}: {_one_line(str(error))}") from None
 
-    Taken when the module was imported, so it describes the code this process runs even if the
+
+def source_identity(cls: type) -> dict[str, Any]:
+    """What identifies an imported agent's code.
+
+    Its module, the SHA-256 of the module's source file, the SHA-256 of every module of the
+    user's own code it imports (``"imports"``, module name -> SHA-256; present when there are
+    any) and the version of the distribution providing the module's top-level package (if any).
+
+    Taken when the module was imported, so it describes the code this process runs even if a
     file is edited afterwards (a new process then imports, and identifies, the new code).
+
+    Parameters
+    ----------
+    cls : type
+        An agent class returned by :func:`load_agent_class` (or any class of an imported module).
+
+    Returns
+    -------
+    dict
+        JSON-ready identity of the class's code.
     """
     original = getattr(cls, "wrapped_class", cls)
     module_name = original.__module__
@@ -96,12 +157,16 @@ def source_identity(cls: type) -> dict[str, str]:
     return dict(_SOURCES[module_name])
 
 
-def _module_identity(module: Any) -> dict[str, str]:
-    identity = {"module": module.__name__}
+def _module_identity(module: Any) -> dict[str, Any]:
+    identity: dict[str, Any] = {"module": module.__name__}
     source = inspect.getsourcefile(module) if hasattr(module, "__file__") else None
     if source and os.path.isfile(source):
-        with open(source, "rb") as stream:
-            identity["source_sha256"] = hashlib.sha256(stream.read()).hexdigest()
+        identity["source_sha256"] = _file_sha256(source)
+    # Without these, editing a helper module of the user's changes the numbers but not the
+    # identity, and a sweep would reuse the old runs as if they were the new code's.
+    imported = _user_imports(module.__name__)
+    if imported:
+        identity["imports"] = imported
     from importlib.metadata import PackageNotFoundError, packages_distributions, version
 
     top = module.__name__.partition(".")[0]
@@ -111,6 +176,125 @@ def _module_identity(module: Any) -> dict[str, str]:
         except PackageNotFoundError:  # pragma: no cover - an inconsistent installation
             pass
     return identity
+
+
+def _file_sha256(path: str) -> str:
+    with open(path, "rb") as stream:
+        return hashlib.sha256(stream.read()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_roots() -> tuple[str, ...]:
+    """Folders of the standard library and of installed packages (resolved), whose code is not the user's."""
+    paths = sysconfig.get_paths()
+    roots = {paths.get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    try:
+        roots.update(site.getsitepackages())
+    except AttributeError:  # pragma: no cover - old virtualenvs without getsitepackages
+        pass
+    roots.add(site.getusersitepackages())
+    return tuple(sorted(os.path.realpath(root) + os.sep for root in roots if root))
+
+
+def _locate(name: str) -> tuple[str | None, bool]:
+    """The file module ``name`` is (or would be) loaded from, and whether it is a namespace package.
+
+    Found without running the module; ``(None, False)`` when there is no such module or it has
+    no file (a built-in).
+    """
+    module = sys.modules.get(name)
+    if module is not None:
+        origin = getattr(module, "__file__", None)
+        if isinstance(origin, str) and os.path.isfile(origin):
+            return origin, False
+        return None, hasattr(module, "__path__")
+    try:  # finding a submodule imports its parent packages: only ever the user's (see _user_imports)
+        spec = importlib.util.find_spec(name)
+    except Exception:  # noqa: BLE001 - a name that is no module (an attribute, a typo) has no file
+        return None, False
+    if spec is None:
+        return None, False
+    if spec.has_location and isinstance(spec.origin, str) and os.path.isfile(spec.origin):
+        return spec.origin, False
+    return None, spec.submodule_search_locations is not None
+
+
+def _is_user_code(name: str, origin: str) -> bool:
+    """Whether module ``name`` at ``origin`` is the user's code rather than Python's, ours or an installed package's.
+
+    Code outside the standard library and site-packages counts as the user's, an editable
+    install included: following too much only ever makes new runs, following too little
+    reuses old ones.
+    """
+    if name.partition(".")[0] == "dueling_gym":
+        return False
+    return not os.path.realpath(origin).startswith(_installed_roots())
+
+
+def _imported_names(origin: str, name: str) -> list[str]:
+    """Every module name the source at ``origin`` may import (any import statement, even inside functions)."""
+    if not origin.endswith(".py"):
+        return []
+    try:
+        with open(origin, "rb") as stream:
+            tree = ast.parse(stream.read(), filename=origin)
+    except (OSError, SyntaxError, ValueError):  # a file that changed or broke since it was imported
+        return []
+    package = name if os.path.basename(origin) == "__init__.py" else name.rpartition(".")[0]
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".") if package else []
+                if node.level - 1 > len(parts):
+                    continue
+                base = ".".join(parts[:len(parts) - (node.level - 1)])
+                full = ".".join(part for part in (base, node.module) if part)
+            else:
+                full = node.module or ""
+            if not full:
+                continue
+            names.append(full)
+            # ``from package import helper`` imports a module when ``helper`` is one.
+            names += [f"{full}.{alias.name}" for alias in node.names if alias.name != "*"]
+    return names
+
+
+def _user_imports(module_name: str) -> dict[str, str]:
+    """Module name -> SHA-256 of its file, for every module of the user's code ``module_name`` imports.
+
+    Followed through the import statements of the user's modules (and their parent packages,
+    which importing runs too); a module of the standard library, of an installed package or of
+    dueling-gym ends the walk there, so its own imports are never read.
+    """
+    found: dict[str, str] = {}
+    seen: set[str] = set()
+    passable: set[str] = set()  # the user's modules and namespace packages: their submodules may be the user's
+    pending = [module_name]
+    while pending:
+        name = pending.pop()
+        parts = name.split(".")
+        # Parents first: a package outside the user's code ends the walk before any of its
+        # submodules is looked up (which would import that package).
+        for candidate in (".".join(parts[:index]) for index in range(1, len(parts) + 1)):
+            if candidate in seen:
+                if candidate in passable:
+                    continue
+                break
+            seen.add(candidate)
+            origin, namespace = _locate(candidate)
+            if namespace:
+                passable.add(candidate)
+                continue
+            if origin is None or not _is_user_code(candidate, origin):
+                break
+            passable.add(candidate)
+            if candidate != module_name:
+                found[candidate] = _file_sha256(origin)
+            pending += _imported_names(origin, candidate)
+    return dict(sorted(found.items()))
 
 
 class _WrappedAgent(DuelingAgent):

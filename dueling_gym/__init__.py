@@ -14,9 +14,29 @@ back) and ``RankerDuel-v0`` (rankers compared by interleaving with simulated cli
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+import os as _os
+import sys as _sys
 
-import gymnasium as gym
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    """SIGINT handler of the ``dueling-gym`` console script until its ``main`` runs: one line, exit 130."""
+    _sys.stderr.write("dueling-gym: interrupted\n")
+    raise SystemExit(130)
+
+
+# The console script imports this package (and Gymnasium, NumPy, ...) before its main() can catch
+# a Ctrl-C, which would print the traceback of whatever import it stopped; so the script's own
+# process exits with one line instead, and main() gives SIGINT back to Python first thing.
+if _os.path.basename((getattr(_sys, "argv", None) or [""])[0]) in ("dueling-gym", "dueling-gym.exe",
+                                                                    "dueling-gym-script.py"):
+    import signal as _signal
+
+    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+        _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+
+from importlib.metadata import PackageNotFoundError, version  # noqa: E402
+
+import gymnasium as gym  # noqa: E402
 
 try:
     __version__ = version("dueling-gym")
@@ -67,6 +87,30 @@ def register_envs() -> None:
 
 
 register_envs()
+
+
+class _NumbaCacheGuardFinder:
+    """Finds nothing but ``numba.core.caching``, whose loading it hands to :mod:`dueling_gym.numba_cache`.
+
+    A damaged file of Numba's on-disk cache is then discarded and compiled again (with a warning)
+    rather than failing every call of its function.  The guard is installed when Numba is
+    imported, so that ``import dueling_gym`` imports (and compiles) nothing more.
+    """
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+        if fullname != "numba.core.caching":
+            return None
+        from dueling_gym.numba_cache import guarded_spec
+
+        return guarded_spec(self, fullname, path, target)
+
+
+if "numba.core.caching" in _sys.modules:
+    from dueling_gym.numba_cache import install as _install_numba_cache_guard
+
+    _install_numba_cache_guard(_sys.modules["numba.core.caching"])
+elif not any(type(finder).__name__ == "_NumbaCacheGuardFinder" for finder in _sys.meta_path):
+    _sys.meta_path.insert(0, _NumbaCacheGuardFinder())
 
 # The problem API is imported on first use: ``import dueling_gym`` only registers the
 # environments, so that it costs about as much as importing Gymnasium.

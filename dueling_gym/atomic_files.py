@@ -4,6 +4,10 @@
 of any new file: ``0666`` minus the umask) and renames it over the target; the temporary file
 is removed if anything fails.  Results folders (:func:`atomic_write_text`) and training
 checkpoints and policies (:mod:`dueling_gym.experiments.npz_files`) are written through it.
+
+Only a regular file or a new path is written: a FIFO, a device node, a folder or a symbolic
+link at the target is refused before anything is written, since the rename would replace it
+(as root, ``/dev/null`` itself) instead of writing where it leads.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import os
 import secrets
 from pathlib import Path
 from typing import BinaryIO, Iterator
+
+from dueling_gym.validation import check_regular_file
 
 __all__ = ["atomic_write", "atomic_write_text"]
 
@@ -46,15 +52,22 @@ def _sync(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | Path, *, durable: bool = True) -> Iterator[BinaryIO]:
+def atomic_write(path: str | Path, *, durable: bool = True, what: str = "file") -> Iterator[BinaryIO]:
     """Write ``path`` all at once: the block writes to the yielded binary file, which replaces
     ``path`` only once the block has finished.
 
     If the block (or the flush, or the rename) raises, ``path`` is left as it was and the
     temporary file is removed.  ``durable=True`` also puts the data and the rename on the disk
     (the file survives a power cut, not only a killed process).
+
+    Raises
+    ------
+    ValueError
+        If ``path`` exists and is not a regular file (a FIFO, a device node, a folder, a socket
+        or a symbolic link, even one to a regular file): the rename would replace it rather
+        than write where it leads.  ``what`` names the file in the message.
     """
-    target = Path(path)
+    target = check_regular_file(path, what, new_ok=True, follow_symlinks=False)
     temporary, handle = _create_temporary(target)
     try:
         try:
@@ -77,14 +90,16 @@ def atomic_write(path: str | Path, *, durable: bool = True) -> Iterator[BinaryIO
         _sync(target.parent)  # the rename itself survives a power cut once the folder is on the disk
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, *, durable: bool = True) -> None:
+def atomic_write_text(path: str | os.PathLike, text: str, *, durable: bool = True, what: str = "file") -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically, creating its folder if needed: a reader sees
     the old file or the whole new one.
 
     Unit files of a sweep pass ``durable=False`` -- a millisecond per unit -- because a unit file
     that a power cut left empty or short fails verification when it is read and is run again.
+    ``what`` names the file in the message that refuses a target that is not a regular file
+    (see ``atomic_write``).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(path, durable=durable) as handle:
+    with atomic_write(path, durable=durable, what=what) as handle:
         handle.write(text.encode("utf-8"))

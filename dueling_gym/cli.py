@@ -111,6 +111,10 @@ def _command_problems(args: argparse.Namespace) -> int:
         print(problems_table(with_bounds=not args.no_bounds))
         print("\n" + _PROBLEMS_NOTE)
         return 0
+    if args.save is not None:  # refused now, not after an estimate that may take minutes (save_problem checks again)
+        from dueling_gym.validation import check_regular_file
+
+        check_regular_file(args.save, "problem file", new_ok=True, follow_symlinks=False)
     problem = _problem_from_data(args)
     bound_functions = None if args.no_bounds else _bound_functions()
     header = _PROBLEM_COLUMNS + (["LB", "ECWB"] if bound_functions is not None else [])
@@ -583,9 +587,22 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
     print(f"dueling-gym: warning: {message}", file=sys.stderr)
 
 
+def _take_back_interrupts() -> None:
+    """Give Ctrl-C back to Python: while the console script imported this module, ``import
+    dueling_gym`` had it exit with one line (see the package's ``__init__``); from here on it is
+    a KeyboardInterrupt, which :func:`main` and the sweeps handle."""
+    import signal
+
+    import dueling_gym
+
+    if signal.getsignal(signal.SIGINT) is dueling_gym._interrupted_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dueling-gym`` console script."""
     try:
+        _take_back_interrupts()
         return _main(argv)
     except KeyboardInterrupt:
         # Ctrl-C while starting (imports, validation) or in a command that keeps nothing: one line.

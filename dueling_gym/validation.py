@@ -3,12 +3,20 @@
 Every public entry point of the package checks its inputs with these functions, so a bad
 value is refused with a ``TypeError`` (wrong kind of value) or a ``ValueError`` (right kind,
 wrong value) that names the argument, and nothing is silently coerced, clipped or counted.
+
+Files and messages: :func:`check_regular_file` refuses a FIFO, a device or a folder before it is
+read (and, for a file about to be replaced, a symbolic link too); :func:`reject_duplicate_keys`
+refuses JSON objects that give a key twice; :func:`echo` caps the user's values that a message
+repeats.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import stat
 from operator import index
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,6 +47,10 @@ __all__ = [
     "check_action_batch",
     "check_discrete_action",
     "read_only",
+    "MAX_ECHO",
+    "echo",
+    "check_regular_file",
+    "reject_duplicate_keys",
 ]
 
 SeedLike = int | np.random.SeedSequence | None
@@ -396,3 +408,164 @@ def read_only(array: NDArray[Any]) -> NDArray[Any]:
     """Mark ``array`` read-only and return it (facts of a problem must not be changed in place)."""
     array.flags.writeable = False
     return array
+
+
+#: Characters of a user-given value that an error message repeats (see :func:`echo`).
+MAX_ECHO = 80
+#: Items of a user-given sequence that an error message repeats.
+_MAX_ECHO_ITEMS = 20
+#: A container's items are shown until they take this many times the cap of one value.
+_ECHO_BUDGET = 3
+#: Levels of nested containers that an error message spells out.
+_MAX_ECHO_LEVELS = 3
+#: Characters of a path that a message repeats when the path cannot even be looked up (a real
+#: path is shown whole: the system limits it to a few thousand characters).
+_MAX_PATH_ECHO = 240
+
+
+def echo(value: Any, limit: int = MAX_ECHO, *, quote: bool = True, _level: int = 0) -> str:
+    """A user-given value as an error message repeats it: its ``repr``, capped at ``limit`` characters.
+
+    Names read from files (system names, column names, labels) can be arbitrarily long: a
+    400 MB name repeated whole makes a message that no terminal or log can show.  A longer value
+    becomes its first ``limit`` characters followed by ``... (N characters)``; a list, tuple, set
+    or dict shows at most 20 items (each capped, and no more once they take about three times
+    ``limit``) followed by ``... (N more)``, and containers nested
+    more than two levels deep as ``[...]`` (a value parsed from deeply nested JSON would
+    otherwise exhaust the recursion limit while the message is being built).
+
+    Parameters
+    ----------
+    value : Any
+        The value to show.
+    limit : int, default MAX_ECHO
+        The most characters of a string (or of another value's ``repr``) to show.
+    quote : bool, default True
+        False shows a string as plain text instead of its ``repr`` (e.g. names in a list that
+        the message joins with commas).
+
+    Returns
+    -------
+    str
+        The capped text.
+    """
+    if isinstance(value, str):
+        # Slice before repr: the repr of a 400 MB string would itself take 400 MB.
+        shown = value if len(value) <= limit else value[:limit]
+        text = repr(shown) if quote else shown
+        return text if len(value) <= limit else f"{text}... ({len(value):,} characters)"
+    if isinstance(value, (list, tuple, set, frozenset, dict)):
+        opening, closing = "[]" if isinstance(value, list) else "()" if isinstance(value, tuple) else "{}"
+        if _level >= _MAX_ECHO_LEVELS:
+            return f"{opening}...{closing}" if value else opening + closing
+        level = _level + 1
+        items = list(value.items() if isinstance(value, dict) else value)[:_MAX_ECHO_ITEMS]
+        parts: list[str] = []
+        used = 0
+        for item in items:
+            if used > _ECHO_BUDGET * limit:  # 20 long names would still make a long message
+                break
+            if isinstance(value, dict):
+                key, item = item
+                part = f"{echo(key, limit, quote=quote, _level=level)}: {echo(item, limit, quote=quote, _level=level)}"
+            else:
+                part = echo(item, limit, quote=quote, _level=level)
+            parts.append(part)
+            used += len(part) + 2
+        if len(value) > len(parts):
+            parts.append(f"... ({len(value) - len(parts):,} more)")
+        trailing = "," if isinstance(value, tuple) and len(value) == 1 else ""
+        return opening + ", ".join(parts) + trailing + closing
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * limit:
+        # repr of an integer past Python's digit limit raises instead of printing.
+        return f"an integer of {value.bit_length():,} bits"
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def _file_kind(mode: int) -> str:
+    """What a ``stat`` mode describes, in words (for the messages of :func:`check_regular_file`)."""
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"))
+    return next((kind for test, kind in kinds if test(mode)), "not a regular file")
+
+
+def check_regular_file(path: str | os.PathLike[str], what: str, *, new_ok: bool = False,
+                       follow_symlinks: bool = True) -> Path:
+    """Refuse a path that is not a regular file, before anything reads or replaces it.
+
+    Reading a FIFO blocks until some other process writes to it, reading ``/dev/zero`` never
+    ends (until the memory is gone), and replacing a FIFO, a device node or a symbolic link with
+    a new file destroys it (as root, ``/dev/null`` itself).  Only a regular file (or, with
+    ``new_ok``, a path where nothing exists yet) is accepted.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The path to check.
+    what : str
+        What the file is, for the message (e.g. ``"problem file"``).
+    new_ok : bool, default False
+        Accept a path where nothing exists (a file about to be written).
+    follow_symlinks : bool, default True
+        True checks what a symbolic link points to (reading through a link is harmless);
+        False refuses the link itself (replacing it would break the link, not write its target).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path`` as a Path.
+
+    Raises
+    ------
+    FileNotFoundError
+        If nothing exists at ``path`` and ``new_ok`` is false.
+    ValueError
+        If ``path`` is a folder, a FIFO, a device, a socket or (without ``follow_symlinks``) a
+        symbolic link, or cannot be looked up at all (a name too long, a file used as a folder).
+    """
+    path = Path(path)
+    try:
+        mode = (os.stat if follow_symlinks else os.lstat)(path).st_mode
+    except FileNotFoundError:
+        if new_ok:
+            return path
+        raise FileNotFoundError(f"{what} not found: {echo(str(path), _MAX_PATH_ECHO, quote=False)}") from None
+    except OSError as error:  # a name too long, a file used as a folder, a loop of links
+        raise ValueError(f"{what} {echo(str(path), _MAX_PATH_ECHO, quote=False)}: {error.strerror}") from None
+    if not stat.S_ISREG(mode):
+        action = "write to" if new_ok else "read"
+        raise ValueError(f"{what} {path} is {_file_kind(mode)}, not a regular file; refusing to {action} it "
+                         f"(give the path of a regular file{' or a new one' if new_ok else ''})")
+    return path
+
+
+def reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An ``object_pairs_hook`` for ``json.loads`` that refuses an object naming a key twice.
+
+    ``json.loads`` keeps the last of two values for one key without a word, so a record
+    ``{"winner": "a", "winner": "b"}`` would silently count as a win of ``b``.
+
+    Parameters
+    ----------
+    pairs : list of (str, Any)
+        The object's members in the order of the text.
+
+    Returns
+    -------
+    dict
+        The object.
+
+    Raises
+    ------
+    ValueError
+        If a key appears more than once (the message names it; the caller adds the file and line).
+    """
+    record = dict(pairs)
+    if len(record) != len(pairs):  # the common case costs one length comparison
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {echo(key)} in a JSON object (which value is meant?)")
+            seen.add(key)
+    return record

@@ -199,8 +199,8 @@ def test_cache_hit_and_tampered_cache(tmp_path, monkeypatch):
     write_ltr_file(path, data)
     cache = tmp_path / "cache"
     first = ranker_evaluation(path, comparisons_per_pair=200, cache_dir=cache, progress=False)
-    files = list(cache.iterdir())
-    assert len(files) == 1 and files[0].name.startswith("ranker_evaluation-")
+    files = list(cache.glob("ranker_evaluation-*"))
+    assert len(files) == 1 and sorted(path.name for path in cache.iterdir()) == [".signing-key", files[0].name]
     with np.load(files[0]) as stored:
         assert str(stored["key"]) == first.provenance["cache_key"]
 
@@ -213,7 +213,7 @@ def test_cache_hit_and_tampered_cache(tmp_path, monkeypatch):
     assert again == first
     np.testing.assert_array_equal(again.provenance["standard_errors"], first.provenance["standard_errors"])
 
-    # Tampering with the counts (the checksum no longer matches): warned about, then recomputed.
+    # Tampering with the counts (the signature no longer matches): warned about, then recomputed.
     with np.load(files[0]) as stored:
         contents = {name: stored[name] for name in stored.files}
     contents["wins"] = contents["wins"].copy()
@@ -222,7 +222,7 @@ def test_cache_hit_and_tampered_cache(tmp_path, monkeypatch):
     contents["ties"][1, 0] -= 1
     with open(files[0], "wb") as stream:
         np.savez(stream, **contents)
-    with pytest.warns(UserWarning, match="checksum does not match"):
+    with pytest.warns(UserWarning, match="signature does not match"):
         recomputed = ranker_evaluation(path, comparisons_per_pair=200, cache_dir=cache, progress=False)
     assert recomputed == first
     files[0].write_bytes(b"not a zip file")
@@ -230,7 +230,7 @@ def test_cache_hit_and_tampered_cache(tmp_path, monkeypatch):
         assert ranker_evaluation(path, comparisons_per_pair=200, cache_dir=cache, progress=False) == first
     # Other parameters or other data: another cache file.
     ranker_evaluation(path, comparisons_per_pair=200, seed=1, cache_dir=cache, progress=False)
-    assert len(list(cache.iterdir())) == 2
+    assert len(list(cache.glob("ranker_evaluation-*"))) == 2
     assert not [name for name in cache.iterdir() if name.name.endswith(".tmp")]
 
 

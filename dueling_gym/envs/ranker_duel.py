@@ -109,7 +109,8 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
     * ``rankers``, ``interleaving``, ``click_model``, ``cutoff``, ``tie_break_seed``: as
       :class:`~dueling_gym.problems.RankerEvaluationProblem`.
     * ``preferences``: the matrix of :func:`~dueling_gym.problems.ranker_evaluation` for the same data and settings
-      (checked against its provenance); default: estimated when the environment is made with
+      (checked against its provenance: the settings, and the digest of the data's top lists and
+      grades, so a matrix estimated on other data is refused); default: estimated when the environment is made with
       ``comparisons_per_pair`` comparisons (default 2000), seed ``estimate_seed``, ``jobs``
       threads and the cache folder ``cache_dir``.
     * ``reward_regret``: the regret notion of the reward.
@@ -177,6 +178,17 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
             if preferences.provenance[name] != facts[name]:
                 raise ValueError(f"preferences was estimated with {name}={preferences.provenance[name]!r}, the "
                                  f"environment uses {facts[name]!r}")
+        # Same settings on other data give another matrix: the digest of what the comparisons read
+        # (top lists, grades) must be this environment's, or the regret uses the wrong winner.
+        estimated_on = preferences.provenance.get("comparison_data_sha256")
+        if estimated_on is None:
+            raise ValueError("preferences has no 'comparison_data_sha256' in its provenance: pass the matrix returned "
+                             "by ranker_evaluation for this data")
+        if estimated_on != self.ranker_problem.comparison_data_sha256:
+            raise ValueError(f"preferences was estimated on other data than the environment's (data digest "
+                             f"{str(estimated_on)[:12]}..., the environment's data gives "
+                             f"{self.ranker_problem.comparison_data_sha256[:12]}...): estimate it with "
+                             "ranker_evaluation on this data and these settings")
         return preferences
 
     def _start_episode(self) -> None:

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Report", "report_folder", "run_and_report", "plot_folder", "checked_records"]
+__all__ = ["Report", "report_folder", "run_and_report", "plot_folder", "checked_records", "summary_sections",
+           "summary_files"]
 
 
 @dataclass(frozen=True)
@@ -99,25 +100,16 @@ def report_folder(records: list[dict[str, Any]], out_dir: str | os.PathLike, *, 
         panel_layout,
         plot_regret,
         problems_of,
-        summary_csv,
         summary_markdown,
     )
-    from dueling_gym.problems.preference import REGRET_NOTIONS
 
     out_dir = Path(out_dir)
     curves = aggregate(records, notion)  # refuses a notion some problem lacks, before writing anything
     primary = primary_notion or notion
-    sections, csv_parts = [], []
-    for other in [primary] + [n for n in REGRET_NOTIONS if n != primary]:
-        members = [r for r in records if other in r["cumulative_regret"]]
-        if not members:
-            continue
-        other_curves = curves if other == notion else aggregate(members, other)
-        sections.append(summary_markdown(other_curves))
-        csv_parts.append(summary_csv(other_curves, header=not csv_parts))
+    markdown, table = summary_files(summary_sections(records, {notion: curves}), primary)
     files = [out_dir / "summary.md", out_dir / "summary.csv"]
-    atomic_write_text(files[0], "\n".join(sections))
-    atomic_write_text(files[1], "".join(csv_parts))
+    atomic_write_text(files[0], markdown)
+    atomic_write_text(files[1], table)
     if len({curve.problem for curve in curves}) > MAX_PROBLEM_PANELS:
         summary = (family_summary_markdown(curves)
                    + f"\n(one row per problem: {out_dir / 'summary.md'}, {out_dir / 'summary.csv'})\n")
@@ -133,6 +125,48 @@ def report_folder(records: list[dict[str, Any]], out_dir: str | os.PathLike, *, 
         except (ImportError, ValueError) as error:
             note = str(error)
     return Report(out_dir, summary, tuple(files), list(records), note)
+
+
+def summary_sections(records: list[dict[str, Any]],
+                     known: dict[str, list[Any]] | None = None) -> dict[str, tuple[str, str]]:
+    """Regret notion -> (its ``summary.md`` section, its ``summary.csv`` rows without header), per recorded notion.
+
+    Parameters
+    ----------
+    records : list of dict
+        Verified unit records.
+    known : dict, optional
+        Notion -> curves already aggregated from ``records`` (not aggregated, nor bootstrapped, again).
+
+    Returns
+    -------
+    dict
+        In the order of :data:`~dueling_gym.problems.preference.REGRET_NOTIONS`.
+    """
+    from dueling_gym.experiments.report import aggregate, summary_csv, summary_markdown
+    from dueling_gym.problems.preference import REGRET_NOTIONS
+
+    sections = {}
+    for notion in REGRET_NOTIONS:
+        members = [r for r in records if notion in r["cumulative_regret"]]
+        if not members:
+            continue
+        curves = (known or {}).get(notion)
+        if curves is None:
+            curves = aggregate(members, notion)
+        sections[notion] = (summary_markdown(curves), summary_csv(curves, header=False))
+    return sections
+
+
+def summary_files(sections: dict[str, tuple[str, str]], primary: str) -> tuple[str, str]:
+    """The texts of ``summary.md`` and ``summary.csv``: the ``primary`` notion's section first, then the others."""
+    from dueling_gym.experiments.report import summary_csv
+
+    order = [notion for notion in [primary, *sections] if notion in sections]
+    order = list(dict.fromkeys(order))
+    markdown = "\n".join(sections[notion][0] for notion in order)
+    table = (summary_csv([], header=True) if order else "") + "".join(sections[notion][1] for notion in order)
+    return markdown, table
 
 
 def run_and_report(spec: Any, out_dir: str | os.PathLike, *, jobs: int = 1, backend: str = "local",

@@ -105,9 +105,28 @@ def _run_batch(arguments: tuple[list[WorkUnit], str | None]) -> list[dict[str, A
     for unit in units:
         try:
             records.append(run_one(unit, out_dir))
+        except SystemExit as error:
+            # An agent's code calling sys.exit() would end the whole study (or a worker) without a
+            # word; it is a failed unit, named with the agent that exited.
+            raise UnitFailed(f"unit {unit.key} failed: {_exit_culprit(unit)} called sys.exit({error.code!r}) "
+                             "(raised SystemExit) while it ran; an agent must raise an exception, not exit") from None
         except Exception as error:
             raise UnitFailed(f"unit {unit.key} failed: {type(error).__name__}: {error}") from error
     return records
+
+
+def _exit_culprit(unit: WorkUnit) -> str:
+    """Who ran the code that exited: the unit's agent when it has one (a sweep's), else the unit."""
+    name = getattr(getattr(unit, "agent", None), "name", None)
+    if not isinstance(name, str):
+        return "its code"
+    return f"the agent {name if len(name) <= 200 else name[:200] + '...'}"
+
+
+def _finished_on_disk(todo: Sequence[WorkUnit], out_dir: Path) -> int:
+    """How many of ``todo`` have their file in ``out_dir`` (written whole or not at all)."""
+    units = out_dir / UNITS_FOLDER
+    return sum((units / f"{unit.key}.json").is_file() for unit in todo)
 
 
 #: Guided batches: each batch holds this share of the remaining units per worker, at most
@@ -158,7 +177,10 @@ def execute_units(todo: Sequence[WorkUnit], *, total: int, out_dir: Path | None,
         else:
             run_pool(tasks, _run_batch, on_done, min(jobs, len(tasks)), describe)
     except KeyboardInterrupt:
-        raise SweepInterrupted(finished[0], total, folder or "") from None
+        # Workers write each unit's file as it finishes, but report a batch only when all of it is
+        # done (and a unit may finish between its file and its report): count the files.
+        done = finished[0] if out_dir is None else max(finished[0], total - len(todo) + _finished_on_disk(todo, out_dir))
+        raise SweepInterrupted(done, total, folder or "") from None
     finally:
         if bar is not None:
             bar.close()

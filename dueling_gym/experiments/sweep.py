@@ -38,6 +38,7 @@ from dueling_gym.experiments.sweep_spec import (
     canonical_json,
     package_version,
     unit_problem,
+    with_distinct_labels,
 )
 from dueling_gym.experiments.sweep_store import (
     FORMAT,
@@ -93,6 +94,8 @@ def run_unit(unit: Unit, out_dir: str | os.PathLike | None = None) -> dict[str, 
 # --------------------------------------------------------------------------------------------
 
 def _read_manifest(out_dir: Path) -> dict[str, Any] | None:
+    from dueling_gym.agents.external import AgentImportError
+
     manifest = read_manifest(out_dir)
     if manifest is None:
         return None
@@ -104,6 +107,9 @@ def _read_manifest(out_dir: Path) -> dict[str, Any] | None:
             if not isinstance(manifest[key], kind):
                 raise TypeError(f"{key!r} is not a {kind.__name__}")
         _specs_of(manifest)
+    except AgentImportError as error:
+        # The folder is intact; the code of one of its agents is gone or broken.
+        raise ValueError(f"{out_dir} holds runs of an agent whose module cannot be imported: {error}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         shown = f"no {error}" if isinstance(error, KeyError) else str(error)
         raise ValueError(f"{out_dir / MANIFEST} is damaged ({shown}); use another folder") from None
@@ -119,11 +125,16 @@ def _merge_manifest(previous: dict[str, Any] | None, spec: SweepSpec, out_dir: P
                     notion: str | None) -> dict[str, Any]:
     """The folder's manifest with ``spec`` added; ValueError naming the parameter that conflicts."""
     wide = _sweep_wide(spec)
-    request = {"agents": [a.label for a in spec.agents], "problems": [p.label for p in spec.problems],
+    # A problem keeps the label it has in the folder; one whose name another problem of the
+    # folder holds is shown with its digest, so the runs of the two are never merged or lost.
+    taken = {} if previous is None else {p["label"]: canonical_json(_problem_fields(p)) for p in previous["problems"]}
+    labelled = with_distinct_labels(spec.problems, taken)
+    new_problems = [p.to_json() | {"label": p.label} for p in labelled]
+    request = {"agents": [a.label for a in spec.agents], "problems": [p.label for p in labelled],
                "seeds": list(spec.seeds)}
     if previous is None:
         return {"format": FORMAT, **wide, "notion": notion, "agents": spec.to_json()["agents"],
-                "problems": spec.to_json()["problems"], "requests": [request], "versions": _versions(),
+                "problems": new_problems, "requests": [request], "versions": _versions(),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
     names = {"horizon": "horizon", "shuffle_arms": "arm shuffling (--no-shuffle)", "checkpoints": "checkpoints",
              "dueling_gym": "dueling-gym version"}
@@ -142,7 +153,7 @@ def _merge_manifest(previous: dict[str, Any] | None, spec: SweepSpec, out_dir: P
             raise ValueError(f"{out_dir} already has an agent labelled {agent['label']!r} with other settings")
         agents[agent["label"]] = agent
     problems = {p["label"]: p for p in previous["problems"]}
-    problems.update({p["label"]: p for p in spec.to_json()["problems"]})
+    problems.update({p["label"]: p for p in new_problems})
     requests = list(previous["requests"])
     if request not in requests:
         requests.append(request)
@@ -153,10 +164,17 @@ def _merge_manifest(previous: dict[str, Any] | None, spec: SweepSpec, out_dir: P
     return manifest
 
 
+def _problem_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    """A manifest's problem entry without its label: what :meth:`ProblemSpec.to_json` gives."""
+    return {key: entry[key] for key in ("name", "n_arms", "problem_seed", "options")}
+
+
 def _specs_of(manifest: dict[str, Any]) -> list[SweepSpec]:
     agents = {a["label"]: AgentSpec(a["name"], a["hyperparameters"], a["label"]) for a in manifest["agents"]}
-    problems = {p["label"]: ProblemSpec(p["name"], p["n_arms"], p["problem_seed"], p["options"])
+    problems = {p["label"]: ProblemSpec(p["name"], p["n_arms"], p["problem_seed"], p["options"], p["label"])
                 for p in manifest["problems"]}
+    if len(problems) != len(manifest["problems"]):
+        raise ValueError("two problems have one label")
     return [SweepSpec(agents=tuple(agents[label] for label in request["agents"]),
                       problems=tuple(problems[label] for label in request["problems"]),
                       seeds=tuple(request["seeds"]), horizon=manifest["horizon"],

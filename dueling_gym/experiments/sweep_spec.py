@@ -33,10 +33,10 @@ import numpy as np
 from dueling_gym.experiments.work_units import WorkUnit, canonical_json, identity_digest, package_version, safe_name
 from dueling_gym.problems.generators import GENERATORS
 from dueling_gym.problems.preference import PreferenceMatrix
-from dueling_gym.validation import check_bool, check_integer, check_number
+from dueling_gym.validation import check_bool, check_integer, check_number, echo
 
 __all__ = ["AgentSpec", "ProblemSpec", "SweepSpec", "Unit", "unit_problem", "arm_permutation", "package_version",
-           "canonical_json", "MAX_RUNS"]
+           "canonical_json", "with_distinct_labels", "MAX_RUNS"]
 
 
 def _check_json_values(values: dict[str, Any], what: str) -> None:
@@ -114,7 +114,7 @@ class AgentSpec:
         if not isinstance(self.name, str):
             raise TypeError(f"agent name must be a string, got {type(self.name).__name__}")
         if not isinstance(self.hyperparameters, dict):
-            raise TypeError(f"hyperparameters of {self.name!r} must be a dict, got {type(self.hyperparameters).__name__}")
+            raise TypeError(f"hyperparameters of {echo(self.name)} must be a dict, got {type(self.hyperparameters).__name__}")
         # An import path keeps its case (module and class names); registered names are case-blind.
         name = self.name.strip() if is_import_path(self.name) else self.name.strip().lower()
         if is_import_path(name):
@@ -124,19 +124,19 @@ class AgentSpec:
         else:
             cls = None
         if cls is None or not issubclass(cls, DuelingAgent):
-            raise ValueError(f"unknown agent {self.name!r}; choose one of {list_agents('dueling')} "
+            raise ValueError(f"unknown agent {echo(self.name)}; choose one of {list_agents('dueling')} "
                              "or a class by import path (package.module:ClassName)")
-        _check_json_values(self.hyperparameters, f"hyperparameters of agent {self.name!r}")
+        _check_json_values(self.hyperparameters, f"hyperparameters of agent {echo(self.name)}")
         for reserved in ("seed", "n_arms"):
             if reserved in self.hyperparameters:
-                raise ValueError(f"agent {name!r}: {reserved!r} is set by the sweep, not as a hyperparameter")
+                raise ValueError(f"agent {echo(name)}: {reserved!r} is set by the sweep, not as a hyperparameter")
         object.__setattr__(self, "name", name)
         if not self.label:  # as typed: alpha=2 stays alpha=2 in tables, though it runs as 2.0
             suffix = ",".join(f"{key}={value}" for key, value in sorted(self.hyperparameters.items()))
             object.__setattr__(self, "label", f"{name}:{suffix}" if suffix else name)
         parameters = inspect.signature(cls.__init__).parameters
         object.__setattr__(self, "hyperparameters", {
-            key: _canonical_value(value, parameters[key] if key in parameters else None, f"{key} of agent {name!r}")
+            key: _canonical_value(value, parameters[key] if key in parameters else None, f"{key} of agent {echo(name)}")
             for key, value in self.hyperparameters.items()})
 
     @classmethod
@@ -221,21 +221,44 @@ class ProblemSpec:
     ``unique_copeland_winner:n_arms=8,problem_seed=3,min_gap=0.1`` or ``file:PATH``.  Aliases of
     shipped problems become their canonical name; generator options equal to their defaults are
     dropped.
+
+    A problem is its content, not its name: two saved problems may share a name (the default
+    name is the log's file stem, so every ``battles.csv`` gives ``battles``).  Where they meet,
+    in one sweep or one results folder, the later one is shown as ``NAME@DIGEST`` (the first 8
+    hex digits of its matrix's SHA-256; see ``with_distinct_labels``), held in
+    ``display_label``; nothing else about the problem, its units or their files changes.
     """
 
     name: str
     n_arms: int | None = None
     problem_seed: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    #: The label in tables and plots when it is not :attr:`own_label` (``own_label@DIGEST``).
+    display_label: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        self._canonicalise()
+        if not isinstance(self.display_label, str):
+            raise TypeError(f"problem label must be a string, got {type(self.display_label).__name__}")
+        if self.display_label:  # a saved problem's own label is its file's: read only when needed
+            self._check_display_label(self.display_label)
+
+    def _check_display_label(self, label: str) -> None:
+        """Keep ``label`` as the display label: the own label (kept as none) or the own label with a digest tag."""
+        own = self.own_label
+        if label != own and not _is_tagged_label(label, own):
+            raise ValueError(f"problem {own!r} cannot be labelled {label[:80]!r} "
+                             f"(only {own!r} or {own + '@'}<8 hex digits of its matrix's SHA-256>)")
+        object.__setattr__(self, "display_label", "" if label == own else label)
+
+    def _canonicalise(self) -> None:
         from dueling_gym.problems import list_problems, load_problem
 
         if not isinstance(self.name, str):
             raise TypeError(f"problem name must be a string, got {type(self.name).__name__}")
         if not isinstance(self.options, dict):
             raise TypeError(f"problem options must be a dict, got {type(self.options).__name__}")
-        _check_json_values(self.options, f"options of problem {self.name!r}")
+        _check_json_values(self.options, f"options of problem {echo(self.name)}")
         name = self.name.strip().lower()
         if name == FILE_PROBLEM:
             path = self.options.get("path")
@@ -245,27 +268,27 @@ class ProblemSpec:
                 raise ValueError("a saved problem (file:PATH) takes no n_arms or problem_seed")
         elif name in GENERATORS:
             if self.n_arms is None or self.problem_seed is None:
-                raise ValueError(f"generated problem {name!r} needs n_arms and problem_seed "
+                raise ValueError(f"generated problem {echo(name)} needs n_arms and problem_seed "
                                  f"({name}:n_arms=K,problem_seed=S)")
-            object.__setattr__(self, "n_arms", check_integer(f"n_arms of problem {name!r}", self.n_arms, minimum=2))
+            object.__setattr__(self, "n_arms", check_integer(f"n_arms of problem {echo(name)}", self.n_arms, minimum=2))
             object.__setattr__(self, "problem_seed",
-                               check_integer(f"problem_seed of problem {name!r}", self.problem_seed, minimum=0))
+                               check_integer(f"problem_seed of problem {echo(name)}", self.problem_seed, minimum=0))
             defaults = _generator_defaults(name)
             unknown = sorted(set(self.options) - set(defaults))
             if unknown:
-                raise ValueError(f"generator {name!r} has no option {unknown}; its options are "
+                raise ValueError(f"generator {echo(name)} has no option {unknown}; its options are "
                                  f"{sorted(defaults) + ['n_arms', 'problem_seed']}")
             parameters = inspect.signature(GENERATORS[name]).parameters
-            canonical = {key: _canonical_value(value, parameters[key], f"{key} of problem {name!r}")
+            canonical = {key: _canonical_value(value, parameters[key], f"{key} of problem {echo(name)}")
                          for key, value in self.options.items()}
             object.__setattr__(self, "options", canonical)
             for key, value in self.options.items():
                 default = defaults[key]
                 if isinstance(default, bool):
                     if not isinstance(value, bool):
-                        raise TypeError(f"{key} of problem {name!r} must be true or false, got {value!r}")
+                        raise TypeError(f"{key} of problem {echo(name)} must be true or false, got {value!r}")
                 elif isinstance(default, (int, float)):
-                    check_number(f"{key} of problem {name!r}", value, strict=False)
+                    check_number(f"{key} of problem {echo(name)}", value, strict=False)
             options = {key: value for key, value in self.options.items()
                        if not (type(value) is type(defaults[key]) and value == defaults[key])}
             object.__setattr__(self, "options", options)
@@ -273,11 +296,11 @@ class ProblemSpec:
             try:
                 name = load_problem(name).name
             except ValueError:
-                raise ValueError(f"unknown problem {self.name!r}; choose a shipped problem {list_problems()}, "
+                raise ValueError(f"unknown problem {echo(self.name)}; choose a shipped problem {list_problems()}, "
                                  f"a generator {sorted(GENERATORS)} (GENERATOR:n_arms=K,problem_seed=S) "
                                  "or a saved problem (file:PATH)") from None
             if self.n_arms is not None or self.problem_seed is not None or self.options:
-                raise ValueError(f"shipped problem {name!r} takes no n_arms, problem_seed or options")
+                raise ValueError(f"shipped problem {echo(name)} takes no n_arms, problem_seed or options")
             object.__setattr__(self, "options", {})
         object.__setattr__(self, "name", name)
 
@@ -287,6 +310,12 @@ class ProblemSpec:
 
     @property
     def label(self) -> str:
+        """The problem's name in tables and plots (:attr:`display_label`, else :attr:`own_label`)."""
+        return self.display_label or self.own_label
+
+    @property
+    def own_label(self) -> str:
+        """The name the problem gives itself (a saved problem's name, else its file's stem)."""
         if self.name == FILE_PROBLEM:
             return self.matrix.name or Path(self.options["path"]).stem
         if not self.generated:
@@ -339,6 +368,19 @@ class ProblemSpec:
     def build(self) -> PreferenceMatrix:
         return self.matrix
 
+    @property
+    def tagged_label(self) -> str:
+        """:attr:`own_label` with the first 8 hex digits of the matrix's SHA-256 (``battles@1a2b3c4d``)."""
+        return f"{self.own_label}@{self.identity['matrix_sha256'][:_TAG_DIGITS]}"
+
+    def relabelled(self, label: str) -> ProblemSpec:
+        """This problem shown as ``label`` (its own label, or its own label with a digest)."""
+        copy = ProblemSpec(self.name, self.n_arms, self.problem_seed, dict(self.options))
+        # What was built or read stays built: a saved problem's file is read once per spec.
+        copy.__dict__.update({key: value for key, value in self.__dict__.items() if key in _BUILT})
+        copy._check_display_label(label)
+        return copy
+
     @cached_property
     def max_duel_regrets(self) -> dict[str, float]:
         """The largest regret one duel can cost under each regret notion defined on the problem."""
@@ -351,6 +393,69 @@ class ProblemSpec:
         from dueling_gym.problems.problem_files import matrix_digest
 
         return self.to_json() | {"matrix_sha256": matrix_digest(self.matrix)}
+
+
+#: The cached properties of a ProblemSpec (what it built or read).
+_BUILT = ("matrix", "identity", "max_duel_regrets")
+#: Hex digits of a matrix's SHA-256 that tell apart problems of one name (a 32-bit tag).
+_TAG_DIGITS = 8
+_HEX = frozenset("0123456789abcdef")
+
+
+def _is_tagged_label(label: str, own: str) -> bool:
+    base, separator, tag = label.rpartition("@")
+    return bool(separator) and base == own and len(tag) == _TAG_DIGITS and set(tag) <= _HEX
+
+
+def with_distinct_labels(problems: Sequence[ProblemSpec],
+                         taken: dict[str, str] | None = None) -> tuple[ProblemSpec, ...]:
+    """``problems`` labelled so that no label names two different problems.
+
+    A problem already holding a label (``taken``: label -> canonical JSON of the problem's
+    :meth:`~ProblemSpec.to_json`, e.g. a results folder's) keeps it; another keeps the label it
+    was given, or is shown by its own label, or, when those are taken by different problems, by
+    its own label with the digest of its matrix (:attr:`ProblemSpec.tagged_label`).  So a
+    folder's tables never merge the runs of two problems that share a name, and a problem's
+    label never changes once given.
+
+    Parameters
+    ----------
+    problems : sequence of ProblemSpec
+        Distinct problems (as :class:`SweepSpec` keeps them).
+    taken : dict, optional
+        Labels already given, each with the problem it names.
+
+    Returns
+    -------
+    tuple of ProblemSpec
+        The problems, in order, each with its label.
+
+    Raises
+    ------
+    ValueError
+        When even the label with the digest is taken: two files hold the same matrix under the
+        same name (give it once).
+    """
+    holders = dict(taken or {})
+    by_problem = {problem: label for label, problem in holders.items()}
+    labelled = []
+    for problem in problems:
+        content = canonical_json(problem.to_json())
+        label = by_problem.get(content)
+        if label is None:
+            # The label it was given (a folder's manifest), else its own, else its own with the digest.
+            label = next((candidate for candidate in (problem.label, problem.own_label) if candidate not in holders),
+                         problem.tagged_label)
+            if label in holders:
+                raise ValueError(f"problem {problem.own_label!r} ({_described(problem)}) is the same matrix under "
+                                 f"the same name as a problem already labelled {label!r}; give it once")
+            holders[label], by_problem[content] = content, label
+        labelled.append(problem if label == problem.label else problem.relabelled(label))
+    return tuple(labelled)
+
+
+def _described(problem: ProblemSpec) -> str:
+    return f"file {problem.options['path']}" if problem.name == FILE_PROBLEM else problem.name
 
 
 @dataclass(frozen=True)
@@ -405,7 +510,8 @@ class Unit(WorkUnit):
     @property
     def key(self) -> str:
         """File stem of the unit, readable names plus a digest of the identity."""
-        return f"{safe_name(self.agent.name)}__{safe_name(self.problem.label)}__seed{self.seed}__{self.digest[:16]}"
+        # The problem's own label: a unit's file name never depends on the folder it is run into.
+        return f"{safe_name(self.agent.name)}__{safe_name(self.problem.own_label)}__seed{self.seed}__{self.digest[:16]}"
 
     def run(self) -> dict[str, Any]:
         """Play the run; regret at every checkpoint and the recommendations in the problem's own labels."""
@@ -420,7 +526,7 @@ class Unit(WorkUnit):
             "agent_name": self.agent.name,
             "hyperparameters": self.agent.hyperparameters,
             "agent_repr": result.agent,
-            "problem": self.problem.label,
+            "problem": self.problem.own_label,  # the folder's label is put on by labelled()
             "problem_spec": self.problem.to_json(),
             "seed": self.seed,
             "horizon": self.horizon,
@@ -613,6 +719,7 @@ class SweepSpec:
             agents, lambda a: canonical_json([a.name, a.resolved_hyperparameters(horizon)]), "agent",
             lambda a: repr(a.label))
         seeds_kept, dropped_seeds = _dedupe(seeds, str, "seed", str)
+        problems_kept = with_distinct_labels(problems_kept)
         labels = [a.label for a in agents_kept]
         if len(set(labels)) != len(labels):
             raise ValueError(f"agent labels must be distinct, got {labels}")

@@ -33,7 +33,8 @@ from dueling_gym.atomic_files import atomic_write_text
 from dueling_gym.experiments.work_units import WorkUnit, canonical_json
 
 __all__ = ["atomic_write_text", "check_out_dir", "locked_folder", "read_manifest", "record_problem", "load_unit",
-           "load_units", "write_table", "FolderLock", "remove_stale_temporaries", "stray_files", "content_digest",
+           "load_units", "write_table", "table_text",
+           "FolderLock", "remove_stale_temporaries", "stray_files", "content_digest",
            "UNITS_FOLDER", "REJECTED_FOLDER", "MANIFEST", "TABLE", "FORMAT", "CONTENT_DIGEST"]
 
 UNITS_FOLDER = "units"
@@ -220,6 +221,11 @@ def stray_files(out_dir: Path, units: Iterable[WorkUnit]) -> list[Path]:
 
 def write_table(records: list[dict[str, Any]], path: str | os.PathLike) -> None:
     """Write the tidy CSV: one row per (unit, checkpoint), one column per regret notion."""
+    atomic_write_text(Path(path), table_text(records))
+
+
+def table_text(records: list[dict[str, Any]]) -> str:
+    """The text of the tidy CSV of ``records`` (what :func:`write_table` writes; ``verify`` compares it)."""
     notions: list[str] = []
     for record in records:
         notions += [n for n in record["cumulative_regret"] if n not in notions]
@@ -233,4 +239,4 @@ def write_table(records: list[dict[str, Any]], path: str | os.PathLike) -> None:
                        for n in notions]
             writer.writerow([record["agent"], record["problem"], record["seed"], t, *regrets,
                              record["recommendations"][index], int(record["recommendation_is_copeland_winner"][index])])
-    atomic_write_text(Path(path), stream.getvalue())
+    return stream.getvalue()

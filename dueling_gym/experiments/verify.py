@@ -6,14 +6,22 @@ random share of a folder's unit files -- a regret sweep, the CPE-DB sample-compl
 the learned-vs-classic evaluation -- and reports every file whose numbers differ, field by
 field.  It is the defence against a folder edited by hand with care (a file whose checks all
 pass but whose numbers belong to another run) and a reproducibility check across machines.
+
+The tables of a regret sweep are checked too: ``results.csv``, ``summary.md`` and
+``summary.csv`` are made again, in memory, from every unit file that verifies, and compared
+with the files -- a table with runs no unit file backs (units deleted), an edited table or a
+folder whose ``units/`` is empty fails, naming the table and what differs.
 Nothing in the folder is written or moved.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +29,14 @@ from typing import Any
 import numpy as np
 
 from dueling_gym.experiments.runner import check_backend, execute_units
-from dueling_gym.experiments.sweep_store import CONTENT_DIGEST, UNITS_FOLDER, read_manifest, record_problem
+from dueling_gym.experiments.sweep_store import (
+    CONTENT_DIGEST,
+    TABLE,
+    UNITS_FOLDER,
+    read_manifest,
+    record_problem,
+    table_text,
+)
 from dueling_gym.experiments.work_units import WorkUnit, canonical_json
 from dueling_gym.validation import check_integer, check_number
 
@@ -61,6 +76,9 @@ class VerifyReport:
         File name -> the fields whose re-played values differ.
     failing : dict
         File name -> why the file was not re-played (it is not a readable, plausible unit file).
+    tables : dict
+        Table file name -> how it differs from the table the unit files give (regret sweeps:
+        ``results.csv``, ``summary.md``, ``summary.csv``); ``units`` when there is no unit file.
     """
 
     kind: str
@@ -68,11 +86,13 @@ class VerifyReport:
     identical: list[str] = field(default_factory=list)
     differing: dict[str, list[str]] = field(default_factory=dict)
     failing: dict[str, str] = field(default_factory=dict)
+    tables: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        """True when every re-played file was identical and every sampled file could be re-played."""
-        return not self.differing and not self.failing
+        """True when every re-played file was identical, every sampled file could be re-played,
+        there was a unit file to re-play and every table is what the unit files give."""
+        return self.n_files > 0 and not self.differing and not self.failing and not self.tables
 
     def lines(self) -> list[str]:
         """The report as lines of text (what the command prints)."""
@@ -81,6 +101,7 @@ class VerifyReport:
                  f"re-played, {len(self.differing)} differ, {len(self.failing)} cannot be re-played"]
         lines += [f"  differs: {name}: {', '.join(fields)}" for name, fields in sorted(self.differing.items())]
         lines += [f"  cannot be re-played: {name}: {reason}" for name, reason in sorted(self.failing.items())]
+        lines += [f"  table differs: {name}: {reason}" for name, reason in self.tables.items()]
         return lines
 
 
@@ -126,7 +147,10 @@ def verify_folder(out_dir: str | os.PathLike, *, fraction: float = 1.0, seed: in
     unit_class = _unit_class(kind)
     files = sorted(path for path in (folder / UNITS_FOLDER).glob("*.json")) if (folder / UNITS_FOLDER).is_dir() else []
     report = VerifyReport(kind, len(files))
+    if kind == REGRET_SWEEP:
+        report.tables.update(_table_differences(folder, manifest))
     if not files:
+        report.tables.setdefault(UNITS_FOLDER, "holds no unit file: nothing to re-play")
         return report
     count = max(1, math.ceil(fraction * len(files)))
     chosen = sorted(np.random.default_rng(seed).choice(len(files), size=count, replace=False))
@@ -158,3 +182,121 @@ def verify_folder(out_dir: str | os.PathLike, *, fraction: float = 1.0, seed: in
             report.identical.append(name)
     report.identical.sort()
     return report
+
+
+# --------------------------------------------------------------------------------------------
+# The tables of a regret sweep, made again from its unit files
+# --------------------------------------------------------------------------------------------
+
+#: The summaries a regret sweep's report writes beside ``results.csv`` (only a report writes them).
+_SUMMARIES = ("summary.md", "summary.csv")
+
+
+def _table_differences(folder: Path, manifest: dict[str, Any]) -> dict[str, str]:
+    """Table file name -> how it differs from the table made from the folder's unit files (in memory).
+
+    Every unit file that verifies (identity, digest, plausibility; not re-played) is read, as
+    ``dueling-gym plot`` reads them; one that does not is reported by the re-play already.
+    """
+    from dueling_gym.experiments.folder_report import summary_files, summary_sections
+    from dueling_gym.experiments.sweep import load_results
+
+    try:
+        with warnings.catch_warnings():  # damaged unit files: reported once, by the re-play
+            warnings.simplefilter("ignore", UserWarning)
+            records = load_results(folder)
+    except ValueError as error:
+        return {TABLE: f"cannot be made from the unit files ({error})"}
+    differences = {}
+    written = _read_text(folder / TABLE)
+    if written is None:
+        if records:
+            differences[TABLE] = f"is missing, though {_runs_count(len(records))} have unit files"
+    else:
+        reason = _runs_differ(written, table_text(records))
+        if reason:
+            differences[TABLE] = reason
+    summaries = {name: _read_text(folder / name) for name in _SUMMARIES}
+    if all(text is None for text in summaries.values()):
+        return differences  # a sweep run without a report (run_sweep) has none
+    if not records:
+        differences.update({name: "shows runs, but no unit file verifies" for name, text in summaries.items()
+                            if text is not None})
+        return differences
+    sections = summary_sections(records)
+    # The first section is the notion the folder was run with, or (none recorded) the one plotted.
+    primaries = [manifest["notion"]] if manifest.get("notion") in sections else list(sections)
+    made = [summary_files(sections, primary) for primary in primaries]
+    for index, name in enumerate(_SUMMARIES):
+        text = summaries[name]
+        if text is None:
+            differences[name] = f"is missing, though {_SUMMARIES[1 - index]} is there"
+        elif all(text != files[index] for files in made):
+            differences[name] = _first_difference(text, made[0][index])
+    return differences
+
+
+def _read_text(path: Path) -> str | None:
+    """The text of ``path``; None when there is no such file."""
+    if not path.exists():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:  # compared, and so reported as differing
+        return f"<unreadable: {error}>"
+
+
+def _runs_differ(written: str, expected: str) -> str | None:
+    """How the table ``written`` differs from ``expected``, run by run (agent, problem, seed); None if equal."""
+    if written == expected:
+        return None
+    try:
+        old_header, old_runs = _runs(written)
+        new_header, new_runs = _runs(expected)
+    except (csv.Error, ValueError):
+        return "is not a table of runs"
+    if not new_runs:
+        return f"shows {_runs_count(len(old_runs))}, and no unit file backs any"
+    if old_header != new_header:
+        return f"has the columns {old_header}, the unit files give {new_header}"
+    unbacked = [run for run in old_runs if run not in new_runs]
+    absent = [run for run in new_runs if run not in old_runs]
+    changed = [run for run in old_runs if run in new_runs and old_runs[run] != new_runs[run]]
+    parts = []
+    for runs, what in ((unbacked, "that no unit file backs"), (absent, "of unit files missing from it"),
+                       (changed, "whose rows differ from their unit files")):
+        if runs:
+            parts.append(f"{_runs_count(len(runs))} {what} (e.g. {_shown(runs[0])})")
+    return "; ".join(parts) or "its rows are in another order, or its text is otherwise not what the unit files give"
+
+
+def _runs(text: str) -> tuple[list[str], dict[tuple[str, ...], list[list[str]]]]:
+    """The header and the rows of each run (agent, problem, seed) of a ``results.csv`` text."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise ValueError("an empty table")
+    runs: dict[tuple[str, ...], list[list[str]]] = {}
+    for row in rows[1:]:
+        runs.setdefault(tuple(row[:3]), []).append(row)
+    return rows[0], runs
+
+
+def _runs_count(count: int) -> str:
+    return f"{count} run" if count == 1 else f"{count} runs"
+
+
+def _shown(run: tuple[str, ...]) -> str:
+    return ", ".join(f"{name} {value[:60]!r}" for name, value in zip(("agent", "problem", "seed"), run))
+
+
+def _first_difference(written: str, expected: str) -> str:
+    """Where ``written`` first departs from ``expected``, line by line."""
+    old, new = written.splitlines(), expected.splitlines()
+    for number, (line, wanted) in enumerate(zip(old, new), start=1):
+        if line != wanted:
+            return f"line {number} is {line[:100]!r}, the unit files give {wanted[:100]!r}"
+    if len(old) > len(new):
+        return f"has {len(old) - len(new)} lines more than the unit files give (from line {len(new) + 1})"
+    if len(old) < len(new):
+        return f"lacks {len(new) - len(old)} lines the unit files give (from line {len(old) + 1})"
+    return "differs from what the unit files give in its line endings or trailing characters"

@@ -38,7 +38,7 @@ from typing import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dueling_gym.validation import check_integer, check_number, read_only, real_matrix
+from dueling_gym.validation import MAX_ECHO, check_integer, check_number, echo, read_only, real_matrix
 
 __all__ = ["BradleyTerryFit", "fit_bradley_terry", "bradley_terry_probabilities", "check_mle_exists"]
 
@@ -166,18 +166,25 @@ def check_mle_exists(wins: NDArray[np.float64], names: Sequence[str]) -> None:
     compared = beat | beat.T
     components = _components(compared)
     if len(components) > 1:
-        groups = "; ".join("{" + ", ".join(names[i] for i in group) + "}" for group in components)
+        shown: list[str] = []
+        for group in components[:_MAX_GROUPS]:
+            if sum(map(len, shown)) > 4 * MAX_ECHO:  # long names: fewer groups
+                break
+            shown.append(_names_text(names, group))
+        groups = "; ".join(shown)
+        if len(components) > len(shown):
+            groups += f"; ... ({len(components) - len(shown):,} more groups)"
         raise ValueError(
             "the Bradley-Terry maximum-likelihood estimate does not exist: the comparison graph is not "
             f"connected (no system of one group was ever compared with one of another): {groups}")
-    never_lost = [names[i] for i in np.flatnonzero(~beat.any(axis=0))]
-    never_won = [names[i] for i in np.flatnonzero(~beat.any(axis=1))]
-    if never_lost or never_won:
+    never_lost = np.flatnonzero(~beat.any(axis=0))
+    never_won = np.flatnonzero(~beat.any(axis=1))
+    if never_lost.size or never_won.size:
         parts = []
-        if never_lost:
-            parts.append(f"never lost: {', '.join(never_lost)}")
-        if never_won:
-            parts.append(f"never won: {', '.join(never_won)}")
+        if never_lost.size:
+            parts.append(f"never lost: {_names_text(names, never_lost)[1:-1]}")
+        if never_won.size:
+            parts.append(f"never won: {_names_text(names, never_won)[1:-1]}")
         raise ValueError("the Bradley-Terry maximum-likelihood estimate does not exist (its strengths would be "
                          f"infinite) because some systems {'; '.join(parts)}")
     # Systems that 0 beat, directly or through a chain of wins: none of them ever beat a system
@@ -194,8 +201,18 @@ def check_mle_exists(wins: NDArray[np.float64], names: Sequence[str]) -> None:
 def _refuse_dominance(winners: NDArray[np.bool_], losers: NDArray[np.bool_], names: Sequence[str]) -> None:
     raise ValueError(
         "the Bradley-Terry maximum-likelihood estimate does not exist: systems "
-        f"{{{', '.join(names[i] for i in np.flatnonzero(winners))}}} won every comparison against systems "
-        f"{{{', '.join(names[i] for i in np.flatnonzero(losers))}}}")
+        f"{_names_text(names, np.flatnonzero(winners))} won every comparison against systems "
+        f"{_names_text(names, np.flatnonzero(losers))}")
+
+
+#: Groups of systems that a message lists (each group itself capped by :func:`echo`).
+_MAX_GROUPS = 10
+
+
+def _names_text(names: Sequence[str], indices: Sequence[int] | NDArray[np.intp]) -> str:
+    """``{a, b, c}``: the names of systems ``indices`` as a message shows them, each name and their
+    number capped (names come from the user's log and may be arbitrarily long or many)."""
+    return "{" + echo([names[i] for i in indices], quote=False)[1:-1] + "}"
 
 
 # ------------------------------------------------------------------------------ helpers

@@ -68,7 +68,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from dueling_gym.problems.bradley_terry import fit_bradley_terry
 from dueling_gym.problems.preference import PreferenceMatrix
-from dueling_gym.validation import check_probability, check_real_array, read_only
+from dueling_gym.validation import (
+    MAX_ECHO,
+    check_probability,
+    check_real_array,
+    check_regular_file,
+    echo,
+    read_only,
+    reject_duplicate_keys,
+)
 
 __all__ = [
     "ComparisonLog",
@@ -97,6 +105,10 @@ _TEXT_FORMATS = {".csv": ",", ".tsv": "\t"}
 _JSON_LINES = (".jsonl", ".ndjson")
 _SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
 _DATA_EXTRA = 'pip install "dueling-gym[data]"'
+#: Decoder of one line of a JSON-lines log.  A line giving one key twice ({"winner": "a", "winner": "b"})
+#: is refused rather than read as its last value; built once, as ``json.loads`` with a hook builds
+#: a decoder per call.
+_STRICT_JSON = json.JSONDecoder(object_pairs_hook=reject_duplicate_keys)
 
 Label = str | int
 
@@ -210,7 +222,7 @@ def read_comparisons(source: Any, *, first: str = "first", second: str = "second
     columns = tuple(_column_name(role, value) for role, value in (("first", first), ("second", second),
                                                                     ("winner", winner)))
     if len(set(columns)) < 3:
-        raise ValueError(f"first, second and winner must name three different columns, got {columns}")
+        raise ValueError(f"first, second and winner must name three different columns, got {echo(columns)}")
     labels = _winner_labels(first_wins, second_wins, tie_values)
     table = _read_table(source, columns)
     arms, first_index, second_index, outcome = _encode_rows(table, columns, labels)
@@ -353,13 +365,13 @@ def _table_from_columns(found: list[Any], column_of: Callable[[str], Any], colum
     values = {column: _as_list(column, column_of(column)) for column in columns}
     lengths = {column: len(values[column]) for column in columns}
     if len(set(lengths.values())) > 1:
-        raise ValueError(f"the table's columns have different lengths: {lengths}")
+        raise ValueError(f"the table's columns have different lengths: {echo(lengths)}")
     return _Table(values, lambda row: f"table row {row} (0-based)", None, "table", None)
 
 
 def _as_list(column: str, values: Any) -> list[Any]:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(f"column {column!r} must be a sequence of values, got {type(values).__name__}")
+        raise TypeError(f"column {echo(column)} must be a sequence of values, got {type(values).__name__}")
     for method in ("to_pylist", "tolist"):  # pyarrow arrays; NumPy arrays and pandas Series
         if callable(getattr(values, method, None)):
             return list(getattr(values, method)())
@@ -371,9 +383,9 @@ def _as_list(column: str, values: Any) -> list[Any]:
 def _read_file(path: Path, columns: tuple[str, str, str]) -> _Table:
     suffix = path.suffix.lower()
     if suffix not in _SUFFIXES:
-        raise ValueError(f"{path}: unsupported file type {suffix!r}; use one of {', '.join(_SUFFIXES)}")
-    if not path.is_file():
-        raise FileNotFoundError(f"comparison log not found: {path}")
+        raise ValueError(f"{path}: unsupported file type {echo(suffix)}; use one of {', '.join(_SUFFIXES)}")
+    # A FIFO would block the reader and /dev/zero never end: refuse them before opening.
+    check_regular_file(path, "comparison log")
     if suffix == ".parquet":
         values = _read_parquet(path, columns)
         table = _Table(values, lambda row: f"{path}, row {row} (0-based)", None, str(path), None)
@@ -402,7 +414,7 @@ def _read_delimited(path: Path, columns: tuple[str, str, str]) -> tuple[dict[str
             _check_columns(columns, header, str(path))
             duplicated = [column for column in columns if header.count(column) > 1]
             if duplicated:
-                raise ValueError(f"{path}, line 1: column(s) {duplicated} appear more than once in the header")
+                raise ValueError(f"{path}, line 1: column(s) {echo(duplicated)} appear more than once in the header")
             positions = [header.index(column) for column in columns]
             for record in reader:
                 if not record:  # a blank line holds no comparison
@@ -421,20 +433,32 @@ def _read_delimited(path: Path, columns: tuple[str, str, str]) -> tuple[dict[str
 def _read_json_lines(path: Path, columns: tuple[str, str, str]) -> tuple[dict[str, list[Any]], list[int]]:
     values: dict[str, list[Any]] = {column: [] for column in columns}
     lines: list[int] = []
+    first_column, second_column, winner_column = columns
+    firsts, seconds, winners = (values[column] for column in columns)
+    decode = _STRICT_JSON.decode
     with path.open(encoding="utf-8-sig") as stream:
         for number, text in enumerate(stream, start=1):
             if not text.strip():  # a blank line (e.g. a trailing one) holds no comparison
                 continue
             try:
-                record = json.loads(text)
+                record = decode(text)
             except json.JSONDecodeError as error:
                 raise ValueError(f"{path}, line {number}: not valid JSON ({error.msg} at column "
                                  f"{error.colno})") from None
+            except RecursionError:
+                raise ValueError(f"{path}, line {number}: JSON nested too deeply to read") from None
+            except ValueError as error:  # a duplicate key, or an integer past Python's digit limit
+                raise ValueError(f"{path}, line {number}: {error}") from None
             if not isinstance(record, dict):
                 raise ValueError(f"{path}, line {number}: expected a JSON object, got {type(record).__name__}")
-            _check_columns(columns, list(record), f"{path}, line {number}")
-            for column in columns:
-                values[column].append(record[column])
+            try:
+                first, second, winner = record[first_column], record[second_column], record[winner_column]
+            except KeyError:
+                _check_columns(columns, list(record), f"{path}, line {number}")
+                raise  # unreachable: _check_columns names the missing column
+            firsts.append(first)
+            seconds.append(second)
+            winners.append(winner)
             lines.append(number)
     return values, lines
 
@@ -464,8 +488,8 @@ def _sha256(path: Path) -> str:
 def _check_columns(columns: Sequence[str], found: Sequence[Any], where: str) -> None:
     missing = [column for column in columns if column not in found]
     if missing:
-        raise ValueError(f"{where}: missing column(s) {missing}; columns found: {list(found)} (choose the columns "
-                         "with first=, second= and winner=)")
+        raise ValueError(f"{where}: missing column(s) {echo(missing)}; columns found: {echo(list(found))} (choose "
+                         "the columns with first=, second= and winner=)")
 
 
 # ====================================================================================== encoding
@@ -480,10 +504,10 @@ def _encode_rows(table: _Table, columns: tuple[str, str, str], labels: dict[Labe
         _check_name(first, columns[0], row, locate)
         _check_name(second, columns[1], row, locate)
         if first == second:
-            raise ValueError(f"{locate(row)}: the same system {first!r} on both sides; a comparison needs two "
+            raise ValueError(f"{locate(row)}: the same system {echo(first)} on both sides; a comparison needs two "
                              "different systems")
         if isinstance(winner, bool) or not isinstance(winner, (str, int)):
-            raise ValueError(f"{locate(row)}: winner {winner!r} must be a string or an integer")
+            raise ValueError(f"{locate(row)}: winner {echo(winner)} must be a string or an integer")
         # Names and winners are strings or integers, and "1" != 1: equality is exact.
         if winner == first:
             outcomes[row] = OUTCOME_FIRST_WON
@@ -492,12 +516,12 @@ def _encode_rows(table: _Table, columns: tuple[str, str, str], labels: dict[Labe
         elif winner in labels:
             outcomes[row] = labels[winner]
         else:
-            raise ValueError(f"{locate(row)}: winner {winner!r} is neither side ({first!r} or {second!r}) nor a "
-                             f"winner label ({_describe_labels(labels)})")
+            raise ValueError(f"{locate(row)}: winner {echo(winner)} is neither side ({echo(first)} or {echo(second)}) "
+                             f"nor a winner label ({_describe_labels(labels)})")
     arms = _sorted_arms(firsts, seconds, locate)
     clashes = [arm for arm in arms if arm in labels]
     if clashes:
-        raise ValueError(f"system name(s) {clashes} are also winner labels ({_describe_labels(labels)}), so the "
+        raise ValueError(f"system name(s) {echo(clashes)} are also winner labels ({_describe_labels(labels)}), so the "
                          "winner column would be ambiguous; pass first_wins=, second_wins= and tie_values= "
                          "without them")
     index = {arm: position for position, arm in enumerate(arms)}
@@ -509,10 +533,11 @@ def _encode_rows(table: _Table, columns: tuple[str, str, str], labels: dict[Labe
 def _check_name(value: Any, column: str, row: int, locate: Callable[[int], str]) -> None:
     if isinstance(value, str):
         if value == "":
-            raise ValueError(f"{locate(row)}: empty system name in column {column!r}")
+            raise ValueError(f"{locate(row)}: empty system name in column {echo(column)}")
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{locate(row)}: system name {value!r} in column {column!r} must be a string or an integer")
+        raise ValueError(f"{locate(row)}: system name {echo(value)} in column {echo(column)} must be a string or an "
+                         "integer")
 
 
 def _sorted_arms(firsts: list[Label], seconds: list[Label], locate: Callable[[int], str]) -> tuple[Label, ...]:
@@ -552,23 +577,28 @@ def _refuse_missing(missing: list[tuple[int, int]], arms: tuple[Label, ...], cou
 
 
 def _pairs_text(pairs: list[tuple[Label, Label]], shown: int = 20) -> str:
-    text = ", ".join(f"({a!r}, {b!r})" for a, b in pairs[:shown])
-    return text + (f", ... ({len(pairs) - shown} more)" if len(pairs) > shown else "")
+    """Up to ``shown`` pairs of names, fewer when the names are long (each is capped by :func:`echo`)."""
+    parts: list[str] = []
+    for a, b in pairs[:shown]:
+        if sum(map(len, parts)) > 4 * MAX_ECHO:
+            break
+        parts.append(f"({echo(a)}, {echo(b)})")
+    return ", ".join(parts) + (f", ... ({len(pairs) - len(parts)} more)" if len(pairs) > len(parts) else "")
 
 
 # ====================================================================================== argument checks
 def _column_name(role: str, value: Any) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"{role} must be a column name (a string), got {value!r}")
+        raise TypeError(f"{role} must be a column name (a string), got {echo(value)}")
     return value
 
 
 def _check_choice(argument: str, value: Any, choices: tuple[str, ...], none_allowed: bool = False) -> None:
     allowed = [*choices, *([None] if none_allowed else [])]
     if not isinstance(value, str):
-        raise TypeError(f"{argument} must be one of {allowed}, got {value!r}")
+        raise TypeError(f"{argument} must be one of {allowed}, got {echo(value)}")
     if value not in choices:
-        raise ValueError(f"{argument} must be one of {allowed}, got {value!r}")
+        raise ValueError(f"{argument} must be one of {allowed}, got {echo(value)}")
 
 
 def _winner_labels(first_wins: Any, second_wins: Any, tie_values: Any) -> dict[Label, int]:
@@ -581,12 +611,12 @@ def _winner_labels(first_wins: Any, second_wins: Any, tie_values: Any) -> dict[L
             values = list(values)
         except TypeError:
             raise TypeError(f"{argument} must be a label (string or integer) or an iterable of labels, "
-                            f"got {given!r}") from None
+                            f"got {echo(given)}") from None
         for label in values:
             if isinstance(label, bool) or not isinstance(label, (str, int)):
-                raise TypeError(f"{argument} labels must be strings or integers, got {label!r}")
+                raise TypeError(f"{argument} labels must be strings or integers, got {echo(label)}")
             if label in labels and labels[label] != code:
-                raise ValueError(f"winner label {label!r} is given for two outcomes (in {argument} and another)")
+                raise ValueError(f"winner label {echo(label)} is given for two outcomes (in {argument} and another)")
             labels[label] = code
     return labels
 
@@ -594,4 +624,4 @@ def _winner_labels(first_wins: Any, second_wins: Any, tie_values: Any) -> dict[L
 def _describe_labels(labels: dict[Label, int]) -> str:
     names = {OUTCOME_FIRST_WON: "first_wins", OUTCOME_SECOND_WON: "second_wins", OUTCOME_TIE: "tie_values"}
     groups = {code: [label for label, value in labels.items() if value == code] for code in names}
-    return ", ".join(f"{names[code]}={groups[code]}" for code in names)
+    return ", ".join(f"{names[code]}={echo(groups[code])}" for code in names)

@@ -24,6 +24,7 @@ from importlib import resources
 from typing import Callable
 
 from dueling_gym.problems.bipartite import BipartiteDuelProblem
+from dueling_gym.validation import echo
 
 __all__ = [
     "DatasetInfo",
@@ -91,7 +92,7 @@ def canonical_name(name: str) -> str:
     key = name.strip().lower().replace(" ", "")
     table = _alias_table()
     if key not in table:
-        raise ValueError(f"unknown problem {name!r}; choose one of {list_problems()}")
+        raise ValueError(f"unknown problem {echo(name)}; choose one of {list_problems()}")
     return table[key]
 
 
@@ -151,5 +152,5 @@ def load_bipartite_problem(name: str) -> BipartiteDuelProblem:
     if not isinstance(name, str):
         raise TypeError(f"problem name must be a string, got {type(name).__name__}")
     if name not in BIPARTITE_PROBLEMS:
-        raise ValueError(f"unknown bipartite problem {name!r}; choose one of {sorted(BIPARTITE_PROBLEMS)}")
+        raise ValueError(f"unknown bipartite problem {echo(name)}; choose one of {sorted(BIPARTITE_PROBLEMS)}")
     return BIPARTITE_PROBLEMS[name]()

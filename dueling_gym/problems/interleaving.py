@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dueling_gym.problems.ltr_files import jit_in_place
+from dueling_gym.problems.ltr_kernels import jit_in_place
 from dueling_gym.validation import check_integer, check_number, check_probability, check_rng
 
 __all__ = [

@@ -21,7 +21,17 @@ rules it enforces (each one refused with a ``ValueError`` naming the file and th
 * the documents of a query are contiguous, as in every one of these data sets;
 * a query with a single document is refused (an interleaved comparison needs two documents to
   tell two rankers apart) unless ``single_document_queries="drop"``, which removes such queries
-  and lists their ids in ``LTRData.dropped_queries``.
+  and lists their ids in ``LTRData.dropped_queries``;
+* only a regular file is read (a FIFO or a device cannot be read in the two passes below), and a
+  file that changes while it is read (a download or ``zcat > file`` still appending) is refused:
+  the reader counts the lines of the bytes present when the file was opened, parses exactly
+  those bytes, and compares the file's size and modification time at the end with those at
+  the start;
+* the dense result must fit the memory available (checked before it is allocated, the message
+  gives the size).
+
+The compiled parser never writes past its arrays: every row it would write beyond what the
+first pass counted is refused as a file that changed while it was read.
 
 :func:`write_ltr_file` writes the same format (every feature, dense), fast enough for files of
 MSLR-WEB10K's size; the tests, the benchmark and the tutorial use it for synthetic data.
@@ -30,14 +40,17 @@ MSLR-WEB10K's size; the tests, the benchmark and the tutorial use it for synthet
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dueling_gym.validation import available_memory, check_integer, read_only
+from dueling_gym.problems import ltr_kernels
+from dueling_gym.validation import available_memory, check_integer, check_regular_file, read_only
 
 __all__ = ["LTRData", "read_ltr_file", "write_ltr_file"]
 
@@ -55,9 +68,10 @@ _ERRORS = {
     7: "a feature index exceeds n_features",
     8: "a feature value does not fit a float32",
     9: "a number has too many digits",
+    10: "the file changed while it was being read (it has more lines than when it was opened); read it again "
+        "once it is complete",
 }
-_DIGIT_LIMIT = 18  # digits of an int64 parsed exactly
-_POWERS_OF_TEN = np.array([10.0**power for power in range(23)])  # exact in float64
+_CHANGED = ltr_kernels.CHANGED
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -174,8 +188,9 @@ def read_ltr_file(path: str | os.PathLike, *, n_features: int | None = None,
     ------
     ValueError
         A malformed line, a missing ``qid``, a query whose documents are not contiguous, a
-        single-document query (with ``"error"``) or a file without documents; the message
-        names the file and the line.
+        single-document query (with ``"error"``) or a file without documents (the message
+        names the file and the line); a path that is not a regular file, a file that changed
+        while it was read, or dense features larger than the memory available.
     """
     path = Path(os.fspath(path))
     if n_features is not None:
@@ -183,20 +198,50 @@ def read_ltr_file(path: str | os.PathLike, *, n_features: int | None = None,
     if single_document_queries not in ("error", "drop"):
         raise ValueError(f"single_document_queries must be 'error' or 'drop', got {single_document_queries!r}")
     chunk_bytes = check_integer("chunk_bytes", chunk_bytes, minimum=1)
-    reader = _ChunkedReader(path, n_features, chunk_bytes)
+    return _read(path, n_features, single_document_queries, chunk_bytes, digest=False)[0]
+
+
+def _read(path: Path, n_features: int | None, single_document_queries: str, chunk_bytes: int, *,
+          digest: bool) -> tuple[LTRData, str | None]:
+    """The data of ``path`` and, with ``digest``, the SHA-256 of exactly the bytes parsed.
+
+    Hashing in the reader's own pass (rather than in a separate read of the file) ties the
+    digest to the data returned even when the file is replaced in between.
+    """
+    reader = _ChunkedReader(path, n_features, chunk_bytes, digest)
     reader.run()
-    return reader.result(single_document_queries)
+    return reader.result(single_document_queries), reader.digest
+
+
+def _check_memory(what: str, needed: int) -> None:
+    """Refuse an allocation of ``needed`` bytes, before it is made, when it exceeds the memory available.
+
+    NumPy raises a bare ``MemoryError`` (or the machine starts swapping) only once the
+    allocation is attempted; refusing first names the size and what it was for.  The arrays
+    that grow with the square of the number of rankers are checked with
+    :func:`dueling_gym.validation.check_pairwise_memory` instead; this covers the others (dense
+    features, per-pair uniforms, top lists).
+    """
+    available = available_memory()
+    if available is not None and needed > available:
+        raise ValueError(f"{what} needs about {_size_text(needed)}, more than the {_size_text(available)} this "
+                         "machine has available")
+
+
+def _size_text(size: int) -> str:
+    return f"{size / 2**40:.1f} TiB" if size >= 2**40 else f"{size / 2**30:.1f} GiB"
 
 
 class _ChunkedReader:
     """State of one streaming read: the growing dense arrays and the queries seen so far."""
 
-    def __init__(self, path: Path, n_features: int | None, chunk_bytes: int):
+    def __init__(self, path: Path, n_features: int | None, chunk_bytes: int, digest: bool = False):
         self.path, self.limit, self.chunk_bytes = path, n_features, chunk_bytes
-        capacity = _count_lines(path, chunk_bytes)
         self.width = n_features or 0
-        self.features = self._allocate(capacity, self.width)
-        self.relevance = np.zeros(capacity, dtype=np.int32)
+        self.hasher = hashlib.sha256() if digest else None
+        self.digest: str | None = None
+        self.features = np.zeros((0, self.width), dtype=np.float32)
+        self.relevance = np.zeros(0, dtype=np.int32)
         self.rows = 0
         self.line = 1
         self.query_starts: list[int] = []
@@ -205,36 +250,75 @@ class _ChunkedReader:
         self.first_line_of: dict[int, int] = {}
 
     def _allocate(self, rows: int, width: int) -> NDArray[np.float32]:
-        needed = rows * width * 4
-        available = available_memory()
-        if available is not None and needed > available:
-            raise ValueError(f"{self.path}: the dense features ({rows} lines x {width} features, float32) need "
-                             f"{needed / 2**30:.1f} GiB, more than the {available / 2**30:.1f} GiB available")
+        _check_memory(f"{self.path}: the dense features ({rows} lines x {width} features, float32)", rows * width * 4)
         return np.zeros((rows, width), dtype=np.float32)
 
     def run(self) -> None:
+        # A FIFO would hang or be consumed by the counting pass, a device never ends: only a
+        # regular file can be read twice.  Checked on the path before open(), which blocks on a
+        # FIFO, and again on what was opened (the path may have been replaced in between).
+        check_regular_file(self.path, "learning-to-rank file")
+        with open(self.path, "rb") as stream:
+            opened = os.fstat(stream.fileno())
+            if not stat.S_ISREG(opened.st_mode):
+                raise ValueError(f"learning-to-rank file {self.path} was replaced by something that is not a "
+                                 "regular file while it was opened")
+            # Both passes read the same open file and stop at the size it had when opened, so
+            # bytes appended meanwhile are never parsed; the check at the end refuses the file
+            # if it changed at all, since what was read may then be a mix of two versions.
+            size = opened.st_size
+            capacity = self._count_lines(stream, size)
+            self.features = self._allocate(capacity, self.width)
+            self.relevance = np.zeros(capacity, dtype=np.int32)
+            stream.seek(0)
+            self._parse_stream(stream, size)
+            now = os.fstat(stream.fileno())
+        if (now.st_size, now.st_mtime_ns) != (opened.st_size, opened.st_mtime_ns):
+            raise ValueError(f"{self.path}: the file changed while it was being read ({opened.st_size} bytes when "
+                             f"opened, {now.st_size} now); read it again once it is complete")
+        if self.hasher is not None:
+            self.digest = self.hasher.hexdigest()
+
+    def _count_lines(self, stream: Any, size: int) -> int:
+        """Lines in the first ``size`` bytes (a last line without a newline included): an upper
+        bound on the documents, hashed on the way when a digest is asked for."""
+        count, last, remaining = 0, b"\n", size
+        block_size = max(self.chunk_bytes, 1 << 20)
+        while remaining > 0:
+            block = stream.read(min(block_size, remaining))
+            if not block:
+                break
+            remaining -= len(block)
+            count += block.count(b"\n")
+            last = block[-1:]
+            if self.hasher is not None:
+                self.hasher.update(block)
+        return count + (last != b"\n")
+
+    def _parse_stream(self, stream: Any, size: int) -> None:
         # One reusable buffer: the unfinished last line of a chunk moves to its front and the
         # next read fills the rest, so reading allocates nothing per chunk.
         buffer = bytearray(self.chunk_bytes)
         filled = 0
-        with open(self.path, "rb") as stream:
-            while True:
-                if filled == len(buffer):  # a line longer than the buffer: make room for it
-                    buffer.extend(bytes(len(buffer)))
-                with memoryview(buffer) as view:
-                    received = stream.readinto(view[filled:])
-                if not received:
-                    if filled:
-                        self._parse(buffer, filled)
-                    return
-                filled += received
-                cut = buffer.rfind(b"\n", 0, filled)
-                if cut < 0:
-                    continue
-                self._parse(buffer, cut + 1)
-                rest = filled - cut - 1
-                buffer[:rest] = buffer[cut + 1:filled]
-                filled = rest
+        remaining = size
+        while True:
+            if filled == len(buffer):  # a line longer than the buffer: make room for it
+                buffer.extend(bytes(len(buffer)))
+            with memoryview(buffer) as view:
+                received = stream.readinto(view[filled:filled + remaining]) if remaining > 0 else 0
+            if not received:
+                if filled:
+                    self._parse(buffer, filled)
+                return
+            remaining -= received
+            filled += received
+            cut = buffer.rfind(b"\n", 0, filled)
+            if cut < 0:
+                continue
+            self._parse(buffer, cut + 1)
+            rest = filled - cut - 1
+            buffer[:rest] = buffer[cut + 1:filled]
+            filled = rest
 
     def _parse(self, data: bytearray, length: int) -> None:
         kernel = _parse_kernel()
@@ -256,6 +340,8 @@ class _ChunkedReader:
         self.line += data.count(b"\n", 0, length)
 
     def _fail(self, status: int, data: bytearray, length: int, error_at: int) -> None:
+        if status == _CHANGED:  # not a fault of the line reached: the file itself moved under the reader
+            raise ValueError(f"{self.path}: {_ERRORS[status]}")
         line_number = self.line + data.count(b"\n", 0, error_at)
         end = data.find(b"\n", error_at, length)
         text = bytes(data[error_at: end if end >= 0 else length]).decode("utf-8", "replace").rstrip("\r")
@@ -345,43 +431,9 @@ def _compact(features: NDArray[np.float32], relevance: NDArray[np.int32], offset
     return np.array(new_offsets, dtype=np.int64), destination
 
 
-def _count_lines(path: Path, chunk_bytes: int) -> int:
-    """Lines of the file (a last line without a newline included): an upper bound on its documents."""
-    count, last = 0, b"\n"
-    with open(path, "rb") as stream:
-        while True:
-            block = stream.read(max(chunk_bytes, 1 << 20))
-            if not block:
-                break
-            count += block.count(b"\n")
-            last = block[-1:]
-    return count + (last != b"\n")
-
-
-def jit_in_place(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
-    """Compile the functions ``names`` of a module namespace with Numba, replacing them there.
-
-    Importing Numba costs about half a second, so the kernels of these modules are written as
-    plain functions and compiled on first use: helpers first (a kernel finds the compiled
-    helper under the same global name when it is compiled), with ``cache=True`` so that later
-    processes load the machine code from Numba's on-disk cache.
-    """
-    import numba
-
-    for name in names:
-        function = namespace[name]
-        if not isinstance(function, numba.core.registry.CPUDispatcher):
-            namespace[name] = numba.njit(cache=True, nogil=True)(function)
-
-
-_KERNEL_NAMES = ("_skip_blanks", "_ends_token", "_parse_unsigned", "_parse_value", "_parse_line", "_parse_chunk",
-                 "_write_unsigned", "_write_value", "_format_rows")
-
-
 def _parse_kernel() -> Any:
     """The compiled parser (Numba is imported on first use so that importing the problems stays light)."""
-    jit_in_place(globals(), _KERNEL_NAMES)
-    return _parse_chunk
+    return ltr_kernels.compiled().parse_chunk
 
 
 # ---------------------------------------------------------------------------------- writing
@@ -402,7 +454,7 @@ def write_ltr_file(path: str | os.PathLike, data: LTRData, *, decimals: int = 6,
     if data.features.size and float(np.abs(data.features).max()) * scale >= 9.0e17:
         raise ValueError(f"feature values up to {float(np.abs(data.features).max()):g} cannot be written with "
                          f"{decimals} decimals in fixed point (at most about 9e17 / 10**decimals)")
-    jit_in_place(globals(), _KERNEL_NAMES)
+    format_rows = ltr_kernels.compiled().format_rows
     target = Path(os.fspath(path))
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     doc_qids = np.repeat(data.query_ids, np.diff(data.query_offsets))
@@ -412,7 +464,7 @@ def write_ltr_file(path: str | os.PathLike, data: LTRData, *, decimals: int = 6,
             for start in range(0, data.n_documents, rows_per_block):
                 stop = min(start + rows_per_block, data.n_documents)
                 buffer = np.empty((stop - start) * per_row, dtype=np.uint8)
-                used = _format_rows(data.features[start:stop], data.relevance[start:stop], doc_qids[start:stop],
+                used = format_rows(data.features[start:stop], data.relevance[start:stop], doc_qids[start:stop],
                                    decimals, buffer)
                 stream.write(buffer[:used].tobytes())
         os.replace(temporary, target)
@@ -420,237 +472,3 @@ def write_ltr_file(path: str | os.PathLike, data: LTRData, *, decimals: int = 6,
         if temporary.exists():
             temporary.unlink()
         raise
-
-
-# ---------------------------------------------------------------------------------- kernels
-# Plain functions compiled by jit_in_place on first use.  Bytes: 9 tab, 10 newline, 13 carriage
-# return, 32 space, 35 '#', 43 '+', 45 '-', 46 '.', 48-57 digits, 58 ':', 69/101 'E'/'e'.
-def _skip_blanks(buffer, position, end):
-    while position < end and (buffer[position] == 32 or buffer[position] == 9):
-        position += 1
-    return position
-
-
-def _ends_token(buffer, position, end):
-    return position >= end or buffer[position] == 32 or buffer[position] == 9 or buffer[position] == 35
-
-
-def _parse_unsigned(buffer, position, end):
-    """(value, position after, digits) of a run of decimal digits; digits > 18 means overflow."""
-    value = 0
-    digits = 0
-    while position < end and 48 <= buffer[position] <= 57:
-        if digits < _DIGIT_LIMIT:
-            value = value * 10 + (buffer[position] - 48)
-        digits += 1
-        position += 1
-    return value, position, digits
-
-
-def _parse_value(buffer, position, end):
-    """(value, position after, status) of a decimal number ``[+-]digits[.digits][(e|E)[+-]digits]``."""
-    negative = False
-    if position < end and (buffer[position] == 45 or buffer[position] == 43):
-        negative = buffer[position] == 45
-        position += 1
-    mantissa = 0
-    significant = 0
-    exponent = 0
-    seen = 0
-    while position < end and 48 <= buffer[position] <= 57:
-        digit = buffer[position] - 48
-        seen += 1
-        if mantissa == 0 and digit == 0:
-            pass  # a leading zero
-        elif significant < _DIGIT_LIMIT:
-            mantissa = mantissa * 10 + digit
-            significant += 1
-        else:
-            exponent += 1  # digits beyond int64 precision only scale the value
-        position += 1
-    if position < end and buffer[position] == 46:
-        position += 1
-        while position < end and 48 <= buffer[position] <= 57:
-            digit = buffer[position] - 48
-            seen += 1
-            if mantissa == 0 and digit == 0:
-                exponent -= 1
-            elif significant < _DIGIT_LIMIT:
-                mantissa = mantissa * 10 + digit
-                significant += 1
-                exponent -= 1
-            position += 1
-    if seen == 0:
-        return 0.0, position, 5
-    if position < end and (buffer[position] == 101 or buffer[position] == 69):
-        position += 1
-        sign = 1
-        if position < end and (buffer[position] == 45 or buffer[position] == 43):
-            sign = -1 if buffer[position] == 45 else 1
-            position += 1
-        power, position, digits = _parse_unsigned(buffer, position, end)
-        if digits == 0:
-            return 0.0, position, 5
-        if digits > 4:
-            return 0.0, position, 9
-        exponent += sign * power
-    value = 0.0
-    if mantissa != 0:
-        if exponent > 38:
-            return 0.0, position, 8
-        if 0 <= exponent <= 22:
-            value = mantissa * _POWERS_OF_TEN[exponent]
-        elif -22 <= exponent < 0:
-            value = mantissa / _POWERS_OF_TEN[-exponent]  # one correctly rounded division
-        elif exponent >= 0:
-            value = mantissa * 10.0 ** exponent
-        elif exponent >= -300:
-            value = mantissa / 10.0 ** (-exponent)  # exact powers of ten: one correctly rounded division
-        else:
-            value = (mantissa / 1e300) / 10.0 ** (-exponent - 300)
-    if value > 3.4028234663852886e38:
-        return 0.0, position, 8
-    return (-value if negative else value), position, 0
-
-
-def _parse_line(buffer, position, end, features, row, width, limit):
-    """Parse one data line; returns (status, relevance, qid, largest column)."""
-    relevance, position, digits = _parse_unsigned(buffer, position, end)
-    if digits == 0 or digits > 9 or not _ends_token(buffer, position, end):
-        return 1, 0, 0, -1
-    position = _skip_blanks(buffer, position, end)
-    if not (position + 4 <= end and buffer[position] == 113 and buffer[position + 1] == 105
-            and buffer[position + 2] == 100 and buffer[position + 3] == 58):  # "qid:"
-        return 2, 0, 0, -1
-    qid, position, digits = _parse_unsigned(buffer, position + 4, end)
-    if digits == 0 or not _ends_token(buffer, position, end):
-        return 2, 0, 0, -1
-    if digits > _DIGIT_LIMIT:
-        return 9, 0, 0, -1
-    largest = -1
-    previous = 0
-    while True:
-        position = _skip_blanks(buffer, position, end)
-        if position >= end or buffer[position] == 35:
-            break
-        index, position, digits = _parse_unsigned(buffer, position, end)
-        if digits == 0:
-            return 3, 0, 0, -1
-        if digits > 9:
-            return 9, 0, 0, -1
-        if position >= end or buffer[position] != 58:
-            return 3, 0, 0, -1
-        value, position, status = _parse_value(buffer, position + 1, end)
-        if status != 0:
-            return status, 0, 0, -1
-        if not _ends_token(buffer, position, end):
-            return 5, 0, 0, -1
-        if index == 0:
-            return 4, 0, 0, -1
-        if index <= previous:
-            return 6, 0, 0, -1
-        if limit > 0 and index > limit:
-            return 7, 0, 0, -1
-        previous = index
-        column = index - 1
-        if column > largest:
-            largest = column
-        if column < width:
-            features[row, column] = value
-    return 0, relevance, qid, largest
-
-
-def _parse_chunk(buffer, features, first_row, relevance, qids, lines, first_line, limit):
-    """Parse whole lines ``buffer`` into rows ``first_row...`` of ``features`` (columns beyond its
-    width are skipped but measured).  Returns (status, documents, error offset, largest column)."""
-    size = buffer.shape[0]
-    width = features.shape[1]
-    position = 0
-    line = first_line
-    documents = 0
-    largest = -1
-    while position < size:
-        start = position
-        end = position
-        while end < size and buffer[end] != 10:
-            end += 1
-        following = end + 1
-        if end > start and buffer[end - 1] == 13:
-            end -= 1
-        position = _skip_blanks(buffer, start, end)
-        if position < end and buffer[position] != 35:  # not a blank or comment-only line
-            status, label, qid, columns = _parse_line(buffer, position, end, features, first_row + documents,
-                                                      width, limit)
-            if status != 0:
-                return status, documents, start, largest
-            if columns > largest:
-                largest = columns
-            relevance[first_row + documents] = label
-            qids[documents] = qid
-            lines[documents] = line
-            documents += 1
-        line += 1
-        position = following
-    return 0, documents, 0, largest
-
-
-def _write_unsigned(buffer, position, value):
-    digits = 1
-    probe = value
-    while probe >= 10:
-        probe //= 10
-        digits += 1
-    for offset in range(digits - 1, -1, -1):
-        buffer[position + offset] = 48 + value % 10
-        value //= 10
-    return position + digits
-
-
-def _write_value(buffer, position, value, decimals, scale):
-    magnitude = abs(value) * scale
-    scaled = np.int64(np.floor(magnitude + 0.5))
-    if scaled == 0:
-        buffer[position] = 48
-        return position + 1
-    if value < 0:
-        buffer[position] = 45
-        position += 1
-    unit = np.int64(1)
-    for _ in range(decimals):
-        unit *= 10
-    position = _write_unsigned(buffer, position, scaled // unit)
-    fraction = scaled % unit
-    if fraction:
-        kept = decimals
-        while fraction % 10 == 0:
-            fraction //= 10
-            kept -= 1
-        buffer[position] = 46
-        position += 1
-        for offset in range(kept - 1, -1, -1):
-            buffer[position + offset] = 48 + fraction % 10
-            fraction //= 10
-        position += kept
-    return position
-
-
-def _format_rows(features, relevance, qids, decimals, buffer):
-    """Write rows as LETOR lines into ``buffer``; returns the bytes used."""
-    scale = 10.0 ** decimals
-    position = 0
-    for row in range(features.shape[0]):
-        position = _write_unsigned(buffer, position, relevance[row])
-        buffer[position] = 32
-        buffer[position + 1] = 113
-        buffer[position + 2] = 105
-        buffer[position + 3] = 100
-        buffer[position + 4] = 58
-        position = _write_unsigned(buffer, position + 5, qids[row])
-        for column in range(features.shape[1]):
-            buffer[position] = 32
-            position = _write_unsigned(buffer, position + 1, column + 1)
-            buffer[position] = 58
-            position = _write_value(buffer, position + 1, np.float64(features[row, column]), decimals, scale)
-        buffer[position] = 10
-        position += 1
-    return position

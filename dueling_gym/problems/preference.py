@@ -21,6 +21,7 @@ from dueling_gym.validation import (
     antisymmetric_rebuild,
     check_atol,
     check_preference_entries,
+    echo,
     read_only,
     real_matrix,
 )
@@ -166,7 +167,7 @@ class PreferenceMatrix:
         return hash(self._matrix.tobytes())
 
     def __repr__(self) -> str:
-        label = f"{self.name!r}, " if self.name else ""
+        label = f"{echo(self.name)}, " if self.name else ""
         winner = self.condorcet_winner
         return (
             f"PreferenceMatrix({label}K={self.n_arms}, copeland_winners={[int(a) for a in self.copeland_winners]}, "
@@ -293,7 +294,7 @@ class PreferenceMatrix:
         return defined_notions(self.condorcet_winner is not None)
 
     def _label(self) -> str:
-        return f"problem {self.name!r}" if self.name else "this problem"
+        return f"problem {echo(self.name)}" if self.name else "this problem"
 
     def _check_notion(self, notion: str) -> None:
         if notion not in REGRET_NOTIONS:

@@ -30,17 +30,32 @@ Choices:
   every number of worker threads ``jobs``.
 * **Cache**: results are stored under ``cache_dir`` in a file named by a SHA-256 digest of the
   data file's bytes (or of the arrays) and of every parameter that changes the result; the file
-  also holds that digest and a checksum of its arrays.  A cached file is used only if both
-  match; otherwise it is **recomputed and rewritten** (with a warning naming the file).  Files
-  are written to a temporary name and renamed (``os.replace``), so a reader never sees a partial
-  file.
+  also holds that digest, the facts of the estimate and a **signature**: an HMAC-SHA256 of all
+  of it under a secret of the cache folder (``.signing-key``: 32 random bytes, readable by its
+  owner only, made on first use).  A plain checksum can be recomputed by whoever edits the file
+  (a swapped-wins file re-signed that way would change the winner); a keyed one cannot without
+  the secret, so an edited file fails the check.  Replaying a sample of pairs instead would
+  catch an edit too, but only after parsing the data again: several seconds for a file a hit
+  now reads once for its digest.  Only a file that passes every check (key, signature,
+  consistent counts) is used; otherwise it is **recomputed and rewritten** (with a warning
+  naming the file).  Files are written to a temporary name and renamed (``os.replace``), so a
+  reader never sees a partial file.
+* **Data digest**: every estimate records in its provenance ``comparison_data_sha256``, a
+  SHA-256 of what the comparisons read from the data (every ranker's top lists and the
+  relevance grades), so that :class:`~dueling_gym.envs.ranker_duel.RankerDuelEnv` refuses a
+  matrix estimated on other data.
+* **Sizes**: the arrays that grow with ``K ** 2``, the top lists and the uniforms of the pairs
+  played at once are checked against the memory available before they are allocated (a feature
+  index of 999 999 in a file means 999 999 feature rankers), and refused with the size.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import secrets
 import warnings
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -60,9 +75,10 @@ from dueling_gym.problems.interleaving import (
     click_model as _click_model,
     uniforms_per_comparison,
 )
-from dueling_gym.problems.ltr_files import LTRData, read_ltr_file
+from dueling_gym.problems.ltr_files import DEFAULT_CHUNK_BYTES, LTRData, _check_memory, _read, read_ltr_file
 from dueling_gym.problems.preference import PreferenceMatrix
-from dueling_gym.validation import check_bool, check_integer, check_rng, read_only
+from dueling_gym.validation import (check_bool, check_integer, check_pairwise_memory, check_regular_file, check_rng,
+                                    read_only)
 
 __all__ = [
     "RankerEvaluationProblem",
@@ -74,14 +90,21 @@ __all__ = [
     "TIE_RULE",
 ]
 
-#: Bump when a change of the simulation changes results, so that older cache files are not used.
-CACHE_FORMAT = 1
+#: Bump when a change of the simulation or of the cached facts changes results, so that older cache
+#: files are not used (2: the facts hold ``comparison_data_sha256``).
+CACHE_FORMAT = 2
 #: How ties are counted, recorded in every estimated matrix's provenance.
 TIE_RULE = ("no clicks or equal credit is a tie; a tie counts as half a win in P[i, j] (the online "
             "environment settles it with a fair coin)")
 #: Approximate share of the relevance grades 0-4 in MSLR-WEB10K (used by the synthetic data).
 MSLR_GRADE_FREQUENCIES = (0.52, 0.32, 0.13, 0.02, 0.01)
 _PAIRS_PER_TASK = 16
+#: K x K arrays alive at once while a matrix is estimated and wrapped: the win, tie and comparison
+#: counts, the pair indices, the estimate, its errors and temporaries, the PreferenceMatrix's own.
+_PAIRWISE_ARRAYS = 16
+#: The cache folder's signing secret (see _signing_secret) and its size in bytes.
+_SIGNING_KEY_NAME = ".signing-key"
+_SIGNING_KEY_BYTES = 32
 
 
 class Comparison(NamedTuple):
@@ -140,6 +163,13 @@ class RankerEvaluationProblem:
         self.n_rankers = data.n_features if weights is None else int(weights.shape[0])
         if self.n_rankers < 2:
             raise ValueError(f"a ranker-evaluation problem needs at least 2 rankers, got {self.n_rankers}")
+        # A stray feature index (999 999 in one line) makes as many feature rankers: refuse the
+        # K x K counts and the top lists before allocating them, naming the size.
+        what = ("a ranker-evaluation problem (one ranker per feature column; the largest feature index is "
+                f"{data.n_features})" if weights is None else "a ranker-evaluation problem")
+        check_pairwise_memory(what, self.n_rankers, arrays=_PAIRWISE_ARRAYS)
+        _check_memory(f"the top-{self.cutoff} lists of {self.n_rankers} rankers on {data.n_queries} queries (int32)",
+                      data.n_queries * self.n_rankers * self.cutoff * 4)
         self.n_queries, self.n_documents, self.n_features = data.n_queries, data.n_documents, data.n_features
         self.query_ids = data.query_ids
         self.source = data.source
@@ -153,6 +183,23 @@ class RankerEvaluationProblem:
         self._softmax = read_only(1.0 / np.arange(1, self.cutoff + 1, dtype=np.float64) ** PROBABILISTIC_TAU)
         self.uniforms_per_comparison = uniforms_per_comparison(interleaving, self.cutoff)
         self._scratch = _Scratch(self.cutoff)
+        self._data_digest: str | None = None
+
+    @property
+    def comparison_data_sha256(self) -> str:
+        """The SHA-256 of everything a comparison reads from the data (the top lists, their lengths, the grades).
+
+        Two data sets with the same digest give the same comparisons for the same settings, so
+        a matrix estimated on one is valid for the other; any other difference in the data is
+        caught.  Computed on first use (tens of milliseconds at MSLR's size).
+        """
+        if self._data_digest is None:
+            digest = hashlib.sha256()
+            for array in (self.ranked_lists, self.list_lengths, self.relevance):
+                digest.update(repr((array.dtype.str, array.shape)).encode())
+                digest.update(np.ascontiguousarray(array).tobytes())
+            self._data_digest = digest.hexdigest()
+        return self._data_digest
 
     def __repr__(self) -> str:
         return (f"RankerEvaluationProblem(K={self.n_rankers} {self.rankers}, {self.n_queries} queries, "
@@ -272,25 +319,22 @@ def estimate_preferences(problem: RankerEvaluationProblem, comparisons_per_pair:
     jobs = _check_jobs(jobs)
     progress = check_bool("progress", progress)
     n_rankers = problem.n_rankers
+    n_pairs = n_rankers * (n_rankers - 1) // 2
+    tasks = [range(start, min(start + _PAIRS_PER_TASK, n_pairs)) for start in range(0, n_pairs, _PAIRS_PER_TASK)]
+    _check_uniforms_memory(comparisons_per_pair, problem.uniforms_per_comparison, min(jobs, len(tasks)))
     firsts, seconds = np.triu_indices(n_rankers, 1)
     wins = np.zeros((n_rankers, n_rankers), dtype=np.int64)
     ties = np.zeros((n_rankers, n_rankers), dtype=np.int64)
-    kernels = _interleaving.kernels()
-    duel_counts = kernels["_duel_counts"]
-    width = problem.uniforms_per_comparison
+    duel_counts = _interleaving.kernels()["_duel_counts"]
 
     def play(pairs: range) -> list[tuple[int, int, int, int, int]]:
         results = []
         for pair in pairs:
-            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(pair,)))
             first, second = int(firsts[pair]), int(seconds[pair])
-            counts = duel_counts(problem.ranked_lists, problem.list_lengths, problem.relevance, first, second,
-                                 problem._method, problem._click, problem._stop, problem._softmax,
-                                 rng.random((comparisons_per_pair, width)))
-            results.append((first, second, int(counts[0]), int(counts[1]), int(counts[2])))
+            results.append((first, second) + _play_pair(duel_counts, problem, pair, first, second,
+                                                        comparisons_per_pair, seed))
         return results
 
-    tasks = [range(start, min(start + _PAIRS_PER_TASK, firsts.size)) for start in range(0, firsts.size, _PAIRS_PER_TASK)]
     from tqdm.auto import tqdm
 
     with tqdm(total=int(firsts.size), unit="pair", desc=f"interleaved comparisons (K={n_rankers})",
@@ -303,6 +347,26 @@ def estimate_preferences(problem: RankerEvaluationProblem, comparisons_per_pair:
     comparisons = np.full((n_rankers, n_rankers), comparisons_per_pair, dtype=np.int64)
     np.fill_diagonal(comparisons, 0)
     return {"wins": wins, "ties": ties, "comparisons": comparisons}
+
+
+def _play_pair(duel_counts: Any, problem: RankerEvaluationProblem, pair: int, first: int, second: int,
+               comparisons_per_pair: int, seed: int) -> tuple[int, int, int]:
+    """(wins of first, wins of second, ties) of pair number ``pair`` (row-major over ``i < j``).
+
+    The one place the comparisons of a pair are drawn, shared by the estimate and the check of a
+    cached one, so that both play exactly the same comparisons.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(pair,)))
+    uniforms = rng.random((comparisons_per_pair, problem.uniforms_per_comparison))
+    counts = duel_counts(problem.ranked_lists, problem.list_lengths, problem.relevance, first, second,
+                         problem._method, problem._click, problem._stop, problem._softmax, uniforms)
+    return int(counts[0]), int(counts[1]), int(counts[2])
+
+
+def _check_uniforms_memory(comparisons_per_pair: int, width: int, pairs_at_once: int) -> None:
+    """Refuse a ``comparisons_per_pair`` whose uniforms (drawn at once per pair) do not fit in memory."""
+    _check_memory(f"comparisons_per_pair={comparisons_per_pair} ({pairs_at_once} pair(s) at a time, {width} float64 "
+                  "uniforms per comparison)", pairs_at_once * comparisons_per_pair * width * 8)
 
 
 def _check_jobs(jobs: Any) -> int:
@@ -344,7 +408,9 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
     seed : int, default 0
         Seed of the comparisons.
     cache_dir : path, optional
-        Folder of cached results (created if missing); ``None`` disables the cache.
+        Folder of cached results (created if missing); ``None`` disables the cache.  A cached
+        result is used only if its signature under the folder's secret matches (see the module's
+        notes); a hit reads the data file's bytes once for their digest and parses nothing.
     jobs : int, optional
         Worker threads (default: every core this process may use).  The result does not depend on it.
     progress : bool, default True
@@ -365,33 +431,49 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
     if single_document_queries not in ("error", "drop"):
         raise ValueError(f"single_document_queries must be 'error' or 'drop', got {single_document_queries!r}")
     model = _click_model(click_model)
+    if interleaving not in INTERLEAVING_METHODS:
+        raise ValueError(f"unknown interleaving {interleaving!r}; choose one of {sorted(INTERLEAVING_METHODS)}")
+    # The uniforms of a pair are the one allocation comparisons_per_pair alone decides: an
+    # impossible count is refused before the data is read (for one pair at a time; the estimate
+    # checks again for the pairs its threads play at once).
+    width = uniforms_per_comparison(interleaving, check_integer("cutoff", cutoff, minimum=1, maximum=1000))
+    _check_uniforms_memory(comparisons_per_pair, width, 1)
     settings = {"rankers": rankers, "interleaving": interleaving, "click_model": model, "cutoff": cutoff,
                 "tie_break_seed": tie_break_seed}
     cache_file = key = data_digest = None
-    data: LTRData | None = None
-    if isinstance(path_or_arrays, (str, os.PathLike)):
-        path = Path(os.fspath(path_or_arrays))
-        if cache_dir is not None:
-            data_digest = _file_digest(path)
-    else:
-        data = _as_data(path_or_arrays)
-        if cache_dir is not None:
-            data_digest = _arrays_digest(data)
+    is_path = isinstance(path_or_arrays, (str, os.PathLike))
+    data = None if is_path else _as_data(path_or_arrays)
     if cache_dir is not None:
+        # A hit costs one pass over the file's bytes (the key holds their digest) and no parsing.
+        if is_path:
+            source = Path(os.fspath(path_or_arrays))
+            check_regular_file(source, "learning-to-rank file")
+            data_digest = _file_digest(source)
+        else:
+            data_digest = _arrays_digest(data)
         key = _cache_key(data_digest, settings, comparisons_per_pair, seed, single_document_queries)
         cache_file = Path(os.fspath(cache_dir)) / f"ranker_evaluation-{key[:40]}.npz"
         cached = _load_cached(cache_file, key)
         if cached is not None:
-            return _as_matrix(cached["counts"], cached["facts"])
-    if data is None:
-        data = read_ltr_file(path, single_document_queries=single_document_queries)
+            facts = {**cached["facts"], "data_source": str(path_or_arrays) if is_path else "arrays"}
+            return _as_matrix(cached["counts"], facts)
+    if is_path:
+        # The digest is taken again in the reading pass itself, so that the result is stored
+        # under the digest of the bytes actually parsed even if the file was replaced meanwhile.
+        data, read_digest = _read(Path(os.fspath(path_or_arrays)), None, single_document_queries,
+                                  DEFAULT_CHUNK_BYTES, digest=cache_dir is not None)
+        if cache_dir is not None and read_digest != data_digest:
+            data_digest = read_digest
+            key = _cache_key(data_digest, settings, comparisons_per_pair, seed, single_document_queries)
+            cache_file = Path(os.fspath(cache_dir)) / f"ranker_evaluation-{key[:40]}.npz"
     problem = RankerEvaluationProblem(data, **settings)
     del data  # the problem keeps the lists and the grades; the features can go
-    counts = estimate_preferences(problem, comparisons_per_pair, seed=seed, jobs=jobs, progress=progress)
     facts = {**problem.describe(), "comparisons_per_pair": comparisons_per_pair, "seed": seed,
              "n_queries": problem.n_queries, "n_documents": problem.n_documents, "n_features": problem.n_features,
              "data_source": problem.source or "arrays", "dropped_queries": list(problem.dropped_queries),
-             "data_sha256": data_digest, "cache_key": key}
+             "data_sha256": data_digest, "comparison_data_sha256": problem.comparison_data_sha256,
+             "cache_key": key}
+    counts = estimate_preferences(problem, comparisons_per_pair, seed=seed, jobs=jobs, progress=progress)
     if cache_file is not None:
         _store(cache_file, key, counts, facts)
     return _as_matrix(counts, facts)
@@ -453,27 +535,69 @@ def _cache_key(data_digest: str | None, settings: Mapping[str, Any], comparisons
     return hashlib.sha256(json.dumps(description, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _checksum(key: str, counts: Mapping[str, NDArray[np.int64]], facts_json: str) -> str:
-    digest = hashlib.sha256(key.encode() + facts_json.encode())
+def _signing_secret(cache_dir: Path) -> bytes:
+    """The folder's secret (``cache_dir/.signing-key``, 32 random bytes, owner-only), made on first use.
+
+    It is created under a temporary name and linked into place, so that two processes that
+    start at once agree on one secret and neither reads a half-written one.  A secret of the
+    wrong size is replaced; every file signed with the old one is then recomputed.
+    """
+    path = cache_dir / _SIGNING_KEY_NAME
+    for _ in range(3):
+        try:
+            check_regular_file(path, "cache signing key", follow_symlinks=False)
+            secret = path.read_bytes()
+        except FileNotFoundError:
+            secret = b""
+        if len(secret) == _SIGNING_KEY_BYTES:
+            return secret
+        if secret:
+            path.unlink(missing_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        temporary = cache_dir / f".{_SIGNING_KEY_NAME}.{secrets.token_hex(6)}.tmp"
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(descriptor, "wb") as stream:
+                stream.write(secrets.token_bytes(_SIGNING_KEY_BYTES))
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another process linked its secret first: read that one
+        finally:
+            temporary.unlink(missing_ok=True)
+    raise ValueError(f"cannot establish the cache signing key {path}")
+
+
+def _signature(secret: bytes, key: str, counts: Mapping[str, NDArray[np.int64]], facts_json: str) -> str:
+    """HMAC-SHA256 under the folder's secret of the key, the facts and the counts.
+
+    A plain checksum can be recomputed by whoever edits the file; a keyed one cannot without the
+    secret, so an edited file is recomputed rather than trusted.
+    """
+    signature = hmac.new(secret, key.encode() + facts_json.encode(), hashlib.sha256)
     for name in ("wins", "ties", "comparisons"):
         array = np.ascontiguousarray(counts[name], dtype=np.int64)
-        digest.update(name.encode() + repr(array.shape).encode() + array.tobytes())
-    return digest.hexdigest()
+        signature.update(name.encode() + repr(array.shape).encode() + array.tobytes())
+    return signature.hexdigest()
 
 
 def _store(path: Path, key: str, counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     facts_json = json.dumps(dict(facts), sort_keys=True)
+    signature = _signature(_signing_secret(path.parent), key, counts, facts_json)
     # A cache can be recomputed: atomic (a reader sees no half file), not synced to the disk.
     with atomic_write(path, durable=False) as stream:
-        np.savez(stream, key=np.array(key), facts=np.array(facts_json),
-                 checksum=np.array(_checksum(key, counts, facts_json)), **{
-                     name: np.asarray(counts[name], dtype=np.int64) for name in ("wins", "ties", "comparisons")})
+        np.savez(stream, key=np.array(key), facts=np.array(facts_json), signature=np.array(signature), **{
+            name: np.asarray(counts[name], dtype=np.int64) for name in ("wins", "ties", "comparisons")})
 
 
 def _load_cached(path: Path, key: str) -> dict[str, Any] | None:
     """The cached counts and facts if ``path`` holds exactly the result for ``key``; otherwise None
-    (after a warning when a file exists but does not check out: it is then recomputed)."""
+    (after a warning when a file exists but does not check out: it is then recomputed).
+
+    A file is used when it was written for ``key``, its signature under the folder's secret
+    matches (see :func:`_signature`), and its counts are consistent (shapes, symmetric ties and
+    comparisons, non-negative, every pair compared as often as the facts say).
+    """
     if not path.exists():
         return None
     try:
@@ -481,22 +605,20 @@ def _load_cached(path: Path, key: str) -> dict[str, Any] | None:
             stored_key = str(stored["key"])
             facts_json = str(stored["facts"])
             counts = {name: np.array(stored[name], dtype=np.int64) for name in ("wins", "ties", "comparisons")}
-            checksum = str(stored["checksum"])
+            signature = str(stored["signature"])
         facts = json.loads(facts_json)
         if stored_key != key:
             problem = "it was written for other data or parameters"
-        elif checksum != _checksum(key, counts, facts_json):
-            problem = "its checksum does not match its contents"
+        elif not hmac.compare_digest(signature, _signature(_signing_secret(path.parent), key, counts, facts_json)):
+            problem = "its signature does not match its contents (it was edited, or written under another signing key)"
+        elif not isinstance(facts, dict) or not _consistent(counts, facts):
+            problem = "its counts are inconsistent"
         else:
-            problem = None
+            return {"counts": counts, "facts": facts}
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as error:
-        problem, counts, facts = f"it cannot be read ({error})", None, None
-    if problem is None and not _consistent(counts, facts):
-        problem = "its counts are inconsistent"
-    if problem is not None:
-        warnings.warn(f"ignoring the cached ranker evaluation {path}: {problem}; recomputing it", stacklevel=3)
-        return None
-    return {"counts": counts, "facts": facts}
+        problem = f"it cannot be read ({error})"
+    warnings.warn(f"ignoring the cached ranker evaluation {path}: {problem}; recomputing it", stacklevel=3)
+    return None
 
 
 def _consistent(counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any]) -> bool:
@@ -506,7 +628,12 @@ def _consistent(counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any
         return False
     upper = np.triu(np.ones((n, n), dtype=bool), 1)
     totals = counts["wins"] + counts["wins"].T + counts["ties"]
-    return bool(np.all(totals[upper] == counts["comparisons"][upper])
+    # The lower triangle of ties and comparisons is read too (P[j, i]): it must mirror the upper.
+    symmetric = all(np.array_equal(counts[name], counts[name].T) and not np.any(np.diagonal(counts[name]))
+                    for name in ("ties", "comparisons"))
+    non_negative = all(np.all(array >= 0) for array in counts.values())
+    return bool(symmetric and non_negative and not np.any(np.diagonal(counts["wins"]))
+                and np.all(totals[upper] == counts["comparisons"][upper])
                 and np.all(counts["comparisons"][upper] == facts.get("comparisons_per_pair")))
 
 

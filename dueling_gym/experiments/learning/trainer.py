@@ -16,7 +16,12 @@ The base owns:
   :attr:`Trainer.completed` are done, and the progress bar;
 * **checkpoints**: resume when a checkpoint is there (:meth:`Trainer.load_checkpoint`), write
   them atomically and refuse non-finite ones (:meth:`Trainer.save_checkpoint_arrays`);
-* **the validation log** ``evaluations.csv`` (a fresh run starts it afresh, a resumed run appends);
+* **the validation log** ``evaluations.csv``: one row per evaluation, its first column the budget
+  units done, strictly increasing, rewritten whole at every row (a kill leaves the previous log
+  whole); a fresh run starts it afresh, and a resumed run first drops the rows past its
+  checkpoint (the work after the checkpoint is done again, and logged again once);
+* **stale temporary files**: a run killed while it wrote a file leaves the temporary file of
+  ``atomic_write`` behind; the next run of the folder removes them;
 * **the export** of ``policy.npz`` with the configuration and the command
   (:meth:`Trainer.export_policy`), and the final report;
 * **the command line**: :class:`Option` declares an option once (flag, help, default, how it
@@ -39,6 +44,7 @@ import abc
 import argparse
 import csv
 import json
+import re
 import shlex
 import sys
 import time
@@ -51,13 +57,17 @@ import numpy as np
 from dueling_gym.atomic_files import atomic_write
 from dueling_gym.experiments.learning import OBSERVATION
 from dueling_gym.experiments.npz_files import check_finite, save_npz_atomically, save_policy_atomically
-from dueling_gym.validation import check_bool, check_integer
+from dueling_gym.validation import check_bool, check_integer, check_regular_file
 
 __all__ = ["Trainer", "Option", "TrainCommand", "families_of_option", "build_parser", "run_from_arguments",
            "command_line_main", "START_AFRESH"]
 
 #: How to get past a run that cannot resume, in the words of the command line and of Python.
 START_AFRESH = "--no-resume (resume=False from Python)"
+
+#: The temporary files of ``atomic_write``: ``.<target>.<12 hex digits>.tmp``
+#: beside their target.  Only a killed writer leaves one; nothing ever reads it.
+_TEMPORARY_FILE = re.compile(r"\..+\.[0-9a-f]{12}\.tmp")
 
 
 class Trainer(abc.ABC):
@@ -163,6 +173,7 @@ class Trainer(abc.ABC):
         resumed = self.resumable and self.resume and self.load_checkpoint()
         if resumed:
             print(f"resuming {self.output} from {self.progress_text()}")
+            self.trim_log(self.completed)
         elif self.evaluations_path.exists():
             self.evaluations_path.unlink()  # a fresh run owns its log
         self.learn()
@@ -172,6 +183,7 @@ class Trainer(abc.ABC):
         """Create the folder, refuse another configuration on resume, apply the finished rule
         (return the finished run's result) and write ``config.json``."""
         self.output.mkdir(parents=True, exist_ok=True)
+        self.remove_stale_temporaries()
         config_path = self.output / "config.json"
         if self.resumable and self.resume and config_path.exists():
             if self._comparable(json.loads(config_path.read_text())) != self._comparable(self.config):
@@ -238,16 +250,100 @@ class Trainer(abc.ABC):
         """Seconds since training started, rounded to tenths (the log's ``wall_time``)."""
         return round(time.perf_counter() - self.started, 1)
 
+    def remove_stale_temporaries(self) -> None:
+        """Remove the temporary files that a run of this folder killed while writing left behind.
+
+        Every file of a run is written through ``atomic_write``,
+        whose temporary file is renamed over the target or removed, unless the process is killed
+        in between; such a file is never read, so it only takes space.
+        """
+        for path in self.output.iterdir():
+            if _TEMPORARY_FILE.fullmatch(path.name) and path.is_file() and not path.is_symlink():
+                path.unlink(missing_ok=True)
+
+    def _read_log(self) -> tuple[list[str], list[list[str]], int]:
+        """The header, the well-formed rows of ``evaluations.csv`` and the number of rows dropped
+        (none of either when it is missing).
+
+        A row is well formed when it has one field per column and its first field (the budget
+        units done) is an integer greater than the previous row's: anything else (a line cut
+        short by a kill of an earlier version that appended, a row logged twice) is dropped, so
+        the log read back has one row per evaluation.
+        """
+        path = check_regular_file(self.evaluations_path, "validation log", new_ok=True, follow_symlinks=False)
+        if not path.exists():
+            return [], [], 0
+        try:
+            # Undecodable bytes become U+FFFD: such a row is not well formed and is dropped below.
+            with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+                lines = list(csv.reader(handle))
+        except csv.Error as error:  # e.g. a field beyond the csv module's size limit
+            raise ValueError(f"{path} is not a readable validation log ({error}); move it away or start afresh "
+                             f"with {START_AFRESH}") from None
+        if not lines:
+            return [], [], 0
+        header, rows, last = lines[0], [], -1
+        for fields in lines[1:]:
+            if len(fields) != len(header):
+                continue
+            try:
+                key = int(fields[0])
+            except ValueError:
+                continue
+            if key > last:
+                rows.append(fields)
+                last = key
+        return header, rows, len(lines) - 1 - len(rows)
+
+    def _write_log(self, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """Replace ``evaluations.csv`` whole (a kill leaves the previous log, never a cut row)."""
+        import io
+
+        buffer = io.StringIO(newline="")
+        writer = csv.writer(buffer)
+        writer.writerow(header)
+        writer.writerows(rows)
+        with atomic_write(self.evaluations_path, what="validation log") as handle:
+            handle.write(buffer.getvalue().encode("utf-8"))
+
+    def last_logged(self) -> int | None:
+        """The budget units of the last row of ``evaluations.csv`` (None: no row yet)."""
+        _, rows, _ = self._read_log()
+        return int(rows[-1][0]) if rows else None
+
+    def trim_log(self, completed: int) -> None:
+        """Keep the rows of ``evaluations.csv`` up to ``completed`` budget units (the checkpoint a
+        resumed run continues from): the rows after it are of work that is done again, and the
+        same evaluations are logged again when it is."""
+        header, rows, dropped = self._read_log()
+        if not header:
+            return
+        kept = [fields for fields in rows if int(fields[0]) <= completed]
+        if dropped or len(kept) < len(rows):
+            self._write_log(header, kept)
+
     def log_validation(self, row: Mapping[str, Any], message: str) -> None:
-        """Append ``row`` to ``evaluations.csv`` (with a header when the file is new) and show ``message``."""
+        """Add ``row`` to ``evaluations.csv`` (with a header when the file is new) and show ``message``.
+
+        The first column of ``row`` counts the budget units done: a row at or before the log's
+        last one is an evaluation the log holds already (a resumed run reaching the point it
+        resumed from) and is not written again.
+
+        Raises
+        ------
+        ValueError
+            When the log holds other columns than ``row`` (a log of another kind of run).
+        """
         from tqdm.auto import tqdm
 
-        new = not self.evaluations_path.exists()
-        with self.evaluations_path.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(row))
-            if new:
-                writer.writeheader()
-            writer.writerow(row)
+        header, rows, _ = self._read_log()
+        columns = [str(column) for column in row]
+        if header and header != columns:
+            raise ValueError(f"{self.evaluations_path} has the columns {', '.join(header)}, not the columns of this run "
+                             f"({', '.join(columns)}); move it away or start afresh with {START_AFRESH}")
+        key = int(next(iter(row.values())))
+        if not rows or int(rows[-1][0]) < key:
+            self._write_log(columns, [*rows, list(row.values())])
         tqdm.write(message)
 
     def refuse_non_finite(self, path: Path, arrays: Mapping[str, object], kept: str) -> None:

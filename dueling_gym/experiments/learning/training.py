@@ -207,14 +207,17 @@ def _progress_callback(trainer: StableBaselinesTrainer) -> Any:
             return True
 
         def _on_rollout_end(self) -> None:
+            # Validate before checkpointing: a checkpoint then always follows the evaluation of its
+            # own step, so a run resumed from it neither skips that evaluation nor logs it twice.
+            # (Evaluating touches no training state: it forks torch's generator and uses its own env.)
+            if self.num_timesteps >= self.next_eval:
+                trainer.validate()
+                self.next_eval += trainer.eval_every
             adapter = trainer.adapter
             if (adapter.episode_step == 0 and adapter.episodes_completed
                     and adapter.episodes_completed % trainer.checkpoint_episodes == 0):
                 trainer.completed = self.num_timesteps
                 trainer.save_checkpoint()
-            if self.num_timesteps >= self.next_eval:
-                trainer.validate()
-                self.next_eval += trainer.eval_every
 
         def _on_training_end(self) -> None:
             self.bar.close()
@@ -311,7 +314,9 @@ class StableBaselinesTrainer(base.Trainer):
             self.model.learn(total_timesteps=remaining, callback=_progress_callback(self),
                              reset_num_timesteps=not self.resumed)
         self.completed = int(self.model.num_timesteps)
-        self.validate()
+        last = self.last_logged()
+        if last is None or last < self.completed:  # the last rollout's evaluation may be this one
+            self.validate()
 
     def update(self) -> None:
         """One rollout and its update; Stable-Baselines3's ``learn`` runs them (see :meth:`learn`)."""
