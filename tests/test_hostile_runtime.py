@@ -325,3 +325,23 @@ def test_ctrl_c_while_the_console_script_starts_is_one_line():
                 process.kill()
         assert process.returncode == 130, (delay, err)
         assert err.strip() == "dueling-gym: interrupted", (delay, err)
+
+
+def test_an_agent_that_exits_in_its_constructor_is_one_line(tmp_path):
+    (tmp_path / "exits_when_built.py").write_text(
+        "from dueling_gym.agents.base import DuelingAgent\n"
+        "class Quitter(DuelingAgent):\n"
+        "    def __init__(self, n_arms, seed=None):\n"
+        "        raise SystemExit(4)\n"
+        "    def _reset_state(self):\n        pass\n"
+        "    def act(self):\n        return 0, 0\n"
+        "    def observe(self, action, first_won):\n        pass\n"
+        "    def recommend(self):\n        return 0\n")
+    completed = subprocess.run(
+        [sys.executable, "-m", "dueling_gym.cli", "run", "--agents", "exits_when_built:Quitter", "--problems", "sushi",
+         "--seeds", "1", "--horizon", "100", "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert completed.returncode == 2, completed.stderr
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1 and "called sys.exit(4) while it was built" in lines[0], completed.stderr

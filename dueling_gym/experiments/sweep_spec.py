@@ -179,7 +179,12 @@ class AgentSpec:
         parameters = dict(self.hyperparameters)
         if "horizon" in constructor_keywords(self.agent_class) and "horizon" not in parameters:
             parameters["horizon"] = horizon
-        return make_agent(self.name, n_arms, **parameters)
+        try:
+            return make_agent(self.name, n_arms, **parameters)
+        except SystemExit as error:
+            # A user's constructor that exits would end the command without a word.
+            raise ValueError(f"the agent {echo(self.name)} called sys.exit({echo(error.code)}) while it was built; "
+                             "an agent must raise an exception, not exit") from None
 
 
 @functools.lru_cache(maxsize=None)
