@@ -304,12 +304,13 @@ def _frame(env_id: str) -> tuple[np.ndarray, str]:
 
 
 def _public_path(cls: type) -> str:
-    """``dueling_gym.envs.<Class>`` for the classes that package exports (as the API page lists
-    them), else the defining module's path."""
+    """``dueling_gym.envs.<Class>`` for the classes that package imports eagerly (as the API page
+    lists them), else the defining module's path (where the API page documents the classes the
+    package imports on first use)."""
     import dueling_gym.envs
 
-    return f"dueling_gym.envs.{cls.__name__}" if cls.__name__ in dueling_gym.envs.__all__ else (
-        f"{cls.__module__}.{cls.__qualname__}")
+    eager = cls.__name__ in dueling_gym.envs.__all__ and cls.__name__ not in dueling_gym.envs._LAZY
+    return f"dueling_gym.envs.{cls.__name__}" if eager else f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _environment_page(env_id: str, folder: Path) -> str:

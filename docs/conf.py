@@ -42,7 +42,12 @@ extensions = [
     # render their formulas without reaching a CDN.
     "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
+    # A copy button on every code block; the prompts (``$ ``, ``>>> ``, ``... ``) and the output
+    # lines of console sessions are left out of what it copies.
+    "sphinx_copybutton",
 ]
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
 myst_enable_extensions = ["colon_fence", "dollarmath", "deflist"]
 myst_heading_anchors = 3
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
@@ -122,6 +127,33 @@ html_theme = "furo"
 html_title = "dueling-gym"
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
+
+
+def _repository_url() -> str | None:
+    """The repository address that ``pyproject.toml`` declares under ``[project.urls]``, if any
+    (the theme then links it in every page's footer)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        return None
+    pyproject = HERE.parent / "pyproject.toml"
+    if not pyproject.is_file():
+        return None
+    urls = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("urls", {})
+    for key in ("Repository", "Source", "Source Code", "GitHub", "Homepage"):
+        if urls.get(key):
+            return urls[key]
+    return None
+
+
+html_theme_options = {}
+if (_repository := _repository_url()) is not None:
+    html_theme_options["footer_icons"] = [{
+        "name": "Repository",
+        "url": _repository,
+        "html": "Source repository",
+        "class": "",
+    }]
 
 
 def _fenced_code_as_rest(app, what, name, obj, options, lines):

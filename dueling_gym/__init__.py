@@ -49,28 +49,36 @@ DEFAULT_HORIZON = 10_000
 
 #: Each environment's Gymnasium registration, by id: a new environment is one entry here and its
 #: module (entry points are strings, so ``import dueling_gym`` imports no environment module).
+#: ``kwargs`` name the default problem, so ``gym.spec(env_id).kwargs`` says which one ``make``
+#: gives; an argument given to ``make`` for the other source of problems replaces it.  The entry
+#: points build the classes and refuse an unsupported ``render_mode`` (``"human"``) at ``make``.
 _ENVIRONMENTS: dict[str, dict[str, object]] = {
     "DuelingBandit-v0": dict(
-        entry_point="dueling_gym.envs.dueling_bandit:DuelingBanditEnv",
+        entry_point="dueling_gym.envs._entry_points:dueling_bandit",
         vector_entry_point="dueling_gym.envs.vector:DuelingBanditVectorEnv",
         max_episode_steps=DEFAULT_HORIZON,
+        kwargs={"problem_sampler": {"generator": "utility_based", "n_arms": 8, "options": {}}},
     ),
     "CopelandDuel-v0": dict(
-        entry_point="dueling_gym.envs.copeland_duel:CopelandDuelEnv",
+        entry_point="dueling_gym.envs._entry_points:copeland_duel",
         vector_entry_point="dueling_gym.envs.vector:CopelandDuelVectorEnv",
         max_episode_steps=DEFAULT_HORIZON,
+        kwargs={"preferences": "multisol"},
     ),
     "CombinatorialDuel-v0": dict(
-        entry_point="dueling_gym.envs.combinatorial_duel:CombinatorialDuelEnv",
+        entry_point="dueling_gym.envs._entry_points:combinatorial_duel",
         max_episode_steps=DEFAULT_HORIZON,
+        kwargs={"problem": "five_edge"},
     ),
     "ReplayDuel-v0": dict(
-        entry_point="dueling_gym.envs.comparison_replay:ComparisonReplayEnv",
+        entry_point="dueling_gym.envs._entry_points:replay_duel",
         max_episode_steps=DEFAULT_HORIZON,
+        kwargs={"preferences": "mslr5-condorcet-synthetic-log"},
     ),
     "RankerDuel-v0": dict(
-        entry_point="dueling_gym.envs.ranker_duel:RankerDuelEnv",
+        entry_point="dueling_gym.envs._entry_points:ranker_duel",
         max_episode_steps=DEFAULT_HORIZON,
+        kwargs={"data": None, "rankers": "features", "interleaving": "team_draft", "click_model": "perfect"},
     ),
 }
 

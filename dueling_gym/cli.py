@@ -373,7 +373,10 @@ def _add_sweep_options(parser: argparse.ArgumentParser, notion_default: str | No
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dueling-gym`` command."""
+    import dueling_gym
+
     parser = argparse.ArgumentParser(prog="dueling-gym", description="Dueling bandits for the RL ecosystem.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {dueling_gym.__version__}")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     subcommands.required = True
     # The order of the subcommands is the order of the --help listing.
@@ -384,13 +387,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _DefaultsHelpFormatter(argparse.HelpFormatter):
+    """Ends an option's help with its default, once: not when the help already states it in words,
+    nor for flags and options whose default is None (nothing worth printing)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (not action.option_strings or action.nargs == 0 or default is None or default is argparse.SUPPRESS
+                or re.search(r"\bdefault\b", text, re.IGNORECASE) or "%(default)" in text):
+            return text
+        return text + " (default: %(default)s)"
+
+
 def _add_problems_command(subcommands: Any) -> None:
     problems = subcommands.add_parser(
         "problems", help="table of the shipped preference matrices, or of a problem made from data",
         description="Without options: the table of the shipped problems. With --from-comparisons or --from-ltr: "
                     "the same row for a problem built from a comparison log or a learning-to-rank file, which "
                     "--save writes to a problem file that 'dueling-gym run --problems file:PATH' runs.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=_DefaultsHelpFormatter)
     problems.add_argument("--no-bounds", action="store_true", help="skip the LB/ECWB lower-bound columns")
     source = problems.add_mutually_exclusive_group()
     source.add_argument("--from-comparisons", metavar="FILE", default=None,
@@ -470,11 +486,13 @@ def _add_benchmark_command(subcommands: Any) -> None:
         "benchmark", help="your agents beside every baseline on a standard suite, with a report card",
         description="Run your agents (registered names or import paths, package.module:ClassName[:key=value,...]) "
                     "beside every regret-minimising baseline on the seven published matrices and three generator "
-                    "families, at a short and a long horizon; writes OUT/report.md and OUT/regret.png.")
+                    "families, at a short and a long horizon; writes OUT/report.md and OUT/regret.png. "
+                    "Re-running the same command resumes.")
     bench.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help="your agents")
     bench.add_argument("--baselines", nargs="+", metavar="AGENT", help="compare with these only (default: all)")
     bench.add_argument("--quick", action="store_true", help="T = 1000 and 10^4, 3 runs (default: 1000 and 10^5, 10)")
-    bench.add_argument("--out", required=True, help="results folder")
+    bench.add_argument("--out", help="results folder, created with any missing parent "
+                                     "(default: results/benchmark, or results/benchmark-quick with --quick)")
     bench.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default: 1)")
     bench.add_argument("--backend", choices=["local", "ray"], default="local", help="execution backend")
     bench.add_argument("--address", help="Ray cluster address (with --backend ray), e.g. auto")
@@ -535,8 +553,8 @@ def _add_train_command(subcommands: Any) -> None:
                     "with every classic agent on held-out problems. Re-running the same command resumes.")
     algorithms = train.add_subparsers(dest="algorithm", metavar="ALGORITHM")
     algorithms.required = True
-    # Every option of the trainers shows its default in --help.
-    shown = argparse.ArgumentDefaultsHelpFormatter
+    # Every option of the trainers shows its default in --help (once).
+    shown = _DefaultsHelpFormatter
     for name, (trainer_module, train_command) in commands.items():
         trainer_module.build_parser(algorithms.add_parser(name, help=train_command.help, formatter_class=shown),
                                     algorithm=name)

@@ -38,14 +38,20 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
 
-torch.set_num_threads(1)  # torch's default threads are much slower on small machines
+try:
+    import torch
 
-import supersuit as ss  # noqa: E402
-from stable_baselines3 import PPO  # noqa: E402
-from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
-from stable_baselines3.common.utils import set_random_seed  # noqa: E402
+    torch.set_num_threads(1)  # torch's default threads are much slower on small machines
+
+    import pettingzoo  # noqa: F401
+    import supersuit as ss
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.utils import set_random_seed
+except ImportError as missing:  # one line saying what to install, not a traceback
+    raise SystemExit(f"sparring_ppo_selfplay.py needs PyTorch, Stable-Baselines3, PettingZoo and SuperSuit "
+                     f"({missing.name or missing} is missing): pip install 'dueling-gym[rl,multiagent]'") from None
 
 from dueling_gym.agents import make_agent  # noqa: E402
 from dueling_gym.experiments import log_checkpoints, simulate  # noqa: E402

@@ -30,8 +30,12 @@ import numpy as np
 
 from dueling_gym.agents import UCB1, UCBSBM, BernoulliThompson
 from dueling_gym.experiments import derive_seeds
-from dueling_gym.multiagent import sparring_v0
 from dueling_gym.problems import as_preference_matrix
+
+try:
+    from dueling_gym.multiagent import sparring_v0
+except ImportError:  # one line saying what to install, not a traceback
+    raise SystemExit("sparring_selfplay.py needs PettingZoo: pip install 'dueling-gym[multiagent]'") from None
 
 #: seat learner name -> bandit-agent class (``act() -> arm``, ``observe(arm, reward)``, ``recommend()``)
 LEARNERS = {"ucb_sbm": UCBSBM, "thompson": BernoulliThompson, "ucb1": UCB1}

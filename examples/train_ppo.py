@@ -26,9 +26,14 @@ import time
 
 import gymnasium as gym
 import numpy as np
-import torch
-from stable_baselines3 import PPO
-from stable_baselines3.common.env_util import make_vec_env
+
+try:
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+except ImportError as missing:  # one line saying what to install, not a traceback
+    raise SystemExit(f"train_ppo.py needs PyTorch and Stable-Baselines3 ({missing.name or missing} is missing): "
+                     "pip install 'dueling-gym[rl]'") from None
 
 import dueling_gym  # noqa: F401  (registers the environments)
 from dueling_gym import ProblemSampler

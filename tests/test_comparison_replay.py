@@ -149,7 +149,8 @@ def test_filled_pairs_and_self_duels_are_reported():
     for _ in range(20_000):
         observation, _, _, _, info = env.step((0, 3))
         wins += int(observation)
-    assert info["replay"] == "bradley_terry" and info["log_row"] is None and info["log_outcome"] is None
+    assert info["replay"] == "bradley_terry" and not info["replayed"]
+    assert info["log_row"] == -1 and info["log_line"] == -1 and info["log_outcome"] == ""
     assert info["replay_mean"] == problem.matrix[0, 3]
     assert abs(wins / 20_000 - problem.matrix[0, 3]) < 5 * np.sqrt(0.25 / 20_000)
     info = env.step((2, 2))[4]

@@ -25,6 +25,8 @@ from dueling_gym.validation import check_discrete_action, check_reset_options, c
 __all__ = ["CombinatorialDuelEnv"]
 
 _OBSERVATIONS = (np.int64(0), np.int64(1))
+#: The default problem's name, which ``gym.spec("CombinatorialDuel-v0").kwargs`` shows.
+DEFAULT_PROBLEM = "five_edge"
 
 
 class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
@@ -76,8 +78,9 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
 
     ``reset`` returns ``{"t": 0, "cumulative_regret": 0.0}``; every step returns a fresh dict:
 
-    * ``info["duel"]``: the index ``k`` of the comparable pair played (``None`` for a
-      self-duel);
+    * ``info["duel"]``: the index ``k`` of the comparable pair played, an ``int`` on every
+      ``step``; only :meth:`step_edges`, which vector environments never call, reports a
+      self-duel, with ``None``;
     * ``info["position"]``: the position ``s`` both edges belong to;
     * ``info["edges"]``: the edges actually duelled, ``(first, second)``, first edge first;
     * ``info["regret"]``: this duel's position Copeland regret (a float);
@@ -109,7 +112,8 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
 
     * ``problem``: a :class:`~dueling_gym.problems.BipartiteDuelProblem` or a name from
       :data:`~dueling_gym.problems.datasets.BIPARTITE_PROBLEMS` (``"five_edge"``); default the 5-edge
-      example.
+      example, registered as ``kwargs={"problem": "five_edge"}`` (so ``gym.spec`` shows it), which
+      gives way to a ``problem_sampler`` passed to ``gym.make``.
     * ``problem_sampler``: a callable ``rng -> BipartiteDuelProblem`` called at every reset,
       exclusive with ``problem``.  All its problems must share one graph (the action space is
       fixed), e.g. :class:`~dueling_gym.problems.BipartiteProblemSampler`, which may also be
@@ -121,7 +125,8 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
       ``"rgb_array"`` an ``(H, W, 3)`` ``uint8`` frame with heat maps over the edges: the
       empirical preferences ``W[e, e'] / (W[e, e'] + W[e', e])`` and the duel counts
       (:attr:`edge_win_counts`), pairs of edges at different positions drawn dark, labelled
-      with the edges' indices and the step ``t``.
+      with the edges' indices and the step ``t``.  ``"human"`` is refused (a ``ValueError`` at
+      ``gym.make``): the environment draws no window.
 
     ## Version History
 
@@ -143,7 +148,15 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
 
     @spec.setter
     def spec(self, spec: EnvSpec | None) -> None:
-        self._spec = _record_sampler_as_json(spec, BipartiteProblemSampler)
+        self._spec = _record_sampler_as_json(spec, BipartiteProblemSampler, give_way=self.registered_default_gives_way)
+
+    @staticmethod
+    def registered_default_gives_way(kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``kwargs`` without the registered default ``problem="five_edge"`` when a ``problem_sampler``
+        is also given (``gym.make("CombinatorialDuel-v0", problem_sampler=...)`` passes both)."""
+        if kwargs.get("problem_sampler") is not None and kwargs.get("problem") == DEFAULT_PROBLEM:
+            return {key: value for key, value in kwargs.items() if key != "problem"}
+        return kwargs
 
     def __init__(
         self,
@@ -162,7 +175,7 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
         self.problem_sampler = problem_sampler
         self.problem: BipartiteDuelProblem | None = None
         if problem_sampler is None:
-            fixed = self._as_problem("five_edge" if problem is None else problem)
+            fixed = self._as_problem(DEFAULT_PROBLEM if problem is None else problem)
             graph = fixed
         else:
             if not callable(problem_sampler):

@@ -5,6 +5,7 @@ The environment is documented on :class:`ComparisonReplayEnv` (Gymnasium's secti
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from typing import Any, SupportsFloat
 
@@ -16,7 +17,15 @@ from dueling_gym.envs.dueling_bandit import DuelingBanditEnv
 from dueling_gym.problems.comparisons import OUTCOME_TIE, load_comparisons
 from dueling_gym.problems.preference import PreferenceMatrix, load_problem
 
-__all__ = ["ComparisonReplayEnv", "default_replay_problem"]
+__all__ = ["ComparisonReplayEnv", "default_replay_problem", "DEFAULT_REPLAY_PROBLEM", "NO_LOG_ROW", "NO_LOG_OUTCOME"]
+
+#: ``info["log_row"]`` and ``info["log_line"]`` when there is no row or line to name (an ``int``, so
+#: that every ``info`` key keeps one type, which Gymnasium's vector environments need).
+NO_LOG_ROW = -1
+#: The name of the default problem (:func:`default_replay_problem`), accepted as ``preferences=``.
+DEFAULT_REPLAY_PROBLEM = "mslr5-condorcet-synthetic-log"
+#: ``info["log_outcome"]`` when no logged comparison was replayed.
+NO_LOG_OUTCOME = ""
 
 #: The log keys that :func:`~dueling_gym.problems.load_comparisons` writes in the provenance.
 _LOG_KEYS = ("arms", "tie_rule", "log_first", "log_second", "log_outcome", "log_lines")
@@ -88,18 +97,22 @@ class ComparisonReplayEnv(DuelingBanditEnv):
     ## Info
 
     The keys of ``DuelingBandit-v0`` (``regret``, ``cumulative_regret``, ``t``, ``duel``), and
-    after every ``step``:
+    after every ``step`` the keys below.  Each keeps one type on every step (a sentinel stands
+    for "nothing to name"), as Gymnasium's vector environments need:
 
-    * ``info["replay"]``: where the outcome came from: ``"log"`` (a logged comparison),
+    * ``info["replay"]`` (``str``): where the outcome came from: ``"log"`` (a logged comparison),
       ``"bradley_terry"`` (a pair filled by the model) or ``"self_duel"``;
-    * ``info["log_row"]``: the replayed comparison's row of the log (0-based, in the order
-      read), or ``None`` when nothing was replayed;
-    * ``info["log_line"]``: its line in a CSV, TSV or JSON-lines file (the header of a CSV
-      file is line 1), or ``None`` (a table, a Parquet file, nothing replayed);
-    * ``info["log_outcome"]``: the replayed outcome from the duel's point of view,
-      ``"first_won"``, ``"tie"`` or ``"second_won"``, or ``None``;
-    * ``info["replay_mean"]``: the probability that the first arm wins this duel: the pair's
-      empirical mean, the fitted Bradley–Terry probability, or ``0.5`` for a self-duel.
+    * ``info["replayed"]`` (``bool``): whether a logged comparison was replayed
+      (``info["replay"] == "log"``); when ``False`` the three ``log_`` keys hold their sentinels;
+    * ``info["log_row"]`` (``int``): the replayed comparison's row of the log (0-based, in the
+      order read), or ``-1`` (:data:`~dueling_gym.envs.comparison_replay.NO_LOG_ROW`) when nothing was replayed;
+    * ``info["log_line"]`` (``int``): its line in a CSV, TSV or JSON-lines file (the header of a
+      CSV file is line 1), or ``-1`` (a table, a Parquet file, nothing replayed);
+    * ``info["log_outcome"]`` (``str``): the replayed outcome from the duel's point of view,
+      ``"first_won"``, ``"tie"`` or ``"second_won"``, or ``""`` (:data:`~dueling_gym.envs.comparison_replay.NO_LOG_OUTCOME`) when
+      nothing was replayed;
+    * ``info["replay_mean"]`` (``float``): the probability that the first arm wins this duel: the
+      pair's empirical mean, the fitted Bradley–Terry probability, or ``0.5`` for a self-duel.
 
     ## Starting State
 
@@ -118,19 +131,26 @@ class ComparisonReplayEnv(DuelingBanditEnv):
     ```
 
     * ``preferences``: the :class:`~dueling_gym.problems.PreferenceMatrix` that
-      ``load_comparisons`` returned (a matrix without a log in its provenance is refused).
+      ``load_comparisons`` returned (a matrix without a log in its provenance is refused), the
+      path of a comparison log file (read by ``load_comparisons`` with its defaults), or
+      ``"mslr5-condorcet-synthetic-log"`` (:data:`~dueling_gym.envs.comparison_replay.DEFAULT_REPLAY_PROBLEM`), the default, which
+      ``gym.spec("ReplayDuel-v0").kwargs`` shows.  ``env.spec`` records the default and a path as
+      such, so ``env.spec.to_json()`` works; for any other ``PreferenceMatrix`` it raises a
+      ``ValueError`` naming ``preferences`` (pass the log's path to get a serialisable spec).
     * ``reward_regret``: the regret notion of the reward; default ``"condorcet_strong"`` when
       the matrix has a Condorcet winner, ``"copeland_komiyama"`` otherwise.
-    * ``render_mode``: as ``DuelingBandit-v0`` (``"ansi"``, ``"rgb_array"``).
+    * ``render_mode``: as ``DuelingBandit-v0`` (``"ansi"``, ``"rgb_array"``; ``"human"`` is refused).
 
     ## Version History
 
-    * v0: initial version.
+    * v0: initial version.  ``info["replayed"]`` was added, and the sentinels ``-1`` and ``""``
+      replaced ``None`` in the ``log_`` keys, without a version bump: no transition or reward
+      changed.
     """
 
-    def __init__(self, preferences: PreferenceMatrix | None = None, *, reward_regret: str | None = None,
-                 render_mode: str | None = None):
-        problem = default_replay_problem() if preferences is None else preferences
+    def __init__(self, preferences: PreferenceMatrix | str | os.PathLike | None = None, *,
+                 reward_regret: str | None = None, render_mode: str | None = None):
+        problem = _replay_problem(preferences)
         replay = _ReplayIndex(problem)
         if reward_regret is None:
             reward_regret = "condorcet_strong" if problem.condorcet_winner is not None else "copeland_komiyama"
@@ -139,6 +159,22 @@ class ComparisonReplayEnv(DuelingBanditEnv):
         self._engine = _ReplayEngine(self.regret_notions)
         self._duel = self._engine.duel
         self._install_problem(problem)
+
+    @classmethod
+    def registered_default_kwargs(cls) -> dict[str, Any]:
+        """The default problem as the registration's ``kwargs``: ``{"preferences": DEFAULT_REPLAY_PROBLEM}``."""
+        return {"preferences": DEFAULT_REPLAY_PROBLEM}
+
+    @staticmethod
+    def preferences_json_form(preferences: Any) -> Any:
+        """How ``env.spec`` records ``preferences``: the default problem by its name
+        (:data:`~dueling_gym.envs.comparison_replay.DEFAULT_REPLAY_PROBLEM`), a log file by its path; any other problem stays an object,
+        and ``env.spec.to_json()`` then raises a ``ValueError`` naming ``preferences``."""
+        if isinstance(preferences, PreferenceMatrix) and preferences is default_replay_problem():
+            return DEFAULT_REPLAY_PROBLEM
+        if isinstance(preferences, os.PathLike):
+            return os.fspath(preferences)
+        return preferences
 
     def step(self, action: Any) -> tuple[np.int64, SupportsFloat, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
@@ -233,7 +269,9 @@ class _ReplayIndex:
         size = self.size[duel]
         if not size:
             info["replay"] = "self_duel" if first == second else "bradley_terry"
-            info["log_row"] = info["log_line"] = info["log_outcome"] = None
+            info["replayed"] = False
+            info["log_row"] = info["log_line"] = NO_LOG_ROW
+            info["log_outcome"] = NO_LOG_OUTCOME
             info["replay_mean"] = self.matrix[first][second]
             return
         wins, ties = self.first_wins[duel], self.ties[duel]
@@ -249,10 +287,25 @@ class _ReplayIndex:
             position = size - 1
         row = int(self.order[self.start[duel] + (size - 1 - position if self.reverse[duel] else position)])
         info["replay"] = "log"
+        info["replayed"] = True
         info["log_row"] = row
-        info["log_line"] = None if self.lines is None else self.lines[row]
+        info["log_line"] = NO_LOG_ROW if self.lines is None else int(self.lines[row])
         info["log_outcome"] = _OUTCOME_NAMES[0 if position < wins else (1 if position < wins + ties else 2)]
         info["replay_mean"] = self.matrix[first][second]
+
+
+def _replay_problem(preferences: Any) -> Any:
+    """The problem of the ``preferences`` argument: the default, a log file read by
+    :func:`~dueling_gym.problems.load_comparisons`, or the given problem (checked later)."""
+    if preferences is None or (isinstance(preferences, str) and preferences == DEFAULT_REPLAY_PROBLEM):
+        return default_replay_problem()
+    if isinstance(preferences, (str, os.PathLike)):
+        path = os.path.expanduser(os.fspath(preferences))
+        if not os.path.isfile(path):
+            raise ValueError(f"preferences={os.fspath(preferences)!r} is neither {DEFAULT_REPLAY_PROBLEM!r} (the "
+                             "default problem) nor a comparison log file (CSV, TSV, JSON lines or Parquet)")
+        return load_comparisons(path)
+    return preferences
 
 
 @lru_cache(maxsize=1)

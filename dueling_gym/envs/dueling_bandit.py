@@ -6,6 +6,7 @@ The environment is documented on :class:`~dueling_gym.envs.DuelingBanditEnv` (Gy
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from typing import Any, Callable, SupportsFloat
 
@@ -30,56 +31,106 @@ _OBSERVATIONS = (np.int64(0), np.int64(1))
 
 
 class _OpaqueSamplerSpec(EnvSpec):
-    """The spec of an environment whose ``problem_sampler`` has no JSON form (an arbitrary callable).
+    """The spec of an environment whose ``problem_sampler`` or ``preferences`` has no JSON form.
 
     It remakes the environment in-process like any spec (``gym.make(env.spec)``); only
-    :meth:`to_json` differs: it names ``problem_sampler`` in its error, where ``json.dumps``
-    would only report "Object of type function is not JSON serializable".
+    :meth:`to_json` differs: it names the argument in its error, where ``json.dumps`` would only
+    report "Object of type function is not JSON serializable".
     """
 
     def to_json(self) -> str:
         sampler = self.kwargs.get("problem_sampler")
-        if sampler is None or isinstance(sampler, Mapping):
-            return super().to_json()
-        reason = ""
-        if callable(getattr(sampler, "to_json", None)):
-            try:
-                sampler.to_json()
-            except (TypeError, ValueError) as error:
-                reason = f" ({error})"
-        raise ValueError(
-            f"the spec of {self.id} cannot be written to JSON: problem_sampler={sampler!r} has no JSON form"
-            f"{reason}; pass a ProblemSampler (a BipartiteProblemSampler for CombinatorialDuel-v0) or its "
-            "to_json() dict instead to make the spec serialisable"
-        )
+        if sampler is not None and not isinstance(sampler, Mapping):
+            reason = ""
+            if callable(getattr(sampler, "to_json", None)):
+                try:
+                    sampler.to_json()
+                except (TypeError, ValueError) as error:
+                    reason = f" ({error})"
+            raise ValueError(
+                f"the spec of {self.id} cannot be written to JSON: problem_sampler={sampler!r} has no JSON form"
+                f"{reason}; pass a ProblemSampler (a BipartiteProblemSampler for CombinatorialDuel-v0) or its "
+                "to_json() dict instead to make the spec serialisable"
+            )
+        preferences = self.kwargs.get("preferences")
+        if preferences is not None and not _is_json(preferences):
+            raise ValueError(
+                f"the spec of {self.id} cannot be written to JSON: preferences={preferences!r} has no JSON form "
+                "(a problem whose provenance the environment needs); pass what the problem was made from instead "
+                "(a comparison log's path for ReplayDuel-v0) to make the spec serialisable"
+            )
+        return super().to_json()
 
 
-def _record_sampler_as_json(spec: EnvSpec | None, sampler_class: type) -> EnvSpec | None:
-    """``spec`` with a ``sampler_class`` ``problem_sampler`` replaced by its JSON form.
+def _is_json(value: Any) -> bool:
+    """Whether ``json.dumps`` writes ``value`` (an environment argument recorded in a spec)."""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
-    ``gymnasium.make`` records the constructor's keyword arguments in ``env.spec``, which
-    ``EnvSpec.to_json`` cannot serialise when they hold a sampler object; the JSON form rebuilds
-    the same sampler (the environments accept it), so the recorded spec stays faithful and
-    serialisable.  Other callables cannot be described: their spec becomes an
-    :class:`_OpaqueSamplerSpec`, whose ``to_json`` says so.
-    """
-    if spec is None or spec.kwargs.get("problem_sampler") is None:
-        return spec
-    sampler = spec.kwargs["problem_sampler"]
-    spec_class: type[EnvSpec] = EnvSpec
+
+def _sampler_form(sampler: Any, sampler_class: type) -> tuple[Any, bool]:
+    """``(recorded form, serialisable)`` of a ``problem_sampler`` argument."""
     if isinstance(sampler, sampler_class):
         try:
-            sampler = sampler.to_json()
+            return sampler.to_json(), True
         except TypeError:  # an option JSON cannot hold: the sampler stays an object
-            spec_class = _OpaqueSamplerSpec
-    elif not isinstance(sampler, Mapping):
-        spec_class = _OpaqueSamplerSpec
-    if type(spec) is spec_class and sampler is spec.kwargs["problem_sampler"]:
+            return sampler, False
+    return sampler, isinstance(sampler, Mapping)
+
+
+def _record_sampler_as_json(spec: EnvSpec | None, sampler_class: type,
+                            preferences_form: Callable[[Any], Any] | None = None,
+                            give_way: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> EnvSpec | None:
+    """``spec`` with its ``kwargs`` recorded in JSON form where they have one.
+
+    ``gymnasium.make`` records the constructor's keyword arguments in ``env.spec``, which
+    ``EnvSpec.to_json`` cannot serialise when they hold objects.  A ``sampler_class``
+    ``problem_sampler`` is replaced by its JSON form, and ``preferences`` by
+    ``preferences_form(preferences)`` (a shipped problem's name, a nested list, or the object
+    itself when it has no JSON form); the environments accept these forms and rebuild the same
+    problem, so the recorded spec stays faithful and serialisable.  ``give_way`` drops a
+    registered default that another argument replaces.  Arguments without a JSON form (any other
+    callable, a problem whose provenance matters) make the spec an :class:`_OpaqueSamplerSpec`,
+    whose ``to_json`` names the argument.
+    """
+    if spec is None:
+        return spec
+    kwargs = dict(spec.kwargs)
+    if give_way is not None:
+        kwargs = give_way(kwargs)
+    serialisable = True
+    if kwargs.get("problem_sampler") is not None:
+        kwargs["problem_sampler"], serialisable = _sampler_form(kwargs["problem_sampler"], sampler_class)
+    if preferences_form is not None and kwargs.get("preferences") is not None:
+        kwargs["preferences"] = preferences_form(kwargs["preferences"])
+        serialisable = serialisable and _is_json(kwargs["preferences"])
+    spec_class: type[EnvSpec] = EnvSpec if serialisable else _OpaqueSamplerSpec
+    unchanged = kwargs.keys() == spec.kwargs.keys() and all(kwargs[key] is spec.kwargs[key] for key in kwargs)
+    if type(spec) is spec_class and unchanged:
         return spec
     # Rebuilt rather than mutated: gymnasium.make may still hold the kwargs dict it passed in.
     fields = {field.name: getattr(spec, field.name) for field in dataclasses.fields(EnvSpec) if field.init}
-    fields["kwargs"] = {**spec.kwargs, "problem_sampler": sampler}
+    fields["kwargs"] = kwargs
     return spec_class(**fields)
+
+
+def _matrix_form(preferences: Any) -> Any:
+    """The JSON form of a fixed ``preferences`` of ``DuelingBandit-v0``: a shipped problem by its
+    name, any other :class:`~dueling_gym.problems.PreferenceMatrix` or array as its nested list
+    of floats (which rebuilds the same matrix, hence the same duels)."""
+    if isinstance(preferences, PreferenceMatrix):
+        from dueling_gym.problems.datasets import list_problems
+        from dueling_gym.problems.preference import load_problem
+
+        if preferences.name in list_problems() and load_problem(preferences.name) == preferences:
+            return preferences.name
+        return preferences.matrix.tolist()
+    if isinstance(preferences, np.ndarray):
+        return preferences.tolist()
+    return preferences
 
 
 def _sampler_from_json(sampler_class: type, description: Mapping[str, Any]) -> Any:
@@ -206,7 +257,12 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
     env = gym.make("DuelingBandit-v0", preferences="sushi", max_episode_steps=100_000)
     ```
 
-    * ``preferences``: a fixed problem (``PreferenceMatrix``, array or shipped name).
+    * ``preferences``: a fixed problem (``PreferenceMatrix``, array or shipped name).  ``env.spec``
+      records a shipped problem by its name and any other matrix as its nested list of floats, so
+      ``env.spec.to_json()`` works and rebuilds the same duels.  The default problem is the
+      registration's ``kwargs`` (``gym.spec("DuelingBandit-v0").kwargs``: the sampler's JSON form;
+      ``{"preferences": "multisol"}`` for ``CopelandDuel-v0``); ``gym.make`` drops it when the
+      other source of problems is given.
     * ``problem_sampler``: a callable ``rng -> PreferenceMatrix`` drawn at each reset (e.g.
       :class:`~dueling_gym.problems.ProblemSampler`), or the JSON form of a ``ProblemSampler``
       (its ``to_json()`` dict); exclusive with ``preferences``.  ``gymnasium.make`` records a
@@ -223,7 +279,8 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
       grey where no duel was played) and the duel counts (white to green, logarithmic), with
       the arms' indices along their edges and the step ``t`` above them, drawn with NumPy
       alone so ``gymnasium.wrappers.RecordVideo`` can record episodes (the ``video`` extra
-      provides moviepy, which it needs).
+      provides moviepy, which it needs).  ``"human"`` is refused with a ``ValueError`` at
+      ``gym.make`` naming the supported modes (the environment draws no window).
 
     ## Version History
 
@@ -249,7 +306,50 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     @spec.setter
     def spec(self, spec: EnvSpec | None) -> None:
-        self._spec = _record_sampler_as_json(spec, ProblemSampler)
+        self._spec = _record_sampler_as_json(spec, ProblemSampler, self.preferences_json_form,
+                                             self.registered_default_gives_way)
+
+    @staticmethod
+    def preferences_json_form(preferences: Any) -> Any:
+        """How ``env.spec`` records a fixed ``preferences``: a shipped problem by its name, any
+        other matrix as its nested list of floats (the same matrix, hence the same duels)."""
+        return _matrix_form(preferences)
+
+    @classmethod
+    def registered_default_kwargs(cls) -> dict[str, Any]:
+        """The default problem as the ``kwargs`` of the environment's registration.
+
+        ``gym.spec(env_id).kwargs`` shows it: ``{"preferences": name}`` for a fixed default,
+        ``{"problem_sampler": json_form}`` for a sampled one.
+        """
+        preferences = cls.default_preferences()
+        if preferences is not None:
+            return {"preferences": preferences}
+        return {"problem_sampler": cls.default_sampler.to_json()}
+
+    @classmethod
+    def registered_default_gives_way(cls, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``kwargs`` without the registered default problem when the other source is also given.
+
+        ``gymnasium.make`` merges the registration's ``kwargs`` (the default problem) with the
+        caller's, so ``gym.make("CopelandDuel-v0", problem_sampler=...)`` passes both the default
+        ``preferences`` and the sampler: the registered entry points (and the vector
+        environments) apply this first, so the default gives way.  Any other pair of
+        ``preferences`` and ``problem_sampler``, and any pair given to the constructor directly,
+        is refused.
+        """
+        if kwargs.get("preferences") is None or kwargs.get("problem_sampler") is None:
+            return kwargs
+        default = cls.registered_default_kwargs()
+        if "preferences" in default:
+            if isinstance(kwargs["preferences"], str) and kwargs["preferences"] == default["preferences"]:
+                return {key: value for key, value in kwargs.items() if key != "preferences"}
+            return kwargs
+        form, _ = _sampler_form(kwargs["problem_sampler"], ProblemSampler)
+        if isinstance(form, Mapping) and _is_json(dict(form)) and json.loads(json.dumps(dict(form))) == \
+                json.loads(json.dumps(default["problem_sampler"])):
+            return {key: value for key, value in kwargs.items() if key != "problem_sampler"}
+        return kwargs
 
     def __init__(
         self,

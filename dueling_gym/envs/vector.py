@@ -86,7 +86,8 @@ class DuelingBanditVectorEnv(VectorEnv):
 
     @spec.setter
     def spec(self, spec: EnvSpec | None) -> None:
-        self._spec = _record_sampler_as_json(spec, ProblemSampler)
+        self._spec = _record_sampler_as_json(spec, ProblemSampler, self.single_env_class.preferences_json_form,
+                                             self.single_env_class.registered_default_gives_way)
 
     def __init__(
         self,
@@ -106,6 +107,10 @@ class DuelingBanditVectorEnv(VectorEnv):
             max_episode_steps = check_integer("max_episode_steps", max_episode_steps, minimum=1)
         # The single environment validates the arguments and resolves the defaults; it is
         # also the reference this class must stay equivalent to.
+        # make_vec merges the registered default problem with the caller's: it gives way.
+        given = self.single_env_class.registered_default_gives_way(
+            {"preferences": preferences, "problem_sampler": problem_sampler})
+        preferences, problem_sampler = given.get("preferences"), given.get("problem_sampler")
         self._template = self.single_env_class(
             preferences, problem_sampler=problem_sampler, n_arms=n_arms,
             reward_regret=reward_regret, render_mode=render_mode,

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["SUITE_PUBLISHED", "SUITE_FAMILIES", "benchmark", "suite_problems"]
+__all__ = ["SUITE_PUBLISHED", "SUITE_FAMILIES", "benchmark", "benchmark_folder", "suite_problems"]
 
 SUITE_PUBLISHED = ("sushi", "arxiv", "mslr5-condorcet", "mslr5-noncondorcet", "gap", "multisol", "cyclic4")
 SUITE_FAMILIES = ("unique_copeland_winner", "no_condorcet_winner", "utility_based")
@@ -40,6 +40,34 @@ def suite_problems(problems_per_family: int) -> list[str]:
     return [*SUITE_PUBLISHED, *generated]
 
 
+def benchmark_folder(quick: bool) -> Path:
+    """The default folder of :func:`benchmark`: ``results/benchmark`` (``results/benchmark-quick``).
+
+    The quick and the full benchmark run at different horizons, which one folder cannot hold.
+    """
+    return Path("results") / ("benchmark-quick" if quick else "benchmark")
+
+
+def _check_out_dir(out: Path) -> None:
+    """Refuse, in one line and before anything runs, a folder that cannot be created or written.
+
+    Missing parents are allowed (they are created); the nearest existing one must be a
+    writable folder.
+    """
+    if out.exists():
+        if not out.is_dir():
+            raise ValueError(f"output folder {out} is a file, not a folder")
+        target = out
+    else:
+        target = out.parent
+        while not target.exists() and target != target.parent:
+            target = target.parent
+        if not target.is_dir():
+            raise ValueError(f"cannot create output folder {out}: {target} is a file, not a folder")
+    if not os.access(target, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write to {target}: permission denied")
+
+
 def _ranks(rows: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
     """(problem, agent) -> rank of the agent's mean regret on the problem (1 = lowest; ties share)."""
     ranks = {}
@@ -51,26 +79,40 @@ def _ranks(rows: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
     return ranks
 
 
+def _regret_cell(row: dict[str, Any]) -> str:
+    """``mean ± half-width``; ``± n/a`` for one run; the bootstrap interval where the t one reaches below zero."""
+    from dueling_gym.experiments.report import regret_interval_cell
+
+    return regret_interval_cell(row["mean_regret"], row["ci95"], row["runs"],
+                                (row["bootstrap_low"], row["bootstrap_high"]), show_bootstrap=True)
+
+
 def _report_section(title: str, rows: list[dict[str, Any]], mine: Sequence[str]) -> tuple[list[str], dict]:
+    from dueling_gym.experiments.report import interval_notes
+
     ranks = _ranks(rows)
     n_agents = len({row["agent"] for row in rows})
     lines = [f"## {title}", "", "| problem | agent | regret at T | rank (of " + str(n_agents) + ") | best baseline |",
              "|---|---|---:|---:|---|"]
+    cells = []
     for problem in dict.fromkeys(row["problem"] for row in rows):
         here = [row for row in rows if row["problem"] == problem]
         baselines = [row for row in here if row["agent"] not in mine]
         best = min(baselines, key=lambda row: row["mean_regret"]) if baselines else None
         for row in (row for row in here if row["agent"] in mine):
-            shown = f"{best['agent']} {best['mean_regret']:.1f} ± {best['ci95']:.1f}" if best else "–"
-            lines.append(f"| {problem} | {row['agent']} | {row['mean_regret']:.1f} ± {row['ci95']:.1f} | "
-                         f"{ranks[problem, row['agent']]} | {shown} |")
+            cells.append(_regret_cell(row))
+            shown = f"{best['agent']} {_regret_cell(best)}" if best else "–"
+            cells.append(shown)
+            lines.append(f"| {problem} | {row['agent']} | {cells[-2]} | {ranks[problem, row['agent']]} | {shown} |")
+    notes = interval_notes(cells)
+    lines += ["", *notes] if notes else []
     lines.append("")
     return lines, ranks
 
 
 def benchmark(
     agents: Sequence[str],
-    out_dir: str | os.PathLike,
+    out_dir: str | os.PathLike | None = None,
     *,
     quick: bool = False,
     baselines: Sequence[str] | None = None,
@@ -86,8 +128,10 @@ def benchmark(
     agents : sequence of str
         Your agents: registered names or import paths (``package.module:ClassName``), with
         hyperparameters as for ``dueling-gym run`` (``package.module:ClassName:alpha=1.0``).
-    out_dir : path
-        Folder of the two sweeps (``short/``, ``long/``) and of ``report.md`` and ``regret.png``.
+    out_dir : path, optional
+        Folder of the two sweeps (``short/``, ``long/``) and of ``report.md`` and ``regret.png``
+        (default: :func:`benchmark_folder`, ``results/benchmark[-quick]``); missing parent
+        folders are created.
     quick : bool
         T = 1000 and 10^4, 3 seeds, 2 problems per family (a few minutes); otherwise T = 1000 and
         10^5, 10 seeds, 5 problems per family.
@@ -107,15 +151,14 @@ def benchmark(
 
     mine_specs, baseline_specs = _agent_specs(agents, baselines)
     mine = [spec.label for spec in mine_specs]
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"output folder {out} is a file, not a folder")
+    out = benchmark_folder(quick) if out_dir is None else Path(out_dir)
+    _check_out_dir(out)
     seeds = tuple(range(3 if quick else 10))
     problems = suite_problems(2 if quick else 5)
     horizons = {"short": 1000, "long": 10**4 if quick else 10**5}
     for _, horizon in horizons.items():  # everything is validated before anything runs
         SweepSpec(agents=(*mine_specs, *baseline_specs), problems=tuple(problems), seeds=seeds, horizon=horizon)
-    out.mkdir(exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     lines = _report_heading(mine, len(baseline_specs), problems, len(seeds))
     all_ranks: dict[str, dict[tuple[str, str], int]] = {}
     records_long: list[dict[str, Any]] = []

@@ -53,7 +53,7 @@ from dueling_gym.pair_network import load_policy_weights
 from dueling_gym.problems import load_problem
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.problems.preference import PreferenceMatrix
-from dueling_gym.stats import INTERVAL_METHOD, mean_half_width
+from dueling_gym.stats import INTERVAL_METHOD, NO_SPREAD, NO_SPREAD_NOTE, bootstrap_mean_interval, mean_half_width
 from dueling_gym.validation import check_integer
 
 __all__ = ["classic_agents", "evaluate", "paired_comparison", "EvaluationUnit", "KIND", "PUBLISHED_SMALL"]
@@ -291,7 +291,7 @@ def evaluate(
                                                                 desc="follow-up", **run))
         _write_csv(output / "follow_up.csv", follow_ups)
     (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_up_problems)
-                                       + _summary(rows, horizons) + f"\nIntervals: {INTERVAL_METHOD}.\n")
+                                       + _summary(rows, horizons, per_run) + f"\nIntervals: {INTERVAL_METHOD}.\n")
     if plot:
         _plot(rows, horizons, output / "regret.png")
     return rows
@@ -398,13 +398,24 @@ def _follow_up_summary(follow_ups: list[dict], n_problems: int) -> str:
              "|---|---:|---|---:|---:|---:|---|"]
     for row in follow_ups:
         lines.append(f"| {row['problems']} | {row['horizon']} | {row['classic_agent']} | {row['learned_mean']:.1f} | "
-                     f"{row['classic_mean']:.1f} | {row['difference']:+.1f} ± {row['ci95']:.1f} | {row['verdict']} |")
-    return "\n".join(lines) + "\n\n"
+                     f"{row['classic_mean']:.1f} | {_interval_text(row['difference'], row['ci95'], '+')} | "
+                     f"{row['verdict']} |")
+    return "\n".join(lines + ["", *_notes(lines)]) + "\n"
 
 
 def _half_width(values: np.ndarray) -> float:
-    """95% half-width of the mean of ``values`` (Student's t; 0 for a single value)."""
-    return float(mean_half_width(values))
+    """95% half-width of the mean of ``values`` (Student's t; NaN for a single value: no spread can be estimated)."""
+    return float(mean_half_width(values)) if values.size >= 2 else math.nan
+
+
+def _interval_text(mean: float, half_width: float, sign: str = "") -> str:
+    """``mean ± half-width`` in a table; ``± n/a`` where one run gives no interval."""
+    return f"{mean:{sign}.1f} ± " + (NO_SPREAD if math.isnan(half_width) else f"{half_width:.1f}")
+
+
+def _notes(lines: list[str]) -> list[str]:
+    """The legend line a table needs when it prints n/a."""
+    return [NO_SPREAD_NOTE + ".", ""] if any(f"± {NO_SPREAD}" in line for line in lines) else []
 
 
 def _paired(mine: np.ndarray, theirs: np.ndarray) -> tuple[float, float, str]:
@@ -412,6 +423,8 @@ def _paired(mine: np.ndarray, theirs: np.ndarray) -> tuple[float, float, str]:
     differences = mine - theirs
     half_width = _half_width(differences)
     mean = float(differences.mean())
+    if differences.size < 2:  # one run cannot tell the two apart (and a follow-up replays it)
+        return mean, half_width, "tied"
     verdict = "below" if mean + half_width < 0 else "above" if mean - half_width > 0 else "tied"
     return mean, half_width, verdict
 
@@ -447,12 +460,20 @@ def _paired_summary(comparisons: list[dict]) -> str:
              "| problems | horizon | best classic agent | difference | verdict |", "|---|---:|---|---:|---|"]
     for row in comparisons:
         lines.append(f"| {row['problems']} | {row['horizon']} | {row['best_classic']} | "
-                     f"{row['difference']:+.1f} ± {row['ci95']:.1f} | {row['verdict']} |")
-    return "\n".join(lines) + "\n\n"
+                     f"{_interval_text(row['difference'], row['ci95'], '+')} | {row['verdict']} |")
+    return "\n".join(lines + ["", *_notes(lines)]) + "\n"
 
 
-def _summary(rows: list[dict], horizons: list[int]) -> str:
-    lines = []
+def _summary(rows: list[dict], horizons: list[int], per_run: dict[tuple[str, str], np.ndarray] | None = None) -> str:
+    """Mean regret per problem set, agent and horizon with its 95% interval.
+
+    Regret is non-negative: where the Student's t interval would reach below zero (a skewed
+    sample) the cell shows the percentile bootstrap of ``per_run`` instead, and says so.
+    """
+    from dueling_gym.experiments.report import interval_notes, regret_interval_cell
+
+    lines: list[str] = []
+    shown: list[str] = []
     for set_name in dict.fromkeys(row["problems"] for row in rows):
         subset = [row for row in rows if row["problems"] == set_name]
         agents = list(dict.fromkeys(row["agent"] for row in subset))
@@ -460,11 +481,20 @@ def _summary(rows: list[dict], horizons: list[int]) -> str:
         lines += [f"### {set_name}", "", "| agent | " + " | ".join(f"T = {h}" for h in horizons) + " |",
                   "|---|" + "---:|" * len(horizons)]
         for name in sorted(agents, key=lambda a: final[a]):
-            cells = [f"{row['mean']:.1f} ± {row['ci95']:.1f}" for h in horizons
-                     for row in subset if row["agent"] == name and row["horizon"] == h]
+            cells = []
+            for column, h in enumerate(horizons):
+                for row in subset:
+                    if row["agent"] == name and row["horizon"] == h:
+                        crosses = row["runs"] >= 2 and row["mean"] - row["ci95"] < 0.0
+                        bootstrap = (bootstrap_mean_interval(per_run[set_name, name][:, column])
+                                     if crosses and per_run is not None else None)
+                        cells.append(regret_interval_cell(row["mean"], row["ci95"], row["runs"], bootstrap,
+                                                          show_bootstrap=True))
+            shown += cells
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
-    return "\n".join(lines)
+    notes = interval_notes(shown)
+    return "\n".join(lines + ([*notes, ""] if notes else []))
 
 
 def _plot(rows: list[dict], horizons: list[int], path: Path) -> None:

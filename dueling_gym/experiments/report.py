@@ -12,11 +12,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from dueling_gym.stats import INTERVAL_METHOD, bootstrap_mean_interval, mean_half_width
+from dueling_gym.stats import INTERVAL_METHOD, NO_SPREAD, NO_SPREAD_NOTE, bootstrap_mean_interval, mean_half_width
 
 __all__ = ["RegretCurve", "aggregate", "problems_of", "summary_rows", "summary_markdown", "summary_csv", "plot_regret",
            "lower_bound_lines", "family_summary_markdown", "panel_layout", "Panel", "MAX_PROBLEM_PANELS", "SUMMARY_COLUMNS",
-           "series_styles"]
+           "series_styles", "regret_interval_cell", "interval_notes"]
 
 #: Above this many problems, problems of one generator family are plotted as aggregates.
 MAX_PROBLEM_PANELS = 12
@@ -110,12 +110,66 @@ BOOTSTRAP_METHOD = ("95% percentile-bootstrap intervals of the mean (10 000 resa
                     "numpy.random.default_rng(0)), for skewed or bimodal regret")
 
 
+#: Marks a Student's t interval of regret that reaches below zero.
+BELOW_ZERO_MARK = "†"
+#: The line under a table with a bootstrap column whose t intervals :data:`BELOW_ZERO_MARK` marks.
+BELOW_ZERO_NOTE = (f"{BELOW_ZERO_MARK}: the Student's t interval reaches below zero, where regret cannot lie "
+                   "(a skewed sample): read the bootstrap interval beside it")
+#: The line under a table whose cells show the bootstrap interval in place of such a t interval.
+BOOTSTRAP_SHOWN_NOTE = ("Where the Student's t interval of a regret would reach below zero (a skewed sample), "
+                        "the cell shows the percentile-bootstrap interval instead, named as such")
+
+
+def _one_decimal(value: float) -> str:
+    return f"{value:.1f}"
+
+
+def regret_interval_cell(mean: float, half: float, runs: int, bootstrap: tuple[float, float] | None = None, *,
+                         show_bootstrap: bool = False, number: Any = _one_decimal) -> str:
+    """A table cell ``mean ± half-width`` of a regret (a non-negative quantity).
+
+    One run gives ``mean ± n/a`` (no spread can be estimated).  A t interval that reaches below
+    zero is marked with :data:`BELOW_ZERO_MARK` -- or, with ``show_bootstrap``, replaced by the
+    ``bootstrap`` interval: ``mean (bootstrap [low, high])``.  :func:`interval_notes` gives the
+    lines that explain both under the table.
+    """
+    if runs < 2 or not math.isfinite(half):
+        return f"{number(mean)} ± {NO_SPREAD}"
+    if mean - half >= 0.0:
+        return f"{number(mean)} ± {number(half)}"
+    if show_bootstrap and bootstrap is not None:
+        return f"{number(mean)} (bootstrap [{number(bootstrap[0])}, {number(bootstrap[1])}])"
+    return f"{number(mean)} ± {number(half)}{BELOW_ZERO_MARK}"
+
+
+def interval_notes(cells: Sequence[str]) -> list[str]:
+    """The legend lines that the table cells ``cells`` need (none when they hold no n/a, mark nor bootstrap)."""
+    notes = []
+    if any(NO_SPREAD in cell for cell in cells):
+        notes.append(NO_SPREAD_NOTE + ".")
+    if any(cell.endswith(BELOW_ZERO_MARK) for cell in cells):
+        notes.append(BELOW_ZERO_NOTE + ".")
+    if any("(bootstrap [" in cell for cell in cells):
+        notes.append(BOOTSTRAP_SHOWN_NOTE + ".")
+    return notes
+
+
+def _bootstrap_cell(low: float, high: float, runs: int) -> str:
+    return f"[{low:.1f}, {high:.1f}]" if runs >= 2 else NO_SPREAD
+
+
 def summary_rows(curves: Sequence[RegretCurve]) -> list[dict[str, Any]]:
     """Regret at the horizon with its 95% confidence intervals (Student's t, and a percentile
-    bootstrap for skewed samples), per (problem, agent)."""
+    bootstrap for skewed samples), per (problem, agent).
+
+    With one run the intervals are NaN (``nan`` in ``summary.csv``): no spread can be estimated.
+    """
     rows = []
     for curve in curves:
         bootstrap_low, bootstrap_high = curve.final_bootstrap
+        half = float(curve.half_width[-1])
+        if curve.n_runs < 2:
+            bootstrap_low = bootstrap_high = half = math.nan
         rows.append({
             "problem": curve.problem,
             "agent": curve.agent,
@@ -123,7 +177,7 @@ def summary_rows(curves: Sequence[RegretCurve]) -> list[dict[str, Any]]:
             "T": int(curve.checkpoints[-1]),
             "notion": curve.notion,
             "mean_regret": float(curve.mean[-1]),
-            "ci95": float(curve.half_width[-1]),
+            "ci95": half,
             "bootstrap_low": bootstrap_low,
             "bootstrap_high": bootstrap_high,
             "copeland_winner_rate": float(curve.correct_final.mean()),
@@ -145,12 +199,13 @@ def summary_markdown(curves: Sequence[RegretCurve], notion: str | None = None) -
              "| problem | agent | runs | T | regret at T (mean ± 95% CI) | bootstrap 95% CI | "
              "recommends a Copeland winner |",
              "|---|---|---|---|---|---|---|"]
+    cells = []
     for row in rows:
+        cells += [regret_interval_cell(row["mean_regret"], row["ci95"], row["runs"]),
+                  _bootstrap_cell(row["bootstrap_low"], row["bootstrap_high"], row["runs"])]
         lines.append(f"| {row['problem']} | {row['agent']} | {row['runs']} | {row['T']} | "
-                     f"{row['mean_regret']:.1f} ± {row['ci95']:.1f} | "
-                     f"[{row['bootstrap_low']:.1f}, {row['bootstrap_high']:.1f}] | "
-                     f"{100 * row['copeland_winner_rate']:.0f}% |")
-    lines += ["", f"Intervals: {INTERVAL_METHOD}; beside them, {BOOTSTRAP_METHOD}."]
+                     f"{cells[-2]} | {cells[-1]} | {100 * row['copeland_winner_rate']:.0f}% |")
+    lines += ["", f"Intervals: {INTERVAL_METHOD}; beside them, {BOOTSTRAP_METHOD}.", *interval_notes(cells)]
     return "\n".join(lines) + "\n"
 
 
@@ -165,15 +220,17 @@ def family_summary_markdown(curves: Sequence[RegretCurve]) -> str:
              "| family | K | agent | problems | runs | T | regret at T (mean ± 95% CI) | bootstrap 95% CI | "
              "recommends a Copeland winner |",
              "|---|---|---|---|---|---|---|---|---|"]
+    cells = []
     for (family, n_arms, agent), members in sorted(groups.items(), key=lambda item: (item[0][0], item[0][1])):
         finals = np.concatenate([c.runs[:, -1] for c in members])
         correct = np.concatenate([c.correct_final for c in members])
         half = mean_half_width(finals)
         low, high = bootstrap_mean_interval(finals)
+        cells += [regret_interval_cell(float(finals.mean()), half, finals.size), _bootstrap_cell(low, high, finals.size)]
         lines.append(f"| {family} | {n_arms} | {agent} | {len(members)} | {finals.size} | "
-                     f"{int(members[0].checkpoints[-1])} | {finals.mean():.1f} ± {half:.1f} | [{low:.1f}, {high:.1f}] | "
+                     f"{int(members[0].checkpoints[-1])} | {cells[-2]} | {cells[-1]} | "
                      f"{100 * correct.mean():.0f}% |")
-    lines += ["", f"Intervals: {INTERVAL_METHOD}; beside them, {BOOTSTRAP_METHOD}."]
+    lines += ["", f"Intervals: {INTERVAL_METHOD}; beside them, {BOOTSTRAP_METHOD}.", *interval_notes(cells)]
     return "\n".join(lines) + "\n"
 
 

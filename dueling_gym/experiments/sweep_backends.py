@@ -6,8 +6,10 @@ Interrupts and dying parents are handled so that no work outlives the sweep:
   terminated (a unit's file is written atomically, so a killed unit leaves no final file), and
   :class:`~dueling_gym.experiments.sweep.SweepInterrupted` reports how many units are done.
 * Workers ignore SIGINT (only the parent decides) and exit as soon as their parent dies: on
-  Linux the kernel kills them (``PR_SET_PDEATHSIG``); everywhere a watchdog thread notices that
-  the parent pid changed.
+  Linux the kernel kills them (``PR_SET_PDEATHSIG`` through ``prctl``, where ``ctypes`` and
+  ``prctl`` can be reached); everywhere a watchdog thread notices that the parent pid changed
+  or that the parent's process sentinel closed (Windows keeps a dead parent's pid).
+* Workers are forked on Linux and spawned elsewhere, or wherever ``fork`` is not offered.
 * Connecting to a Ray cluster is bounded in time.
 """
 
@@ -48,33 +50,62 @@ class UnitFailed(RuntimeError):
     """A unit raised an error; finished units are kept."""
 
 
-def _set_parent_death_signal() -> None:
+def _set_parent_death_signal() -> bool:
+    """Ask the kernel to kill this process when its parent dies; whether that was armed.
+
+    Only Linux has ``prctl(PR_SET_PDEATHSIG)``.  Where it is missing (macOS, Windows, a Python
+    without ``ctypes``, a libc without ``prctl``) nothing is armed and the watchdog thread of
+    ``_worker_init`` is what ends an orphaned worker, within ``_WATCHDOG_PERIOD``.
+    """
     if not sys.platform.startswith("linux"):
-        return
+        return False
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # pragma: no cover - exotic libc; the watchdog still works
-        pass
+        prctl = libc.prctl
+    except (ImportError, OSError, AttributeError):  # no ctypes, no libc, or no prctl: the watchdog suffices
+        return False
+    pr_set_pdeathsig = 1
+    return prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0) == 0
 
 
-def _watch_parent(parent_pid: int) -> None:
+def _parent_gone(parent_pid: int, parent: Any) -> bool:
+    """Whether the parent process has died.
+
+    On POSIX an orphan is re-parented, so its parent pid changes.  On Windows a process keeps
+    its dead parent's pid, so the parent's sentinel (``multiprocessing.parent_process()``,
+    which closes when the parent exits) is asked too.
+    """
+    if os.getppid() != parent_pid:
+        return True
+    return parent is not None and not parent.is_alive()
+
+
+def _watch_parent(parent_pid: int, parent: Any = None) -> None:
     while True:
-        if os.getppid() != parent_pid:
+        if _parent_gone(parent_pid, parent):
             os._exit(1)
         time.sleep(_WATCHDOG_PERIOD)
+
+
+def _parent_sentinel() -> Any:
+    """The parent's process handle where the parent pid cannot tell its death (Windows), else None."""
+    if os.name != "nt":
+        return None
+    import multiprocessing
+
+    return multiprocessing.parent_process()
 
 
 def _worker_init(parent_pid: int) -> None:
     """Initializer of pool workers: ignore Ctrl-C, die with the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _set_parent_death_signal()
-    if os.getppid() != parent_pid:  # the parent died before the death signal was armed
+    parent = _parent_sentinel()
+    if _parent_gone(parent_pid, parent):  # the parent died before the death signal was armed
         os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True, name="parent-watchdog").start()
+    threading.Thread(target=_watch_parent, args=(parent_pid, parent), daemon=True, name="parent-watchdog").start()
 
 
 def run_serial(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[Any, Any], None],
@@ -117,16 +148,21 @@ def progress_bar(**options: Any) -> Any:
 
 
 def _start_method() -> str:
-    """How pool workers start: ``fork`` on Linux, ``spawn`` elsewhere.
+    """How pool workers start: ``fork`` on Linux, ``spawn`` elsewhere or where ``fork`` is absent.
 
     A forked worker inherits the parent's imports and the compiled code it has loaded, so it
     starts in milliseconds; a spawned one imports everything and loads Numba's target again
     (about 1.5 s of CPU per worker, which is most of a short sweep's cost on many cores).
     Forking is safe here: the library runs no threads of its own in the parent (the progress
     bar has no monitor thread) and never uses Numba's parallel threading layer.  Elsewhere
-    (macOS, Windows) forking is unsafe or absent, so workers are spawned.
+    (macOS, Windows) forking is unsafe or absent, so workers are spawned.  A unit's result
+    does not depend on how its worker started: it is a function of the unit alone.
     """
-    return "fork" if sys.platform.startswith("linux") else "spawn"
+    import multiprocessing
+
+    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+        return "fork"
+    return "spawn"
 
 
 def run_pool(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[Any, Any], None], jobs: int,

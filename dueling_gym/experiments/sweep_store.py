@@ -73,25 +73,52 @@ def check_out_dir(out_dir: Path) -> None:
 
 
 class FolderLock:
-    """An exclusive lock on a results folder, so two sweeps never write one folder at once."""
+    """An exclusive lock on a results folder, so two sweeps never write one folder at once.
+
+    Where :mod:`fcntl` exists (Linux, macOS) the lock is ``flock`` on ``.lock``, taken without
+    waiting.  Elsewhere (Windows) the maintained ``filelock`` library takes the same
+    non-waiting exclusive lock on the same file.  Both refuse a busy folder with the same
+    message, and on POSIX both lock with ``flock``, so they exclude each other.
+    """
 
     def __init__(self, out_dir: Path):
         self.path = out_dir / ".lock"
         self._handle: Any = None
+        self._portable: Any = None
 
     def __enter__(self) -> FolderLock:
-        import fcntl
-
+        try:
+            import fcntl
+        except ImportError:
+            return self._enter_portable()
         self._handle = open(self.path, "a+")
         try:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._handle.close()
-            raise ValueError(f"{self.path.parent} is in use by another running sweep") from None
+            raise self._busy() from None
         return self
 
+    def _enter_portable(self) -> FolderLock:
+        import filelock
+
+        lock = filelock.FileLock(str(self.path), timeout=0)
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise self._busy() from None
+        self._portable = lock
+        return self
+
+    def _busy(self) -> ValueError:
+        return ValueError(f"{self.path.parent} is in use by another running sweep")
+
     def __exit__(self, *exc: Any) -> None:
-        self._handle.close()  # closing releases the lock
+        if self._portable is not None:
+            self._portable.release()
+            self._portable = None
+        else:
+            self._handle.close()  # closing releases the lock
 
 
 @contextlib.contextmanager
