@@ -573,7 +573,8 @@ def _refuse_missing(missing: list[tuple[int, int]], arms: tuple[Label, ...], cou
         parts.append(f"{len(only_ties)} pair(s) with ties only, which ties={ties!r} leaves without a decisive "
                      f"comparison: {_pairs_text(only_ties)}")
     raise ValueError("; ".join(parts) + ". Log more comparisons of these pairs, or pass "
-                     "fill_missing='bradley_terry' to fill them with a Bradley-Terry model fitted to the log")
+                     "fill_missing='bradley_terry' (on the command line: --fill-missing bradley_terry) to fill them with a "
+                     "Bradley-Terry model fitted to the log")
 
 
 def _pairs_text(pairs: list[tuple[Label, Label]], shown: int = 20) -> str:
