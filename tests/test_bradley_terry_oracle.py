@@ -46,3 +46,10 @@ def test_the_fit_agrees_with_choix_on_a_sparse_connected_log():
         won = int((rng.random(400) < truth[i, j]).sum())
         wins[i, j], wins[j, i] = won, 400 - won
     np.testing.assert_allclose(fit_bradley_terry(wins).log_strengths, _choix_fit(wins), atol=1e-7)
+
+
+def test_the_fit_does_not_stall_where_the_likelihood_cannot_rank_the_last_steps():
+    # Found by the test above: next to the maximum the ascent a Newton step promised was below the
+    # rounding of the log-likelihood, every backtracking halving was refused, and the fit gave up.
+    fit = fit_bradley_terry([[0, 49], [41, 0]])
+    assert fit.log_strengths[0] == pytest.approx(np.log(49 / 41) / 2, abs=1e-12)

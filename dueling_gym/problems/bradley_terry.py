@@ -44,6 +44,8 @@ __all__ = ["BradleyTerryFit", "fit_bradley_terry", "bradley_terry_probabilities"
 
 #: Largest number of backtracking halvings of one Newton step.
 _MAX_HALVINGS = 60
+#: An ascent below this fraction of the log-likelihood's size is lost in its rounding (see _line_search).
+_ROUNDING = 1e-12
 
 
 @dataclass(frozen=True)
@@ -256,6 +258,13 @@ def _line_search(counts: NDArray[np.float64], theta: NDArray[np.float64], likeli
                  step: NDArray[np.float64], gradient: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
     """Backtracking along the Newton step until the Armijo condition holds."""
     slope = float(gradient @ step)  # > 0: the Newton direction ascends a concave function
+    if slope <= _ROUNDING * max(1.0, abs(likelihood)):
+        # Next to the maximum the ascent the step promises is below the rounding error of the
+        # log-likelihood, which then cannot rank the points (every halving would be refused and
+        # the fit would stall short of the gradient test); the full Newton step, which converges
+        # quadratically there, is taken.
+        candidate = theta + step
+        return candidate, _log_likelihood(counts, candidate)
     size = 1.0
     for _ in range(_MAX_HALVINGS):
         candidate = theta + size * step
