@@ -398,3 +398,25 @@ def test_the_cli_refuses_hostile_ltr_input_in_one_line(tmp_path):
                              "--no-cache", "--no-bounds"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "not a regular file" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_row_writer_never_writes_past_its_buffer():
+    from dueling_gym.problems import ltr_kernels
+
+    format_rows = ltr_kernels.compiled().format_rows
+    features = np.full((3, 4), -123456.789, dtype=np.float32)
+    relevance = np.array([2**31 - 1] * 3, dtype=np.int32)
+    qids = np.array([2**63 - 1] * 3, dtype=np.int64)
+    needed = ltr_kernels.max_row_bytes(4, 6)
+    guarded = np.full(3 * needed + 64, 7, dtype=np.uint8)
+    for size in (0, needed - 1):  # not even one worst-case row fits: refused
+        assert format_rows(features, relevance, qids, 6, guarded[:size]) == -1
+        assert np.all(guarded[size:] == 7)  # nothing past the buffer it was given
+    for size in range(needed, 3 * needed, 7):  # refused, or written within the buffer
+        guarded[:] = 7
+        used = format_rows(features, relevance, qids, 6, guarded[:size])
+        assert used == -1 or 0 < used <= size
+        assert np.all(guarded[size:] == 7)
+    guarded[:] = 7
+    used = format_rows(features, relevance, qids, 6, guarded[:3 * needed])
+    assert 0 < used <= 3 * needed and np.all(guarded[3 * needed:] == 7)

@@ -48,6 +48,7 @@ from dueling_gym.experiments.sweep_store import (
     read_manifest,
 )
 from dueling_gym.experiments.work_units import WorkUnit, canonical_json, package_version
+from dueling_gym.validation import echo
 
 __all__ = ["run_units", "run_one", "execute_units", "unit_batches", "check_backend", "usable_cores"]
 
@@ -120,7 +121,7 @@ def _exit_culprit(unit: WorkUnit) -> str:
     name = getattr(getattr(unit, "agent", None), "name", None)
     if not isinstance(name, str):
         return "its code"
-    return f"the agent {name if len(name) <= 200 else name[:200] + '...'}"
+    return f"the agent {echo(name, quote=False)}"
 
 
 def _finished_on_disk(todo: Sequence[WorkUnit], out_dir: Path) -> int:

@@ -252,7 +252,7 @@ class ProblemSpec:
         """Keep ``label`` as the display label: the own label (kept as none) or the own label with a digest tag."""
         own = self.own_label
         if label != own and not _is_tagged_label(label, own):
-            raise ValueError(f"problem {own!r} cannot be labelled {label[:80]!r} "
+            raise ValueError(f"problem {own!r} cannot be labelled {echo(label)} "
                              f"(only {own!r} or {own + '@'}<8 hex digits of its matrix's SHA-256>)")
         object.__setattr__(self, "display_label", "" if label == own else label)
 

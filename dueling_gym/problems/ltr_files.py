@@ -458,7 +458,7 @@ def write_ltr_file(path: str | os.PathLike, data: LTRData, *, decimals: int = 6,
     target = Path(os.fspath(path))
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     doc_qids = np.repeat(data.query_ids, np.diff(data.query_offsets))
-    per_row = 48 + data.n_features * (16 + decimals + 20)
+    per_row = ltr_kernels.max_row_bytes(data.n_features, decimals)
     try:
         with open(temporary, "wb") as stream:
             for start in range(0, data.n_documents, rows_per_block):
@@ -466,6 +466,8 @@ def write_ltr_file(path: str | os.PathLike, data: LTRData, *, decimals: int = 6,
                 buffer = np.empty((stop - start) * per_row, dtype=np.uint8)
                 used = format_rows(data.features[start:stop], data.relevance[start:stop], doc_qids[start:stop],
                                    decimals, buffer)
+                if used < 0:  # sized above by the same bound, so never: refused rather than written past
+                    raise RuntimeError("the LETOR row buffer is smaller than max_row_bytes")
                 stream.write(buffer[:used].tobytes())
         os.replace(temporary, target)
     except BaseException:

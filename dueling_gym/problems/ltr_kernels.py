@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["jit_in_place", "compiled", "CHANGED"]
+__all__ = ["jit_in_place", "compiled", "max_row_bytes", "CHANGED"]
 
 CHANGED = 10  # the status of a row beyond the arrays sized by the first pass
 _DIGIT_LIMIT = 18  # digits of an int64 parsed exactly
@@ -37,7 +37,7 @@ def jit_in_place(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
 
 
 _KERNEL_NAMES = ("_skip_blanks", "_ends_token", "_parse_unsigned", "_parse_value", "_parse_line", "_parse_chunk",
-                 "_write_unsigned", "_write_value", "_format_rows")
+                 "_write_unsigned", "_write_value", "max_row_bytes", "_format_rows")
 
 
 # ---------------------------------------------------------------------------------- kernels
@@ -262,11 +262,22 @@ def _write_value(buffer, position, value, decimals, scale):
     return position
 
 
+def max_row_bytes(width, decimals):
+    """The most bytes one written line can take: the label and ``qid:`` with up to 19 digits each,
+    a newline, and per feature a space, an index and a value of up to 19 digits each, a colon, a
+    sign, a point and ``decimals`` digits."""
+    return 44 + width * (42 + decimals)
+
+
 def _format_rows(features, relevance, qids, decimals, buffer):
-    """Write rows as LETOR lines into ``buffer``; returns the bytes used."""
+    """Write rows as LETOR lines into ``buffer``; returns the bytes used, or -1 (nothing past the
+    buffer written) if it cannot hold :func:`max_row_bytes` per row (Numba does not check bounds)."""
     scale = 10.0 ** decimals
+    needed = max_row_bytes(features.shape[1], decimals)
     position = 0
     for row in range(features.shape[0]):
+        if position + needed > buffer.shape[0]:
+            return -1
         position = _write_unsigned(buffer, position, relevance[row])
         buffer[position] = 32
         buffer[position + 1] = 113
