@@ -1,9 +1,14 @@
-"""The ``dueling-gym`` command line.
+"""The ``dueling-gym`` command line: its parser, :func:`main` and every command but ``problems``.
+
+The ``problems`` command lives in :mod:`dueling_gym.cli_problems` (:func:`problems_table` is
+re-exported here); the argparse types, the help formatter and the table formatting that the
+commands share live in :mod:`dueling_gym.cli_common`.
 
 Subcommands
 -----------
 ``dueling-gym problems``
-    A table of the shipped problems (K, Condorcet winner, Copeland winners, C, L_C, LB, ECWB).
+    A table of the shipped problems (K, Condorcet winner, Copeland winners, C, L_C, LB, ECWB),
+    or of a problem built from a comparison log or a learning-to-rank file.
 ``dueling-gym agents``
     The registered agents with their hyperparameters.
 ``dueling-gym run``
@@ -29,107 +34,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from dueling_gym.cli_common import DefaultsHelpFormatter, format_table, fraction, non_negative_int, positive_int
+from dueling_gym.cli_problems import add_problems_command, problems_table
+
 __all__ = ["main", "build_parser", "problems_table"]
-
-
-def _format_table(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    separator = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    return "\n".join([line(header), separator, *(line(row) for row in rows)])
-
-
-def _bound_functions() -> tuple | None:
-    try:
-        from dueling_gym.problems.lower_bounds import ecw_lower_bound_constant, lower_bound_constant
-    except ImportError:  # pragma: no cover - lower bounds always ship
-        return None
-    return lower_bound_constant, ecw_lower_bound_constant
-
-
-_PROBLEM_COLUMNS = ["name", "K", "Condorcet winner", "Copeland winners", "C", "L_C", "Borda winners", "ties"]
-
-
-def _problem_row(name: str, problem: Any, bound_functions: tuple | None) -> list[str]:
-    facts = problem.summary()
-    row = [
-        name,
-        str(facts["K"]),
-        "none" if facts["condorcet_winner"] is None else str(facts["condorcet_winner"]),
-        ",".join(map(str, facts["copeland_winners"])),
-        str(facts["C"]),
-        str(facts["L_C"]),
-        ",".join(map(str, facts["borda_winners"])),
-        ";".join(f"{i}~{j}" for i, j in facts["ties"]) or "-",
-    ]
-    if bound_functions is not None:
-        row += [f"{function(problem):.2f}" for function in bound_functions]
-    return row
-
-
-def problems_table(with_bounds: bool = True) -> str:
-    """Markdown table of the shipped problems (arms are 0-based)."""
-    from dueling_gym.problems import list_problems, load_problem
-
-    bound_functions = _bound_functions() if with_bounds else None
-    header = _PROBLEM_COLUMNS + (["LB", "ECWB"] if bound_functions is not None else [])
-    rows = [_problem_row(name, load_problem(name), bound_functions) for name in list_problems()]
-    return _format_table(header, rows)
-
-
-_PROBLEMS_NOTE = ("Arms are 0-based. C = number of Copeland winners, L_C = losses of a Copeland winner;"
-                  " LB / ECWB = lower-bound constants of Komiyama et al. (2016), Copeland regret (Komiyama scale) "
-                  "per ln T.")
-
-
-def _default_cache_dir() -> Path:
-    import os
-
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dueling-gym"
-
-
-def _problem_from_data(args: argparse.Namespace) -> Any:
-    """The problem that ``problems --from-comparisons`` / ``--from-ltr`` describe."""
-    if args.from_comparisons is not None:
-        from dueling_gym.problems import load_comparisons
-
-        return load_comparisons(args.from_comparisons, first=args.first, second=args.second, winner=args.winner,
-                                ties=args.ties, fill_missing=args.fill_missing, name=args.name)
-    from dueling_gym.problems import PreferenceMatrix
-    from dueling_gym.problems.ranker_problems import ranker_evaluation
-
-    problem = ranker_evaluation(args.from_ltr, interleaving=args.interleaving, click_model=args.click_model,
-                                cutoff=args.cutoff, comparisons_per_pair=args.comparisons_per_pair, seed=args.seed,
-                                jobs=args.jobs, progress=True, cache_dir=None if args.no_cache else args.cache_dir)
-    return problem if args.name is None else PreferenceMatrix(problem, name=args.name)
-
-
-def _command_problems(args: argparse.Namespace) -> int:
-    if args.from_comparisons is None and args.from_ltr is None:
-        if args.save is not None:
-            raise ValueError("--save needs a problem made from data: --from-comparisons FILE or --from-ltr FILE")
-        print(problems_table(with_bounds=not args.no_bounds))
-        print("\n" + _PROBLEMS_NOTE)
-        return 0
-    if args.save is not None:  # refused now, not after an estimate that may take minutes (save_problem checks again)
-        from dueling_gym.validation import check_regular_file
-
-        check_regular_file(args.save, "problem file", new_ok=True, follow_symlinks=False)
-    problem = _problem_from_data(args)
-    bound_functions = None if args.no_bounds else _bound_functions()
-    header = _PROBLEM_COLUMNS + (["LB", "ECWB"] if bound_functions is not None else [])
-    print(_format_table(header, [_problem_row(problem.name or "problem", problem, bound_functions)]))
-    arms = problem.provenance.get("arms")
-    if arms is not None:
-        print("\nArms: " + ", ".join(f"{index} = {name}" for index, name in enumerate(arms)))
-    print(f"Source: {problem.source}")
-    print("\n" + _PROBLEMS_NOTE)
-    if args.save is not None:
-        from dueling_gym.problems import save_problem
-
-        path = save_problem(problem, args.save)
-        print(f"\nSaved to {path}; run agents on it with: dueling-gym run --problems file:{path} ...")
-    return 0
 
 
 def _command_demo(args: argparse.Namespace) -> int:
@@ -214,7 +122,7 @@ def _command_agents(args: argparse.Namespace) -> int:
         fixed = sum(max(len(str(cell)) for cell in column) + 3 for column in zip(header[:3], *(r[:3] for r in rows)))
         room = max(30, width - fixed - 5)
         rows = [row[:3] + [_cut(row[3], room)] for row in rows]
-    print(_format_table(header, rows))
+    print(format_table(header, rows))
     return 0
 
 
@@ -317,7 +225,7 @@ def _command_reproduce(args: argparse.Namespace) -> int:
 
     if args.list or args.name is None:
         rows = [[p.name, p.title, p.reference] for p in PRESETS.values()]
-        print(_format_table(["name", "experiment", "reference"], rows))
+        print(format_table(["name", "experiment", "reference"], rows))
         if args.name is None and not args.list:
             raise ValueError("give a preset NAME (above) or --list")
         return 0
@@ -348,20 +256,25 @@ def _command_train(args: argparse.Namespace) -> int:
     if args.report_problems and policy.suffix == ".npz":
         from dueling_gym.experiments.learned_evaluation import evaluate
 
-        report_dir = out_dir / "report"
-        print(f"comparing the policy with every classic agent on {args.report_problems} held-out problems per family "
-              f"at T = {args.horizon} ...")
-        evaluate(report_dir, families=train_command.families(args), n_arms=args.n_arms,
-                 horizons=[args.horizon], n_problems=args.report_problems, policy=policy, progress=not args.no_progress)
-        print((report_dir / "summary.md").read_text())
-        print(f"report: {report_dir}/ (regret.csv, paired.csv, summary.md, regret.png)")
+        # Evolution strategies take comma-separated sizes and horizons; the other trainers one of each.
+        sizes = [int(part) for part in str(args.n_arms).split(",")]
+        horizons = ([int(part) for part in args.horizons.split(",")] if getattr(args, "horizons", None)
+                    else [args.horizon])
+        for n_arms in sizes:
+            report_dir = out_dir / "report" if len(sizes) == 1 else out_dir / "report" / f"K{n_arms}"
+            print(f"comparing the policy with every classic agent on {args.report_problems} held-out problems per family "
+                  f"with K = {n_arms} at T = {', '.join(map(str, horizons))} ...")
+            evaluate(report_dir, families=train_command.families(args), n_arms=n_arms, horizons=horizons,
+                     n_problems=args.report_problems, policy=policy, progress=not args.no_progress)
+            print((report_dir / "summary.md").read_text())
+            print(f"report: {report_dir}/ (regret.csv, paired.csv, summary.md, regret.png)")
     return 0
 
 
 def _add_sweep_options(parser: argparse.ArgumentParser, notion_default: str | None) -> None:
     from dueling_gym.problems.preference import REGRET_NOTIONS
 
-    parser.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default: 1)")
+    parser.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default: 1)")
     parser.add_argument("--backend", choices=["local", "ray"], default="local", help="execution backend")
     parser.add_argument("--address", help="Ray cluster address (with --backend ray), e.g. auto")
     parser.add_argument("--notion", choices=sorted(REGRET_NOTIONS), default=notion_default,
@@ -380,72 +293,11 @@ def build_parser() -> argparse.ArgumentParser:
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     subcommands.required = True
     # The order of the subcommands is the order of the --help listing.
-    for add_command in (_add_problems_command, _add_demo_command, _add_agents_command, _add_run_command,
+    for add_command in (add_problems_command, _add_demo_command, _add_agents_command, _add_run_command,
                         _add_benchmark_command, _add_plot_command, _add_verify_command, _add_reproduce_command,
                         _add_warmup_command, _add_train_command):
         add_command(subcommands)
     return parser
-
-
-class _DefaultsHelpFormatter(argparse.HelpFormatter):
-    """Ends an option's help with its default, once: not when the help already states it in words,
-    nor for flags and options whose default is None (nothing worth printing)."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        default = action.default
-        if (not action.option_strings or action.nargs == 0 or default is None or default is argparse.SUPPRESS
-                or re.search(r"\bdefault\b", text, re.IGNORECASE) or "%(default)" in text):
-            return text
-        return text + " (default: %(default)s)"
-
-
-def _add_problems_command(subcommands: Any) -> None:
-    problems = subcommands.add_parser(
-        "problems", help="table of the shipped preference matrices, or of a problem made from data",
-        description="Without options: the table of the shipped problems. With --from-comparisons or --from-ltr: "
-                    "the same row for a problem built from a comparison log or a learning-to-rank file, which "
-                    "--save writes to a problem file that 'dueling-gym run --problems file:PATH' runs.",
-        formatter_class=_DefaultsHelpFormatter)
-    problems.add_argument("--no-bounds", action="store_true", help="skip the LB/ECWB lower-bound columns")
-    source = problems.add_mutually_exclusive_group()
-    source.add_argument("--from-comparisons", metavar="FILE", default=None,
-                        help="a comparison log (CSV, TSV, JSON lines, Parquet): one row per comparison")
-    source.add_argument("--from-ltr", metavar="FILE", default=None,
-                        help="a learning-to-rank file (LETOR/SVMlight: 'label qid:Q 1:v 2:v ...'); its features "
-                             "are the rankers, compared by interleaving with simulated clicks")
-    problems.add_argument("--name", default=None, help="the problem's name (default: the file's)")
-    problems.add_argument("--save", metavar="PATH", default=None, help="write the problem to this problem file")
-    _add_comparison_log_options(problems.add_argument_group("comparison logs (--from-comparisons)"))
-    _add_ranker_evaluation_options(problems.add_argument_group("ranker evaluation (--from-ltr)"))
-    problems.set_defaults(handler=_command_problems)
-
-
-def _add_comparison_log_options(logs: Any) -> None:
-    logs.add_argument("--first", default="first", help="column naming the first system")
-    logs.add_argument("--second", default="second", help="column naming the second system")
-    logs.add_argument("--winner", default="winner",
-                      help="column naming the winner (a system's name, or first/second/tie labels)")
-    logs.add_argument("--ties", default="half", choices=("half", "drop", "separate"),
-                      help="half a win each, dropped, or counted apart from the win probability")
-    logs.add_argument("--fill-missing", default=None, choices=("bradley_terry",),
-                      help="fill pairs never compared from a Bradley-Terry fit (default: refuse them)")
-
-
-def _add_ranker_evaluation_options(ltr: Any) -> None:
-    ltr.add_argument("--interleaving", default="team_draft", choices=("team_draft", "probabilistic"),
-                     help="interleaving method")
-    ltr.add_argument("--click-model", default="perfect", choices=("perfect", "navigational", "informational"),
-                     help="simulated users (cascade click model)")
-    ltr.add_argument("--cutoff", type=_positive_int, default=10, help="length of the result lists compared")
-    ltr.add_argument("--comparisons-per-pair", type=_positive_int, default=1000,
-                     help="interleaved comparisons simulated per pair of rankers")
-    ltr.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the simulation")
-    ltr.add_argument("--jobs", type=_positive_int, default=None,
-                     help="worker threads (default: every core; the result does not depend on it)")
-    ltr.add_argument("--cache-dir", default=str(_default_cache_dir()),
-                     help="folder of estimated matrices, named by a digest of the data file and every setting")
-    ltr.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
 
 
 def _add_demo_command(subcommands: Any) -> None:
@@ -454,7 +306,7 @@ def _add_demo_command(subcommands: Any) -> None:
     demo = subcommands.add_parser("demo", help="a random agent on CopelandDuel-v0, printing its regret")
     demo.add_argument("--problem", default="multisol", choices=list_problems(), help="shipped problem (default: multisol)")
     demo.add_argument("--horizon", type=_horizon, default=10_000, help="number of duels (default: 10000)")
-    demo.add_argument("--seed", type=_non_negative_int, default=0, help="random seed (default: 0)")
+    demo.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default: 0)")
     demo.set_defaults(handler=_command_demo)
 
 
@@ -493,7 +345,7 @@ def _add_benchmark_command(subcommands: Any) -> None:
     bench.add_argument("--quick", action="store_true", help="T = 1000 and 10^4, 3 runs (default: 1000 and 10^5, 10)")
     bench.add_argument("--out", help="results folder, created with any missing parent "
                                      "(default: results/benchmark, or results/benchmark-quick with --quick)")
-    bench.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default: 1)")
+    bench.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default: 1)")
     bench.add_argument("--backend", choices=["local", "ray"], default="local", help="execution backend")
     bench.add_argument("--address", help="Ray cluster address (with --backend ray), e.g. auto")
     bench.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -514,10 +366,10 @@ def _add_plot_command(subcommands: Any) -> None:
 def _add_verify_command(subcommands: Any) -> None:
     verify = subcommands.add_parser("verify", help="re-play a results folder's runs and compare them with their files")
     verify.add_argument("results", help="results folder (of run, reproduce or a study)")
-    verify.add_argument("--fraction", type=_fraction, default=1.0,
+    verify.add_argument("--fraction", type=fraction, default=1.0,
                         help="share of the unit files re-played, drawn at random (default: 1, all)")
-    verify.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the random share (default: 0)")
-    verify.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default: 1)")
+    verify.add_argument("--seed", type=non_negative_int, default=0, help="seed of the random share (default: 0)")
+    verify.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default: 1)")
     verify.add_argument("--no-progress", action="store_true", help="no progress bar")
     verify.set_defaults(handler=_command_verify)
 
@@ -537,7 +389,7 @@ def _add_warmup_command(subcommands: Any) -> None:
         "warmup", help="compile every agent, environment and bound ahead (the first use after installing)",
         description="Compile every compiled function of dueling-gym once; Numba caches them on disk, so later "
                     "processes start without compiling.")
-    warm.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default: 1)")
+    warm.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default: 1)")
     warm.add_argument("--no-progress", action="store_true", help="no progress bar")
     warm.set_defaults(handler=_command_warmup)
 
@@ -554,51 +406,23 @@ def _add_train_command(subcommands: Any) -> None:
     algorithms = train.add_subparsers(dest="algorithm", metavar="ALGORITHM")
     algorithms.required = True
     # Every option of the trainers shows its default in --help (once).
-    shown = _DefaultsHelpFormatter
+    shown = DefaultsHelpFormatter
     for name, (trainer_module, train_command) in commands.items():
         trainer_module.build_parser(algorithms.add_parser(name, help=train_command.help, formatter_class=shown),
                                     algorithm=name)
     for parser_of_algorithm in algorithms.choices.values():
-        parser_of_algorithm.add_argument("--report-problems", type=_non_negative_int, default=100,
+        parser_of_algorithm.add_argument("--report-problems", type=non_negative_int, default=100,
                                          help="held-out problems per family of the final comparison (0: none)")
         parser_of_algorithm.set_defaults(handler=_command_train, argv=None)
-
-
-def _integer_at_least(text: str, minimum: int, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    return _integer_at_least(text, 0, "a non-negative integer")
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text}")
-    return value
 
 
 def _horizon(text: str) -> int:
     from dueling_gym.experiments.simulate import MAX_HORIZON
 
-    value = _positive_int(text)
+    value = positive_int(text)
     if value > MAX_HORIZON:
         raise argparse.ArgumentTypeError(f"expected a horizon of at most 10^12 duels, got {value}")
     return value
-
-
-def _positive_int(text: str) -> int:
-    return _integer_at_least(text, 1, "a positive integer")
 
 
 def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:

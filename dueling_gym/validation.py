@@ -7,7 +7,7 @@ wrong value) that names the argument, and nothing is silently coerced, clipped o
 Files and messages: :func:`check_regular_file` refuses a FIFO, a device or a folder before it is
 read (and, for a file about to be replaced, a symbolic link too); :func:`reject_duplicate_keys`
 refuses JSON objects that give a key twice; :func:`echo` caps the user's values that a message
-repeats.
+repeats, and :func:`echo_list` the lists of them (a few, then how many more).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import os
 import stat
 from operator import index
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,6 +49,8 @@ __all__ = [
     "read_only",
     "MAX_ECHO",
     "echo",
+    "MAX_LISTED",
+    "echo_list",
     "check_regular_file",
     "reject_duplicate_keys",
 ]
@@ -481,6 +483,45 @@ def echo(value: Any, limit: int = MAX_ECHO, *, quote: bool = True, _level: int =
         return f"an integer of {value.bit_length():,} bits"
     text = repr(value)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
+#: Items of a list that :func:`echo_list` names before counting the rest.
+MAX_LISTED = 5
+
+
+def echo_list(values: Sequence[Any], shown: int = MAX_LISTED, *, limit: int = MAX_ECHO, quote: bool = False) -> str:
+    """Values that a message lists, as ``a, b, c, d, e and 12 more``.
+
+    A message about systems dropped from a log, or about groups of systems, may concern
+    thousands of them; past the first ``shown`` only their number is told.  Each value shown is
+    capped by :func:`echo`, and fewer are named once they take about three times ``limit``.
+
+    Parameters
+    ----------
+    values : sequence
+        The values to list, in the order the message gives them.
+    shown : int, default MAX_LISTED
+        How many are named (at least 1).
+    limit : int, default MAX_ECHO
+        The most characters of one value to show (see :func:`echo`).
+    quote : bool, default False
+        True shows strings as their ``repr``.
+
+    Returns
+    -------
+    str
+        The capped list (``""`` for no values).
+    """
+    shown = check_integer("shown", shown, minimum=1)
+    parts: list[str] = []
+    used = 0
+    for value in values[:shown]:
+        if parts and used > _ECHO_BUDGET * limit:  # five long names would still make a long message
+            break
+        parts.append(echo(value, limit, quote=quote))
+        used += len(parts[-1]) + 2
+    rest = len(values) - len(parts)
+    return ", ".join(parts) + (f" and {rest:,} more" if rest > 0 else "")
 
 
 def _file_kind(mode: int) -> str:

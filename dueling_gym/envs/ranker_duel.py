@@ -6,7 +6,8 @@ The environment is documented on :class:`RankerDuelEnv` (Gymnasium's sections).
 from __future__ import annotations
 
 import os
-from typing import Any, SupportsFloat
+from collections.abc import Sequence
+from typing import Any, Literal, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -106,6 +107,11 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
 
     * ``data``: a LETOR file, an :class:`~dueling_gym.problems.LTRData`, or ``None`` for
       the synthetic default.
+    * ``single_document_queries``, ``group_file``, ``missing``, ``lower_is_better``,
+      ``max_decompressed_bytes``: how to read a ``data`` file, as
+      :func:`~dueling_gym.problems.read_ltr_file` (drop one-document queries, a side file of
+      query sizes, ``NULL`` values, rank-valued features, the limit on a compressed file's
+      text); given with data that is not a file path, they are refused (``ValueError``).
     * ``rankers``, ``interleaving``, ``click_model``, ``cutoff``, ``tie_break_seed``: as
       :class:`~dueling_gym.problems.RankerEvaluationProblem`.
     * ``preferences``: the matrix of :func:`~dueling_gym.problems.ranker_evaluation` for the same data and settings
@@ -130,14 +136,30 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
                  tie_break_seed: int = 0, preferences: PreferenceMatrix | None = None,
                  comparisons_per_pair: int = 2000, estimate_seed: int = 0, jobs: int | None = 1,
                  cache_dir: str | os.PathLike | None = None, reward_regret: str | None = None,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, single_document_queries: Literal["error", "drop"] = "error",
+                 group_file: str | os.PathLike | Literal[False] | None = None,
+                 missing: Literal["error", "zero", "worst"] = "error", lower_is_better: bool | Sequence[int] = False,
+                 max_decompressed_bytes: int | None = None):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
-        if data is None:
-            data = synthetic_ltr_data(**DEFAULT_SYNTHETIC_DATA)
-        elif isinstance(data, (str, os.PathLike)):
-            data = read_ltr_file(os.path.expanduser(os.fspath(data)))
+        reading: dict[str, Any] = {"single_document_queries": single_document_queries, "group_file": group_file,
+                                   "missing": missing, "lower_is_better": lower_is_better,
+                                   "max_decompressed_bytes": max_decompressed_bytes}
+        if isinstance(data, (str, os.PathLike)):
+            if isinstance(group_file, (str, os.PathLike)):
+                reading["group_file"] = os.path.expanduser(os.fspath(group_file))
+            data = read_ltr_file(os.path.expanduser(os.fspath(data)), **reading)
+        else:
+            # Options of a file read would be silently ignored for data already in memory.
+            given = [name for name, value in reading.items()
+                     if not (value is None or value is False or (isinstance(value, str) and value == "error")
+                             or (isinstance(value, (list, tuple)) and not value))]
+            if given:
+                raise ValueError(f"the read options {', '.join(given)} apply only when data is the path of a "
+                                 "learning-to-rank file (data already read carries its own ascending_columns)")
+            if data is None:
+                data = synthetic_ltr_data(**DEFAULT_SYNTHETIC_DATA)
         settings = dict(rankers=rankers, interleaving=interleaving, click_model=click_model, cutoff=cutoff,
                         tie_break_seed=tie_break_seed)
         self.ranker_problem = RankerEvaluationProblem(data, **settings)

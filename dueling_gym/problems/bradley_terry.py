@@ -38,9 +38,10 @@ from typing import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dueling_gym.validation import MAX_ECHO, check_integer, check_number, echo, read_only, real_matrix
+from dueling_gym.validation import check_integer, check_number, echo_list, read_only, real_matrix
 
-__all__ = ["BradleyTerryFit", "fit_bradley_terry", "bradley_terry_probabilities", "check_mle_exists"]
+__all__ = ["BradleyTerryFit", "fit_bradley_terry", "bradley_terry_probabilities", "check_mle_exists", "comparison_groups",
+           "describe_groups"]
 
 #: Largest number of backtracking halvings of one Newton step.
 _MAX_HALVINGS = 60
@@ -165,20 +166,12 @@ def check_mle_exists(wins: NDArray[np.float64], names: Sequence[str]) -> None:
     that beat (or lost to) the rest in every comparison between them.
     """
     beat = wins > 0
-    compared = beat | beat.T
-    components = _components(compared)
+    components = comparison_groups(wins)
     if len(components) > 1:
-        shown: list[str] = []
-        for group in components[:_MAX_GROUPS]:
-            if sum(map(len, shown)) > 4 * MAX_ECHO:  # long names: fewer groups
-                break
-            shown.append(_names_text(names, group))
-        groups = "; ".join(shown)
-        if len(components) > len(shown):
-            groups += f"; ... ({len(components) - len(shown):,} more groups)"
         raise ValueError(
             "the Bradley-Terry maximum-likelihood estimate does not exist: the comparison graph is not "
-            f"connected (no system of one group was ever compared with one of another): {groups}")
+            f"connected (no system of one group was ever compared with one of another): "
+            f"{describe_groups(components, names)}")
     never_lost = np.flatnonzero(~beat.any(axis=0))
     never_won = np.flatnonzero(~beat.any(axis=1))
     if never_lost.size or never_won.size:
@@ -207,14 +200,46 @@ def _refuse_dominance(winners: NDArray[np.bool_], losers: NDArray[np.bool_], nam
         f"{_names_text(names, np.flatnonzero(losers))}")
 
 
-#: Groups of systems that a message lists (each group itself capped by :func:`echo`).
-_MAX_GROUPS = 10
+#: Groups of systems that a message lists (each group itself capped by :func:`~dueling_gym.validation.echo_list`).
+_MAX_GROUPS = 3
+
+
+def comparison_groups(wins: ArrayLike) -> list[list[int]]:
+    """The groups of systems linked by comparisons: connected components of the graph with an
+    edge ``i - j`` whenever ``wins[i, j] + wins[j, i] > 0``.
+
+    Parameters
+    ----------
+    wins : array_like, shape (K, K)
+        Win counts as :func:`fit_bradley_terry` takes them.
+
+    Returns
+    -------
+    list of list of int
+        Each group's systems in increasing order; the largest group first, groups of equal size
+        in the order of their first system (a system never compared is a group of its own).
+    """
+    counts = real_matrix("wins", wins)
+    if counts.ndim != 2 or counts.shape[0] != counts.shape[1]:
+        raise ValueError(f"wins must be a square matrix, got shape {counts.shape}")
+    compared = (counts > 0) | (counts > 0).T
+    return sorted(_components(compared), key=lambda group: (-len(group), group[0]))
+
+
+def describe_groups(groups: Sequence[Sequence[int]], names: Sequence[object]) -> str:
+    """``{a, b, c and 7 more}; {d, e}; and 40 more groups``: groups of systems as a message shows
+    them, the number of groups and of names in each capped (a sparse log may fall into thousands)."""
+    labels = [str(name) for name in names]
+    text = "; ".join(_names_text(labels, group) for group in groups[:_MAX_GROUPS])
+    if len(groups) > _MAX_GROUPS:
+        text += f"; and {len(groups) - _MAX_GROUPS:,} more groups"
+    return text
 
 
 def _names_text(names: Sequence[str], indices: Sequence[int] | NDArray[np.intp]) -> str:
     """``{a, b, c}``: the names of systems ``indices`` as a message shows them, each name and their
     number capped (names come from the user's log and may be arbitrarily long or many)."""
-    return "{" + echo([names[i] for i in indices], quote=False)[1:-1] + "}"
+    return "{" + echo_list([names[i] for i in indices]) + "}"
 
 
 # ------------------------------------------------------------------------------ helpers

@@ -10,22 +10,11 @@ intervals and the log itself recorded in its ``provenance``::
     problem = load_comparisons("battles.jsonl", first="model_a", second="model_b")
     env = gym.make("DuelingBandit-v0", preferences=problem)
 
-Sources: ``.csv``, ``.tsv``, ``.jsonl`` / ``.ndjson`` (one JSON object per line) and
-``.parquet`` files (the latter through pyarrow, an optional dependency), or a table in memory: a
-mapping of column name to sequence, a pyarrow ``Table``, or a DataFrame-like object (anything
-with ``.columns`` whose columns are read with ``table[name]``).
-
-Winner column.  Each value says which side won, as one of
-
-* the name of the system in the ``first`` or the ``second`` column of the row;
-* a label of ``first_wins`` (default ``"first"``, ``"model_a"``), ``second_wins`` (default
-  ``"second"``, ``"model_b"``) or ``tie_values`` (default ``"tie"``, ``"draw"``,
-  ``"tie (bothbad)"``), which covers arena logs (``"model_a"``, ``"model_b"``, ``"tie"``).
-
-Anything else is refused with the file and line (or table row).  A system whose name is also a
-winner label is refused too: the value ``"tie"`` would be ambiguous if a system were called
-``"tie"`` (pass label sets without it).  System names and winner values are strings or
-integers, compared exactly (``"1"`` is not ``1``); nothing is stripped or case-folded.
+The log is read by :func:`~dueling_gym.problems.comparison_layouts.read_comparisons`: its sources
+(files, compressed or not, and tables in memory) are described in
+:mod:`dueling_gym.problems.comparison_files`, its three layouts (an outcome column, winner and
+loser columns, count columns) and the values of the winner column in
+:mod:`dueling_gym.problems.comparison_layouts`.  This module aggregates it.
 
 Ties, by ``ties=``:
 
@@ -50,38 +39,66 @@ Pairs never compared.  They are refused with their names, unless
 fitted by maximum likelihood on every comparison of the log (ties per the tie rule: half a win
 each with ``"half"``, left out otherwise), see :mod:`dueling_gym.problems.bradley_terry`.
 Compared pairs keep their empirical mean.
+
+Sparse logs.  A fit relates two systems only through a chain of comparisons, so a log whose
+systems fall into groups never compared with each other is refused (naming the groups), unless
+systems are dropped first:
+
+* ``min_comparisons=n`` drops every system with fewer than ``n`` comparisons (those behind the
+  matrix: ties count with ``ties="half"`` only).  Dropping a system takes its comparisons from
+  its opponents, so this repeats until every system left has ``n``;
+* ``components="largest"`` (default ``"error"``) then keeps only the largest group of systems
+  linked by comparisons (the one with more comparisons among groups of equal size, then the one
+  whose first system sorts first).
+
+The comparisons of a dropped system go with it.  ``provenance["dropped_systems"]`` names every
+dropped system, ``["dropped_few_comparisons"]`` and ``["dropped_disconnected"]`` those dropped
+by each rule, ``["rows_dropped"]`` counts the comparisons removed, and the problem's ``source``
+says how many systems were dropped.
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import json
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dueling_gym.problems.bradley_terry import fit_bradley_terry
+from dueling_gym.problems.bradley_terry import comparison_groups, describe_groups, fit_bradley_terry
+from dueling_gym.problems.comparison_files import FORMATS, file_stem
+from dueling_gym.problems.comparison_layouts import (
+    DEFAULT_FIRST_WINS,
+    DEFAULT_SECOND_WINS,
+    DEFAULT_TIE_VALUES,
+    LAYOUTS,
+    OUTCOME_FIRST_WON,
+    OUTCOME_SECOND_WON,
+    OUTCOME_TIE,
+    ComparisonLog,
+    Label,
+    log_layout,
+    read_comparisons,
+)
 from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.validation import (
     MAX_ECHO,
+    MAX_LISTED,
+    check_integer,
     check_probability,
     check_real_array,
-    check_regular_file,
     echo,
+    echo_list,
     read_only,
-    reject_duplicate_keys,
 )
 
 __all__ = [
     "ComparisonLog",
     "TIE_RULES",
     "FILL_METHODS",
+    "COMPONENT_RULES",
+    "FORMATS",
+    "LAYOUTS",
     "OUTCOME_FIRST_WON",
     "OUTCOME_TIE",
     "OUTCOME_SECOND_WON",
@@ -95,62 +112,15 @@ __all__ = [
 TIE_RULES = ("half", "drop", "separate")
 #: How pairs never compared may be filled.
 FILL_METHODS = ("bradley_terry",)
-#: Codes of ``ComparisonLog.outcome`` (relative to the row's ``first`` system).
-OUTCOME_FIRST_WON, OUTCOME_TIE, OUTCOME_SECOND_WON = 1, 0, -1
-
-DEFAULT_FIRST_WINS = ("first", "model_a")
-DEFAULT_SECOND_WINS = ("second", "model_b")
-DEFAULT_TIE_VALUES = ("tie", "draw", "tie (bothbad)")
-_TEXT_FORMATS = {".csv": ",", ".tsv": "\t"}
-_JSON_LINES = (".jsonl", ".ndjson")
-_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
-_DATA_EXTRA = 'pip install "dueling-gym[data]"'
-#: Decoder of one line of a JSON-lines log.  A line giving one key twice ({"winner": "a", "winner": "b"})
-#: is refused rather than read as its last value; built once, as ``json.loads`` with a hook builds
-#: a decoder per call.
-_STRICT_JSON = json.JSONDecoder(object_pairs_hook=reject_duplicate_keys)
-
-Label = str | int
-
-
-@dataclass(frozen=True)
-class ComparisonLog:
-    """The rows of a comparison log, validated and encoded (its arrays are read-only).
-
-    Attributes
-    ----------
-    arms : tuple
-        The distinct system names, sorted; arm ``i`` is ``arms[i]``.
-    first, second : ndarray of int32
-        The arms compared in each row.
-    outcome : ndarray of int8
-        Per row: ``OUTCOME_FIRST_WON`` (1), ``OUTCOME_TIE`` (0) or ``OUTCOME_SECOND_WON`` (-1).
-    lines : ndarray of int64 or None
-        The line of each row in a text file (1-based, the header is line 1); None for Parquet
-        files and tables, whose rows are numbered from 0 in the order read.
-    origin : str
-        The file's path, or ``"table"``.
-    sha256 : str or None
-        SHA-256 of the file's bytes (None for a table).
-    """
-
-    arms: tuple[Label, ...]
-    first: NDArray[np.int32]
-    second: NDArray[np.int32]
-    outcome: NDArray[np.int8]
-    lines: NDArray[np.int64] | None
-    origin: str
-    sha256: str | None
-
-    @property
-    def n_rows(self) -> int:
-        """Number of comparisons in the log."""
-        return int(self.first.size)
+#: What ``components=`` does with systems in groups never compared with each other.
+COMPONENT_RULES = ("error", "largest")
 
 
 # ====================================================================================== public API
 def load_comparisons(source: Any, *, first: str = "first", second: str = "second", winner: str = "winner",
-                     ties: str = "half", fill_missing: str | None = None, confidence: float = 0.95,
+                     loser: str | None = None, counts: Sequence[str] | None = None, format: str | None = None,
+                     ties: str = "half", fill_missing: str | None = None, min_comparisons: int = 0,
+                     components: str = "error", confidence: float = 0.95,
                      name: str | None = None, first_wins: Label | Iterable[Label] = DEFAULT_FIRST_WINS,
                      second_wins: Label | Iterable[Label] = DEFAULT_SECOND_WINS,
                      tie_values: Label | Iterable[Label] = DEFAULT_TIE_VALUES) -> PreferenceMatrix:
@@ -160,87 +130,98 @@ def load_comparisons(source: Any, *, first: str = "first", second: str = "second
     ----------
     source : path or table
         A ``.csv``, ``.tsv``, ``.jsonl``/``.ndjson`` or ``.parquet`` file (``str`` or
-        ``os.PathLike``), or a mapping of column name to sequence, a pyarrow ``Table`` or a
-        DataFrame-like object.
+        ``os.PathLike``; the text formats possibly compressed, ``.gz``, ``.bz2`` or ``.xz``), or
+        a mapping of column name to sequence, a pyarrow ``Table`` or a DataFrame-like object.
     first, second, winner : str
         Names of the columns holding the two systems and the outcome.
+    loser : str, optional
+        The column of the losing system, in a table of winners and losers: ``winner`` then
+        names the column of the winning system, and ``first``/``second`` are not used.
+    counts : tuple of 2 or 3 str, optional
+        The count columns of a table with one row per pair (``first`` and ``second``): the
+        wins of the first system, those of the second, and optionally the ties.  ``winner`` is
+        then not used.
+    format : {None, "csv", "tsv", "jsonl", "ndjson", "parquet"}
+        The file's format when its name does not say it (default: from the suffix, under a
+        compression suffix if any).  Files only.
     ties : {"half", "drop", "separate"}
         The tie rule (see the module documentation).
     fill_missing : {None, "bradley_terry"}
         None: pairs never compared are refused.  ``"bradley_terry"``: they are filled with a
         Bradley–Terry model fitted by maximum likelihood to the whole log.
+    min_comparisons : int, default 0
+        Systems with fewer comparisons are dropped, repeatedly, until every system left has
+        this many (see "Sparse logs" in the module documentation).
+    components : {"error", "largest"}
+        ``"largest"``: keep only the largest group of systems linked by comparisons, dropping
+        the others.  ``"error"``: a log whose groups a Bradley–Terry fill cannot relate is refused.
     confidence : float, default 0.95
         Level of the Wilson score intervals in the provenance, in ``(0, 1)``.
     name : str, optional
-        Name of the problem (default: the file's stem, or ``"comparison log"``).
+        Name of the problem (default: the file's name without its format and compression suffixes,
+        or ``"comparison log"``).
     first_wins, second_wins, tie_values : label or iterable of labels
         Winner values meaning "the first system won", "the second system won" and "tie" (a
-        string or an integer is one label).  The three sets must be disjoint.
+        string or an integer is one label).  The three sets must be disjoint.  Outcome
+        layout only.
 
     Returns
     -------
     PreferenceMatrix
-        Arm ``i`` is the ``i``-th system in sorted order.  ``provenance`` holds: ``arms``;
+        Arm ``i`` is the ``i``-th system kept, in sorted order.  ``provenance`` holds: ``arms``;
         ``wins`` (``wins[i, j]``: how often ``i`` beat ``j``), ``ties`` (symmetric), ``counts``
         (all comparisons of each pair) and ``sample_sizes`` (those behind ``P[i, j]``), K×K
         int64; ``ci_lower`` / ``ci_upper`` (Wilson intervals, NaN where nothing was compared),
         ``confidence``, ``interval_method``; ``tie_rule``, ``ties_total``, ``ties_dropped``;
-        ``columns``, ``log_origin``, ``log_sha256``, ``rows_read``; ``fill_missing``,
+        ``layout``, ``columns``, ``log_origin``, ``log_sha256``, ``rows_read`` (comparisons read);
+        ``min_comparisons``, ``components``, ``dropped_systems``, ``dropped_few_comparisons``,
+        ``dropped_disconnected`` (names), ``rows_dropped``; ``fill_missing``,
         ``filled_pairs`` (pairs of names), ``bradley_terry_log_strengths`` (None unless a pair
         was filled); and the log itself, ``log_first``, ``log_second``, ``log_outcome``,
-        ``log_lines`` (see :class:`~dueling_gym.problems.comparisons.ComparisonLog`), which the replay
-        environment plays back.
+        ``log_lines`` (see :class:`~dueling_gym.problems.comparison_layouts.ComparisonLog`; the
+        comparisons of the systems kept), which the replay environment plays back.
 
     Raises
     ------
     ValueError
         On a missing column (the message lists the columns found), an unreadable row (file and
-        line), a winner that is neither side nor a label, the same system on both sides of a
-        row (so a log names at least two systems), an empty log, pairs never compared (listed by name)
-        without ``fill_missing``, or a Bradley–Terry fit whose maximum-likelihood estimate does
-        not exist.
+        line), a winner that is neither side nor a label, a count that is not a non-negative
+        integer, the same system on both sides of a row (so a log names at least two systems), an
+        empty log, a file whose name gives no known format (without ``format``), a corrupt
+        compressed file, arguments of one layout given with another's, fewer than two systems
+        left after dropping, pairs never compared (listed by name) without ``fill_missing``, or
+        a Bradley–Terry fit whose maximum-likelihood estimate does not exist.
     TypeError
         On arguments of the wrong type.
     ImportError
         For a Parquet file without pyarrow (naming the extra that installs it).
     """
-    log = read_comparisons(source, first=first, second=second, winner=winner, first_wins=first_wins,
-                           second_wins=second_wins, tie_values=tie_values)
+    log = read_comparisons(source, first=first, second=second, winner=winner, loser=loser, counts=counts,
+                           format=format, first_wins=first_wins, second_wins=second_wins, tie_values=tie_values)
     if name is None:
-        name = "comparison log" if log.sha256 is None else Path(log.origin).stem
+        name = "comparison log" if log.sha256 is None else file_stem(log.origin)
     elif not isinstance(name, str):
         raise TypeError(f"name must be a string, got {type(name).__name__}")
-    return preference_from_log(log, ties=ties, fill_missing=fill_missing, confidence=confidence, name=name,
-                               columns=(first, second, winner))
-
-
-def read_comparisons(source: Any, *, first: str = "first", second: str = "second", winner: str = "winner",
-                     first_wins: Label | Iterable[Label] = DEFAULT_FIRST_WINS,
-                     second_wins: Label | Iterable[Label] = DEFAULT_SECOND_WINS,
-                     tie_values: Label | Iterable[Label] = DEFAULT_TIE_VALUES) -> ComparisonLog:
-    """Read and validate a comparison log (arguments as :func:`~dueling_gym.problems.load_comparisons`), without aggregating it."""
-    columns = tuple(_column_name(role, value) for role, value in (("first", first), ("second", second),
-                                                                    ("winner", winner)))
-    if len(set(columns)) < 3:
-        raise ValueError(f"first, second and winner must name three different columns, got {echo(columns)}")
-    labels = _winner_labels(first_wins, second_wins, tie_values)
-    table = _read_table(source, columns)
-    arms, first_index, second_index, outcome = _encode_rows(table, columns, labels)
-    lines = None if table.lines is None else read_only(np.asarray(table.lines, dtype=np.int64))
-    return ComparisonLog(arms, read_only(first_index), read_only(second_index), read_only(outcome), lines,
-                         table.origin, table.sha256)
+    columns = log_layout(first=first, second=second, winner=winner, loser=loser, counts=counts,
+                         first_wins=first_wins, second_wins=second_wins, tie_values=tie_values)[1]
+    return preference_from_log(log, ties=ties, fill_missing=fill_missing, min_comparisons=min_comparisons,
+                               components=components, confidence=confidence, name=name, columns=columns)
 
 
 def preference_from_log(log: ComparisonLog, *, ties: str = "half", fill_missing: str | None = None,
-                        confidence: float = 0.95, name: str | None = None,
-                        columns: tuple[str, str, str] | None = None) -> PreferenceMatrix:
-    """Aggregate a :class:`~dueling_gym.problems.comparisons.ComparisonLog` into a :class:`~dueling_gym.problems.PreferenceMatrix` (see :func:`~dueling_gym.problems.load_comparisons`)."""
+                        min_comparisons: int = 0, components: str = "error", confidence: float = 0.95,
+                        name: str | None = None, columns: tuple[str, ...] | None = None) -> PreferenceMatrix:
+    """Aggregate a :class:`~dueling_gym.problems.comparison_layouts.ComparisonLog` into a :class:`~dueling_gym.problems.PreferenceMatrix` (see :func:`~dueling_gym.problems.load_comparisons`)."""
     if not isinstance(log, ComparisonLog):
         raise TypeError(f"log must be a ComparisonLog (see read_comparisons), got {type(log).__name__}")
     _check_choice("ties", ties, TIE_RULES)
     if fill_missing is not None:
         _check_choice("fill_missing", fill_missing, FILL_METHODS, none_allowed=True)
+    min_comparisons = check_integer("min_comparisons", min_comparisons, minimum=0)
+    _check_choice("components", components, COMPONENT_RULES)
     confidence = check_probability("confidence", confidence, open_low=True, open_high=True)
+    rows_read = log.n_rows
+    log, few, apart = _keep_systems(log, ties, min_comparisons, components)
     n_arms = len(log.arms)
     wins, tie_counts = _pair_counts(log, n_arms)
     if ties == "half":
@@ -256,6 +237,7 @@ def preference_from_log(log: ComparisonLog, *, ties: str = "half", fill_missing:
     if missing:
         if fill_missing is None:
             _refuse_missing(missing, log.arms, wins + wins.T + tie_counts, ties)
+        _refuse_disconnected(sample_sizes, log.arms)
         fit = fit_bradley_terry(successes, names=[str(arm) for arm in log.arms])
         fitted = fit.probabilities()
         rows, cols = np.array(missing).T
@@ -279,10 +261,17 @@ def preference_from_log(log: ComparisonLog, *, ties: str = "half", fill_missing:
         "tie_rule": ties,
         "ties_total": ties_total,
         "ties_dropped": ties_total if ties == "drop" else 0,
+        "layout": log.layout,
         "columns": columns,
         "log_origin": log.origin,
         "log_sha256": log.sha256,
-        "rows_read": log.n_rows,
+        "rows_read": rows_read,
+        "min_comparisons": min_comparisons,
+        "components": components,
+        "dropped_systems": tuple(sorted(few + apart)),
+        "dropped_few_comparisons": few,
+        "dropped_disconnected": apart,
+        "rows_dropped": rows_read - log.n_rows,
         "fill_missing": fill_missing,
         "filled_pairs": filled,
         "bradley_terry_log_strengths": log_strengths,
@@ -293,6 +282,7 @@ def preference_from_log(log: ComparisonLog, *, ties: str = "half", fill_missing:
     }
     where = "a table" if log.sha256 is None else f"{Path(log.origin).name} (sha256 {log.sha256[:12]})"
     source = (f"{log.n_rows:,} pairwise comparisons from {where}, ties={ties!r}"
+              + _dropped_text(few, apart, min_comparisons)
               + (f", {len(filled)} pairs filled by Bradley-Terry" if filled else ""))
     return PreferenceMatrix(matrix, name=name, source=source, provenance=provenance)
 
@@ -337,219 +327,7 @@ def wilson_interval(successes: ArrayLike, trials: ArrayLike,
     return lower, upper
 
 
-# ====================================================================================== reading
-@dataclass
-class _Table:
-    values: dict[str, list[Any]]
-    locate: Callable[[int], str]
-    lines: list[int] | None
-    origin: str
-    sha256: str | None
-
-
-def _read_table(source: Any, columns: tuple[str, str, str]) -> _Table:
-    if isinstance(source, (str, os.PathLike)):
-        return _read_file(Path(os.fspath(source)), columns)
-    if isinstance(source, Mapping):
-        return _table_from_columns(list(source.keys()), lambda column: source[column], columns)
-    if hasattr(source, "column_names") and hasattr(source, "column"):  # a pyarrow Table (not imported here)
-        return _table_from_columns(list(source.column_names), lambda column: source.column(column), columns)
-    if hasattr(source, "columns") and hasattr(source, "__getitem__"):  # a DataFrame
-        return _table_from_columns(list(source.columns), lambda column: source[column], columns)
-    raise TypeError(f"source must be a path to a {', '.join(_SUFFIXES)} file, a mapping of column name to sequence, "
-                    f"a pyarrow Table or a DataFrame, got {type(source).__name__}")
-
-
-def _table_from_columns(found: list[Any], column_of: Callable[[str], Any], columns: tuple[str, ...]) -> _Table:
-    _check_columns(columns, found, "the table")
-    values = {column: _as_list(column, column_of(column)) for column in columns}
-    lengths = {column: len(values[column]) for column in columns}
-    if len(set(lengths.values())) > 1:
-        raise ValueError(f"the table's columns have different lengths: {echo(lengths)}")
-    return _Table(values, lambda row: f"table row {row} (0-based)", None, "table", None)
-
-
-def _as_list(column: str, values: Any) -> list[Any]:
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(f"column {echo(column)} must be a sequence of values, got {type(values).__name__}")
-    for method in ("to_pylist", "tolist"):  # pyarrow arrays; NumPy arrays and pandas Series
-        if callable(getattr(values, method, None)):
-            return list(getattr(values, method)())
-    # NumPy scalars in a plain sequence become the Python values they hold (np.str_ is a str already).
-    return [value.item() if isinstance(value, np.generic) and not isinstance(value, np.str_) else value
-            for value in values]
-
-
-def _read_file(path: Path, columns: tuple[str, str, str]) -> _Table:
-    suffix = path.suffix.lower()
-    if suffix not in _SUFFIXES:
-        raise ValueError(f"{path}: unsupported file type {echo(suffix)}; use one of {', '.join(_SUFFIXES)}")
-    # A FIFO would block the reader and /dev/zero never end: refuse them before opening.
-    check_regular_file(path, "comparison log")
-    if suffix == ".parquet":
-        values = _read_parquet(path, columns)
-        table = _Table(values, lambda row: f"{path}, row {row} (0-based)", None, str(path), None)
-    else:
-        try:
-            reader = _read_json_lines if suffix in _JSON_LINES else _read_delimited
-            values, lines = reader(path, columns)
-        except UnicodeDecodeError as error:
-            raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-        line_of = lines  # bound here: the closure below must not see later rebindings
-        table = _Table(values, lambda row: f"{path}, line {line_of[row]}", lines, str(path), None)
-    table.sha256 = _sha256(path)
-    return table
-
-
-def _read_delimited(path: Path, columns: tuple[str, str, str]) -> tuple[dict[str, list[Any]], list[int]]:
-    delimiter = _TEXT_FORMATS[path.suffix.lower()]
-    values: dict[str, list[Any]] = {column: [] for column in columns}
-    lines: list[int] = []
-    with path.open(newline="", encoding="utf-8-sig") as stream:
-        reader = csv.reader(stream, delimiter=delimiter, strict=True)
-        try:
-            header = next(reader, None)
-            if header is None:
-                raise ValueError(f"{path}: the file is empty (no header line)")
-            _check_columns(columns, header, str(path))
-            duplicated = [column for column in columns if header.count(column) > 1]
-            if duplicated:
-                raise ValueError(f"{path}, line 1: column(s) {echo(duplicated)} appear more than once in the header")
-            positions = [header.index(column) for column in columns]
-            for record in reader:
-                if not record:  # a blank line holds no comparison
-                    continue
-                if len(record) != len(header):
-                    raise ValueError(f"{path}, line {reader.line_num}: {len(record)} fields, the header has "
-                                     f"{len(header)}")
-                for column, position in zip(columns, positions):
-                    values[column].append(record[position])
-                lines.append(reader.line_num)
-        except csv.Error as error:
-            raise ValueError(f"{path}, line {reader.line_num}: malformed {path.suffix[1:].upper()} ({error})") from None
-    return values, lines
-
-
-def _read_json_lines(path: Path, columns: tuple[str, str, str]) -> tuple[dict[str, list[Any]], list[int]]:
-    values: dict[str, list[Any]] = {column: [] for column in columns}
-    lines: list[int] = []
-    first_column, second_column, winner_column = columns
-    firsts, seconds, winners = (values[column] for column in columns)
-    decode = _STRICT_JSON.decode
-    with path.open(encoding="utf-8-sig") as stream:
-        for number, text in enumerate(stream, start=1):
-            if not text.strip():  # a blank line (e.g. a trailing one) holds no comparison
-                continue
-            try:
-                record = decode(text)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}, line {number}: not valid JSON ({error.msg} at column "
-                                 f"{error.colno})") from None
-            except RecursionError:
-                raise ValueError(f"{path}, line {number}: JSON nested too deeply to read") from None
-            except ValueError as error:  # a duplicate key, or an integer past Python's digit limit
-                raise ValueError(f"{path}, line {number}: {error}") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{path}, line {number}: expected a JSON object, got {type(record).__name__}")
-            try:
-                first, second, winner = record[first_column], record[second_column], record[winner_column]
-            except KeyError:
-                _check_columns(columns, list(record), f"{path}, line {number}")
-                raise  # unreachable: _check_columns names the missing column
-            firsts.append(first)
-            seconds.append(second)
-            winners.append(winner)
-            lines.append(number)
-    return values, lines
-
-
-def _read_parquet(path: Path, columns: tuple[str, str, str]) -> dict[str, list[Any]]:
-    try:
-        import pyarrow.parquet as parquet
-    except ImportError:
-        raise ImportError(f"reading {path.name} needs pyarrow, an optional dependency: {_DATA_EXTRA}") from None
-    try:
-        found = parquet.read_schema(path).names
-    except Exception as error:  # pyarrow raises its own ArrowInvalid for a file that is not Parquet
-        raise ValueError(f"{path}: not a readable Parquet file ({error})") from None
-    _check_columns(columns, found, str(path))
-    table = parquet.read_table(path, columns=list(columns))
-    return {column: table.column(column).to_pylist() for column in columns}
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _check_columns(columns: Sequence[str], found: Sequence[Any], where: str) -> None:
-    missing = [column for column in columns if column not in found]
-    if missing:
-        raise ValueError(f"{where}: missing column(s) {echo(missing)}; columns found: {echo(list(found))} (choose "
-                         "the columns with first=, second= and winner=)")
-
-
-# ====================================================================================== encoding
-def _encode_rows(table: _Table, columns: tuple[str, str, str], labels: dict[Label, int],
-                 ) -> tuple[tuple[Label, ...], NDArray[np.int32], NDArray[np.int32], NDArray[np.int8]]:
-    firsts, seconds, winners = (table.values[column] for column in columns)
-    if not firsts:
-        raise ValueError(f"the comparison log {table.origin} has no rows: nothing to estimate")
-    locate = table.locate
-    outcomes = np.empty(len(firsts), dtype=np.int8)
-    for row, (first, second, winner) in enumerate(zip(firsts, seconds, winners)):
-        _check_name(first, columns[0], row, locate)
-        _check_name(second, columns[1], row, locate)
-        if first == second:
-            raise ValueError(f"{locate(row)}: the same system {echo(first)} on both sides; a comparison needs two "
-                             "different systems")
-        if isinstance(winner, bool) or not isinstance(winner, (str, int)):
-            raise ValueError(f"{locate(row)}: winner {echo(winner)} must be a string or an integer")
-        # Names and winners are strings or integers, and "1" != 1: equality is exact.
-        if winner == first:
-            outcomes[row] = OUTCOME_FIRST_WON
-        elif winner == second:
-            outcomes[row] = OUTCOME_SECOND_WON
-        elif winner in labels:
-            outcomes[row] = labels[winner]
-        else:
-            raise ValueError(f"{locate(row)}: winner {echo(winner)} is neither side ({echo(first)} or {echo(second)}) "
-                             f"nor a winner label ({_describe_labels(labels)})")
-    arms = _sorted_arms(firsts, seconds, locate)
-    clashes = [arm for arm in arms if arm in labels]
-    if clashes:
-        raise ValueError(f"system name(s) {echo(clashes)} are also winner labels ({_describe_labels(labels)}), so the "
-                         "winner column would be ambiguous; pass first_wins=, second_wins= and tie_values= "
-                         "without them")
-    index = {arm: position for position, arm in enumerate(arms)}
-    first_index = np.fromiter((index[name] for name in firsts), dtype=np.int32, count=len(firsts))
-    second_index = np.fromiter((index[name] for name in seconds), dtype=np.int32, count=len(seconds))
-    return arms, first_index, second_index, outcomes
-
-
-def _check_name(value: Any, column: str, row: int, locate: Callable[[int], str]) -> None:
-    if isinstance(value, str):
-        if value == "":
-            raise ValueError(f"{locate(row)}: empty system name in column {echo(column)}")
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{locate(row)}: system name {echo(value)} in column {echo(column)} must be a string or an "
-                         "integer")
-
-
-def _sorted_arms(firsts: list[Label], seconds: list[Label], locate: Callable[[int], str]) -> tuple[Label, ...]:
-    arms = set(firsts) | set(seconds)
-    kinds = {type(arm) for arm in arms}
-    if len(kinds) > 1:
-        row = next(row for row, (a, b) in enumerate(zip(firsts, seconds)) if isinstance(a, int) or isinstance(b, int))
-        raise ValueError(f"system names mix strings and integers (an integer at {locate(row)}); use one kind")
-    # A non-empty log without self-comparisons (refused row by row) names at least 2 systems.
-    return tuple(sorted(arms))
-
-
+# ====================================================================================== aggregation
 def _pair_counts(log: ComparisonLog, n_arms: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """``wins[i, j]`` (how often ``i`` beat ``j``) and the symmetric tie counts."""
     winner = np.where(log.outcome == OUTCOME_FIRST_WON, log.first, log.second).astype(np.int64)
@@ -577,52 +355,95 @@ def _refuse_missing(missing: list[tuple[int, int]], arms: tuple[Label, ...], cou
                      "Bradley-Terry model fitted to the log")
 
 
-def _pairs_text(pairs: list[tuple[Label, Label]], shown: int = 20) -> str:
-    """Up to ``shown`` pairs of names, fewer when the names are long (each is capped by :func:`echo`)."""
+def _pairs_text(pairs: list[tuple[Label, Label]], shown: int = MAX_LISTED) -> str:
+    """Up to ``shown`` pairs of names, fewer when the names are long (each is capped by :func:`echo`),
+    then how many more: a sparse log of K systems misses up to K(K-1)/2 pairs."""
     parts: list[str] = []
     for a, b in pairs[:shown]:
         if sum(map(len, parts)) > 4 * MAX_ECHO:
             break
         parts.append(f"({echo(a)}, {echo(b)})")
-    return ", ".join(parts) + (f", ... ({len(pairs) - len(parts)} more)" if len(pairs) > len(parts) else "")
+    return ", ".join(parts) + (f" and {len(pairs) - len(parts):,} more" if len(pairs) > len(parts) else "")
+
+
+def _keep_systems(log: ComparisonLog, ties: str, min_comparisons: int, components: str,
+                  ) -> tuple[ComparisonLog, tuple[Label, ...], tuple[Label, ...]]:
+    """The log without the systems that ``min_comparisons`` and ``components`` drop, and the names dropped by each."""
+    if min_comparisons == 0 and components == "error":
+        return log, (), ()
+    n_arms = len(log.arms)
+    wins, tie_counts = _pair_counts(log, n_arms)
+    sizes = wins + wins.T + (tie_counts if ties == "half" else 0)
+    keep = np.ones(n_arms, dtype=bool)
+    totals = sizes.sum(axis=1)
+    below = totals < min_comparisons
+    # Dropping a system takes its comparisons from its opponents, which may then fall below the
+    # minimum in turn; each round only subtracts the columns just dropped, O(K^2) in all.
+    while below.any():
+        keep &= ~below
+        totals = totals - sizes[:, below].sum(axis=1)
+        below = keep & (totals < min_comparisons)
+    few = ~keep
+    apart = np.zeros(n_arms, dtype=bool)
+    kept = np.flatnonzero(keep)
+    if components == "largest" and kept.size:
+        inner = sizes[np.ix_(kept, kept)]
+        groups = comparison_groups(inner)
+        # max keeps the first of equals: groups come largest first, then by their first system.
+        largest = max(groups, key=lambda group: (len(group), int(inner[np.ix_(group, group)].sum())))
+        apart[kept] = True
+        apart[kept[largest]] = False
+        keep &= ~apart
+    few_names = tuple(arm for arm, dropped in zip(log.arms, few) if dropped)
+    apart_names = tuple(arm for arm, dropped in zip(log.arms, apart) if dropped)
+    if np.count_nonzero(keep) < 2:
+        dropped = " and ".join(f"{part.replace(': ', ' (', 1)})"
+                               for part in _dropped_parts(few_names, apart_names, min_comparisons))
+        raise ValueError(f"fewer than 2 systems are left after dropping {dropped}: nothing to estimate"
+                         + ("; lower min_comparisons" if few_names else ""))
+    if keep.all():
+        return log, (), ()
+    rows = keep[log.first] & keep[log.second]
+    position = (np.cumsum(keep) - 1).astype(np.int32)
+    restricted = ComparisonLog(tuple(arm for arm, kept_arm in zip(log.arms, keep) if kept_arm),
+                               read_only(position[log.first[rows]]), read_only(position[log.second[rows]]),
+                               read_only(log.outcome[rows]), None if log.lines is None else read_only(log.lines[rows]),
+                               log.origin, log.sha256, log.layout)
+    return restricted, few_names, apart_names
+
+
+def _dropped_parts(few: tuple[Label, ...], apart: tuple[Label, ...], min_comparisons: int) -> list[str]:
+    """``"2 with fewer than 3 comparisons: c, d"`` per rule that dropped systems, naming a few of them."""
+    parts = []
+    if few:
+        parts.append(f"{len(few):,} with fewer than {min_comparisons:,} comparisons: {echo_list(few)}")
+    if apart:
+        parts.append(f"{len(apart):,} outside the largest group of systems compared with each other: "
+                     f"{echo_list(apart)}")
+    return parts
+
+
+def _dropped_text(few: tuple[Label, ...], apart: tuple[Label, ...], min_comparisons: int) -> str:
+    """``, 3 systems dropped (...)`` for the problem's source; empty when none was."""
+    if not few and not apart:
+        return ""
+    return f", {len(few) + len(apart):,} systems dropped ({'; '.join(_dropped_parts(few, apart, min_comparisons))})"
+
+
+def _refuse_disconnected(sizes: NDArray[np.int64], arms: tuple[Label, ...]) -> None:
+    groups = comparison_groups(sizes)
+    if len(groups) > 1:
+        raise ValueError(f"the comparisons fall into {len(groups):,} groups of systems never compared with each other, "
+                         f"which a Bradley-Terry fit cannot relate: {describe_groups(groups, arms)}. Pass "
+                         "components='largest' (on the command line: --components largest) to keep the largest group, "
+                         "or min_comparisons=N (--min-comparisons N) to drop rarely compared systems; the systems "
+                         "dropped are recorded in provenance['dropped_systems']")
 
 
 # ====================================================================================== argument checks
-def _column_name(role: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{role} must be a column name (a string), got {echo(value)}")
-    return value
-
-
 def _check_choice(argument: str, value: Any, choices: tuple[str, ...], none_allowed: bool = False) -> None:
     allowed = [*choices, *([None] if none_allowed else [])]
     if not isinstance(value, str):
         raise TypeError(f"{argument} must be one of {allowed}, got {echo(value)}")
     if value not in choices:
         raise ValueError(f"{argument} must be one of {allowed}, got {echo(value)}")
-
-
-def _winner_labels(first_wins: Any, second_wins: Any, tie_values: Any) -> dict[Label, int]:
-    labels: dict[Label, int] = {}
-    for argument, given, code in (("first_wins", first_wins, OUTCOME_FIRST_WON),
-                                  ("second_wins", second_wins, OUTCOME_SECOND_WON),
-                                  ("tie_values", tie_values, OUTCOME_TIE)):
-        values = [given] if isinstance(given, (str, int)) and not isinstance(given, bool) else given
-        try:
-            values = list(values)
-        except TypeError:
-            raise TypeError(f"{argument} must be a label (string or integer) or an iterable of labels, "
-                            f"got {echo(given)}") from None
-        for label in values:
-            if isinstance(label, bool) or not isinstance(label, (str, int)):
-                raise TypeError(f"{argument} labels must be strings or integers, got {echo(label)}")
-            if label in labels and labels[label] != code:
-                raise ValueError(f"winner label {echo(label)} is given for two outcomes (in {argument} and another)")
-            labels[label] = code
-    return labels
-
-
-def _describe_labels(labels: dict[Label, int]) -> str:
-    names = {OUTCOME_FIRST_WON: "first_wins", OUTCOME_SECOND_WON: "second_wins", OUTCOME_TIE: "tie_values"}
-    groups = {code: [label for label, value in labels.items() if value == code] for code in names}
-    return ", ".join(f"{names[code]}={echo(groups[code])}" for code in names)

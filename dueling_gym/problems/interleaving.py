@@ -30,46 +30,47 @@ Choices where the papers leave room, and why:
   as half a win in the preference matrix; the online environment settles it with a fair coin,
   so that the first ranker wins a duel with exactly the probability the matrix states.
 
-**Cascade click models** (Hofmann, Whiteson & de Rijke, ACM TOIS 31(4), 2013, Section 6): the
-user scans the list from the top; a document of grade ``g`` is clicked with probability
-``click[g]``; after a click the user stops with probability ``stop[g]``, otherwise (and after a
-skipped document) moves on.  The probability of a click at rank ``r`` is therefore
-``click[g_r] * prod_{s < r} (1 - click[g_s] stop[g_s])``.  The named models use the 5-grade
-parameters (MSLR's grades 0-4):
-
-==============  ==========================  ==========================
-model           P(click | grade 0..4)       P(stop | click, grade 0..4)
-==============  ==========================  ==========================
-perfect         0.0  0.2  0.4  0.8  1.0     0.0  0.0  0.0  0.0  0.0
-navigational    0.05 0.3  0.5  0.7  0.95    0.2  0.3  0.5  0.7  0.9
-informational   0.4  0.6  0.7  0.8  0.9     0.1  0.2  0.3  0.4  0.5
-==============  ==========================  ==========================
-
-These are the 5-grade parameters used by the online learning-to-rank experiments that followed
-the paper; they were cross-checked against a public implementation that uses the same numbers,
-not against the paper's own text.
-Data on another grade scale needs a custom model (``{"click": [...], "stop": [...]}``).
+**Cascade click models**: the simulated user and the named tables of click and stop
+probabilities per relevance grade are in :mod:`dueling_gym.problems.click_models`; its public
+names (:class:`~dueling_gym.problems.click_models.CascadeClickModel`, ``CLICK_MODELS``,
+``CLICK_MODEL_TABLES``, ``click_model``, ``parse_click_model``, ``select_click_model``, ...)
+are importable from this module too.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+# The click models are re-exported: they were defined here before click_models.py held them.
+from dueling_gym.problems.click_models import (
+    CLICK_MODEL_NAMES,
+    CLICK_MODEL_TABLES,
+    CLICK_MODELS,
+    CascadeClickModel,
+    click_model,
+    parse_click_model,
+    select_click_model,
+)
+# The cascade user's kernel, under the name the comparison kernels call it by (compiled with them).
+from dueling_gym.problems.click_models import cascade_clicks as _cascade_clicks
 from dueling_gym.problems.ltr_kernels import jit_in_place
-from dueling_gym.validation import check_integer, check_number, check_probability, check_rng
+from dueling_gym.validation import check_number, check_rng
 
 __all__ = [
     "CascadeClickModel",
     "CLICK_MODELS",
+    "CLICK_MODEL_NAMES",
+    "CLICK_MODEL_TABLES",
     "INTERLEAVING_METHODS",
     "PROBABILISTIC_TAU",
     "TIE_TOLERANCE",
     "click_model",
+    "parse_click_model",
+    "select_click_model",
     "team_draft_interleave",
     "probabilistic_interleave",
     "probabilistic_outcome",
@@ -82,87 +83,6 @@ INTERLEAVING_METHODS = {"team_draft": 0, "probabilistic": 1}
 PROBABILISTIC_TAU = 3.0
 #: Expected outcomes of probabilistic interleave within this distance of 0 are ties.
 TIE_TOLERANCE = 1e-12
-
-
-@dataclasses.dataclass(frozen=True)
-class CascadeClickModel:
-    """A cascade user: per relevance grade, the probability of a click and of stopping after it.
-
-    Parameters
-    ----------
-    name : str
-        ``"perfect"``, ``"navigational"``, ``"informational"`` or ``"custom"``.
-    click, stop : tuple of float
-        ``click[g]`` and ``stop[g]`` for grades ``g = 0 .. n_grades - 1``, each in ``[0, 1]``.
-    """
-
-    name: str
-    click: tuple[float, ...]
-    stop: tuple[float, ...]
-
-    def __post_init__(self) -> None:
-        if len(self.click) != len(self.stop) or not self.click:
-            raise ValueError(f"a click model needs as many stop as click probabilities (one per grade, at least one), "
-                             f"got {len(self.click)} and {len(self.stop)}")
-
-    @property
-    def n_grades(self) -> int:
-        """Number of relevance grades the model covers (labels ``0 .. n_grades - 1``)."""
-        return len(self.click)
-
-    def arrays(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """The click and stop probabilities as float64 arrays (for the kernels)."""
-        return np.array(self.click, dtype=np.float64), np.array(self.stop, dtype=np.float64)
-
-    def simulate(self, grades: ArrayLike, rng: np.random.Generator, n_sessions: int = 1) -> NDArray[np.bool_]:
-        """Clicks of ``n_sessions`` independent users on a list with relevance ``grades`` (top first).
-
-        Returns a boolean array of shape ``(n_sessions, len(grades))``.
-        """
-        rng = check_rng(rng)
-        n_sessions = check_integer("n_sessions", n_sessions, minimum=1)
-        grades = _grades(grades, self.n_grades)
-        click, stop = self.arrays()
-        _compile()
-        uniforms = rng.random((n_sessions, 2 * grades.size))
-        clicks = np.zeros((n_sessions, grades.size), dtype=np.bool_)
-        positions = np.arange(grades.size, dtype=np.int32)
-        for session in range(n_sessions):
-            _cascade_clicks(positions, grades.size, grades, click, stop, uniforms[session], clicks[session])
-        return clicks
-
-
-#: The named click models (5 grades, see the module docstring for their source).
-CLICK_MODELS: dict[str, CascadeClickModel] = {
-    "perfect": CascadeClickModel("perfect", (0.0, 0.2, 0.4, 0.8, 1.0), (0.0, 0.0, 0.0, 0.0, 0.0)),
-    "navigational": CascadeClickModel("navigational", (0.05, 0.3, 0.5, 0.7, 0.95), (0.2, 0.3, 0.5, 0.7, 0.9)),
-    "informational": CascadeClickModel("informational", (0.4, 0.6, 0.7, 0.8, 0.9), (0.1, 0.2, 0.3, 0.4, 0.5)),
-}
-
-
-def click_model(spec: str | Mapping[str, Sequence[float]] | CascadeClickModel) -> CascadeClickModel:
-    """A :class:`~dueling_gym.problems.interleaving.CascadeClickModel` from a name, a ``{"click": [...], "stop": [...]}`` mapping or a model."""
-    if isinstance(spec, CascadeClickModel):
-        return spec
-    if isinstance(spec, str):
-        if spec not in CLICK_MODELS:
-            raise ValueError(f"unknown click model {spec!r}; choose one of {sorted(CLICK_MODELS)} or give "
-                             "{'click': [...], 'stop': [...]} with one probability per relevance grade")
-        return CLICK_MODELS[spec]
-    if isinstance(spec, Mapping):
-        if set(spec) != {"click", "stop"}:
-            raise ValueError(f"a custom click model is a mapping with exactly the keys 'click' and 'stop', "
-                             f"got {sorted(map(str, spec))}")
-        probabilities = {}
-        for key in ("click", "stop"):
-            values = spec[key]
-            if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
-                raise TypeError(f"click model {key!r} must be a sequence of probabilities, got {values!r}")
-            probabilities[key] = tuple(check_probability(f"click model {key}[{grade}]", value)
-                                       for grade, value in enumerate(values))
-        return CascadeClickModel("custom", probabilities["click"], probabilities["stop"])
-    raise TypeError(f"click_model must be a name, a {{'click': [...], 'stop': [...]}} mapping or a CascadeClickModel, "
-                    f"got {type(spec).__name__}")
 
 
 def uniforms_per_comparison(method: str, cutoff: int) -> int:
@@ -251,15 +171,6 @@ def _rankings(ranking_a: ArrayLike, ranking_b: ArrayLike) -> tuple[NDArray[np.in
     return lists[0], lists[1]
 
 
-def _grades(grades: ArrayLike, n_grades: int) -> NDArray[np.int32]:
-    array = np.asarray(grades)
-    if array.ndim != 1 or array.dtype.kind not in "iu":
-        raise TypeError(f"grades must be a 1-D array of integer relevance labels, got {grades!r}")
-    if array.size and (array.min() < 0 or array.max() >= n_grades):
-        raise ValueError(f"grades must lie in [0, {n_grades - 1}] for this click model, got {grades!r}")
-    return array.astype(np.int32)
-
-
 # ---------------------------------------------------------------------------------- kernels
 # Plain functions, compiled with Numba on first use (see jit_in_place).
 def _contains(docs, count, doc):
@@ -341,21 +252,6 @@ def _probabilistic(list_a, length_a, list_b, length_b, weights, choices, draws, 
         posterior_a[shown] = probability_a / (probability_a + probability_b)
         shown += 1
     return shown
-
-
-def _cascade_clicks(docs, shown, relevance, click, stop, uniforms, clicks):
-    """Cascade user on the first ``shown`` documents; uniforms 2r and 2r + 1 serve position r."""
-    count = 0
-    for position in range(shown):
-        clicks[position] = False
-    for position in range(shown):
-        grade = relevance[docs[position]]
-        if uniforms[2 * position] < click[grade]:
-            clicks[position] = True
-            count += 1
-            if uniforms[2 * position + 1] < stop[grade]:
-                break
-    return count
 
 
 def _marginal_outcome(posterior_a, clicks, shown, scratch):

@@ -3,7 +3,9 @@
 They are plain functions compiled with Numba by :func:`jit_in_place` on first use (see
 :func:`compiled`), so that importing the problems does not import Numba.  The parser's status
 codes are turned into messages by the reader; :data:`CHANGED` is the status of a row past the
-arrays the first pass sized (the file grew while it was read).
+arrays the first pass sized (the file grew while it was read).  The parser's ``flags`` select the
+layout: :data:`NO_QID` for files whose query sizes are in a side file (a ``qid:`` field is then
+refused), :data:`ACCEPT_NULL` to read a ``NULL`` feature value as NaN (the reader replaces it).
 """
 
 from __future__ import annotations
@@ -13,9 +15,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["jit_in_place", "compiled", "max_row_bytes", "CHANGED"]
+__all__ = ["jit_in_place", "compiled", "max_row_bytes", "CHANGED", "NULL_VALUE", "QID_WITH_SIDE_FILE", "NO_QID",
+           "ACCEPT_NULL"]
 
 CHANGED = 10  # the status of a row beyond the arrays sized by the first pass
+NULL_VALUE = 11  # the status of a NULL feature value when ACCEPT_NULL is not set
+QID_WITH_SIDE_FILE = 12  # the status of a qid: field in a file whose query sizes come from a side file
+NO_QID = 1  # flag: lines are "<label> <features>", the queries' sizes are given apart
+ACCEPT_NULL = 2  # flag: a NULL feature value is read as NaN (a placeholder the reader replaces)
 _DIGIT_LIMIT = 18  # digits of an int64 parsed exactly
 _POWERS_OF_TEN = np.array([10.0**power for power in range(23)])  # exact in float64
 
@@ -36,13 +43,14 @@ def jit_in_place(namespace: dict[str, Any], names: tuple[str, ...]) -> None:
             namespace[name] = numba.njit(cache=True, nogil=True)(function)
 
 
-_KERNEL_NAMES = ("_skip_blanks", "_ends_token", "_parse_unsigned", "_parse_value", "_parse_line", "_parse_chunk",
-                 "_write_unsigned", "_write_value", "max_row_bytes", "_format_rows")
+_KERNEL_NAMES = ("_skip_blanks", "_ends_token", "_parse_unsigned", "_parse_value", "_is_null", "_parse_line",
+                 "_parse_chunk", "_write_unsigned", "_write_value", "max_row_bytes", "_format_rows")
 
 
 # ---------------------------------------------------------------------------------- kernels
 # Plain functions compiled by jit_in_place on first use.  Bytes: 9 tab, 10 newline, 13 carriage
-# return, 32 space, 35 '#', 43 '+', 45 '-', 46 '.', 48-57 digits, 58 ':', 69/101 'E'/'e'.
+# return, 32 space, 35 '#', 43 '+', 45 '-', 46 '.', 48-57 digits, 58 ':', 69/101 'E'/'e',
+# 76 'L', 78 'N', 85 'U'.
 def _skip_blanks(buffer, position, end):
     while position < end and (buffer[position] == 32 or buffer[position] == 9):
         position += 1
@@ -131,20 +139,34 @@ def _parse_value(buffer, position, end):
     return (-value if negative else value), position, 0
 
 
-def _parse_line(buffer, position, end, features, row, width, limit):
+def _is_null(buffer, position, end):
+    """Whether the token at ``position`` is exactly ``NULL`` (bytes 78 85 76 76)."""
+    return (position + 4 <= end and buffer[position] == 78 and buffer[position + 1] == 85
+            and buffer[position + 2] == 76 and buffer[position + 3] == 76 and _ends_token(buffer, position + 4, end))
+
+
+def _parse_line(buffer, position, end, features, row, width, limit, flags):
     """Parse one data line; returns (status, relevance, qid, largest column)."""
     relevance, position, digits = _parse_unsigned(buffer, position, end)
     if digits == 0 or digits > 9 or not _ends_token(buffer, position, end):
         return 1, 0, 0, -1
     position = _skip_blanks(buffer, position, end)
-    if not (position + 4 <= end and buffer[position] == 113 and buffer[position + 1] == 105
-            and buffer[position + 2] == 100 and buffer[position + 3] == 58):  # "qid:"
-        return 2, 0, 0, -1
-    qid, position, digits = _parse_unsigned(buffer, position + 4, end)
-    if digits == 0 or not _ends_token(buffer, position, end):
-        return 2, 0, 0, -1
-    if digits > _DIGIT_LIMIT:
-        return 9, 0, 0, -1
+    has_qid = (position + 4 <= end and buffer[position] == 113 and buffer[position + 1] == 105
+               and buffer[position + 2] == 100 and buffer[position + 3] == 58)  # "qid:"
+    qid = 0
+    if flags & 1:
+        # Query sizes come from a side file: a qid: field here would contradict them, and
+        # reading it as a feature would report a misleading "index" error.
+        if has_qid:
+            return 12, 0, 0, -1
+    else:
+        if not has_qid:
+            return 2, 0, 0, -1
+        qid, position, digits = _parse_unsigned(buffer, position + 4, end)
+        if digits == 0 or not _ends_token(buffer, position, end):
+            return 2, 0, 0, -1
+        if digits > _DIGIT_LIMIT:
+            return 9, 0, 0, -1
     largest = -1
     previous = 0
     while True:
@@ -158,9 +180,15 @@ def _parse_line(buffer, position, end, features, row, width, limit):
             return 9, 0, 0, -1
         if position >= end or buffer[position] != 58:
             return 3, 0, 0, -1
-        value, position, status = _parse_value(buffer, position + 1, end)
-        if status != 0:
-            return status, 0, 0, -1
+        if _is_null(buffer, position + 1, end):
+            if not flags & 2:
+                return 11, 0, 0, -1
+            value = np.nan
+            position += 5
+        else:
+            value, position, status = _parse_value(buffer, position + 1, end)
+            if status != 0:
+                return status, 0, 0, -1
         if not _ends_token(buffer, position, end):
             return 5, 0, 0, -1
         if index == 0:
@@ -178,9 +206,11 @@ def _parse_line(buffer, position, end, features, row, width, limit):
     return 0, relevance, qid, largest
 
 
-def _parse_chunk(buffer, features, first_row, relevance, qids, lines, first_line, limit):
+def _parse_chunk(buffer, features, first_row, relevance, qids, lines, first_line, limit, flags=0):
     """Parse whole lines ``buffer`` into rows ``first_row...`` of ``features`` (columns beyond its
     width are skipped but measured).  Returns (status, documents, error offset, largest column).
+    ``flags``: :data:`NO_QID` and / or :data:`ACCEPT_NULL` (with :data:`NO_QID` every ``qids``
+    entry written is 0).
 
     Every write is bounded: a data line whose row falls outside ``features`` / ``relevance`` or
     whose index falls outside ``qids`` / ``lines`` stops the parse with status 10 before anything
@@ -208,7 +238,7 @@ def _parse_chunk(buffer, features, first_row, relevance, qids, lines, first_line
             if (row < 0 or row >= features.shape[0] or row >= relevance.shape[0] or documents >= qids.shape[0]
                     or documents >= lines.shape[0]):
                 return CHANGED, documents, start, largest
-            status, label, qid, columns = _parse_line(buffer, position, end, features, row, width, limit)
+            status, label, qid, columns = _parse_line(buffer, position, end, features, row, width, limit, flags)
             if status != 0:
                 return status, documents, start, largest
             if columns > largest:

@@ -4,9 +4,9 @@ The experiments of RUCB (Zoghi, Whiteson, Munos & de Rijke, ICML 2014, Section 6
 Whiteson, de Rijke & Munos, WSDM 2014), MergeRUCB (Zoghi, Whiteson & de Rijke, WSDM 2015) and CCB
 (Zoghi, Karnin, Whiteson & de Rijke, NeurIPS 2015) take the feature rankers of a learning-to-rank
 data set as arms (MSLR-WEB30K: 136 features, so K = 136 rankers, each ranking a query's documents
-by one feature) and compare two of them by interleaving their result lists and simulating a
-user's clicks with a cascade click model (:mod:`dueling_gym.problems.interleaving`).  The
-preference matrix is
+by one feature) and compare two of them by interleaving their result lists
+(:mod:`dueling_gym.problems.interleaving`) and simulating a user's clicks with a cascade click
+model (:mod:`dueling_gym.problems.click_models`).  The preference matrix is
 
     ``P[i, j]`` = P(ranker ``i`` wins an interleaved comparison with ranker ``j`` on a query
     drawn uniformly from the data), a tie counting as half a win,
@@ -18,9 +18,10 @@ therefore measured against the estimate, not against the unknowable exact matrix
 
 Choices:
 
-* **Rankers**: ``"features"`` (ranker ``f`` orders documents by feature ``f``, larger first) or a
-  weight matrix ``W`` (ranker ``r`` scores document ``x`` by ``W[r] @ x``, linear rankers as in
-  the online learning-to-rank literature).
+* **Rankers**: ``"features"`` (ranker ``f`` orders documents by feature ``f``, larger first, or
+  smaller first for the data's ``ascending_columns``, rank-valued features) or a weight matrix
+  ``W`` (ranker ``r`` scores document ``x`` by ``W[r] @ x``, linear rankers as in the online
+  learning-to-rank literature).
 * **Ties in a ranker's scores** (frequent: many features are counts or zero) are broken by one
   fixed pseudo-random key per document, drawn from ``tie_break_seed``.  File order would favour
   whichever documents the data set happens to list first, and a fresh draw per comparison would
@@ -39,7 +40,7 @@ Choices:
   now reads once for its digest.  Only a file that passes every check (key, signature,
   consistent counts) is used; otherwise it is **recomputed and rewritten** (with a warning
   naming the file).  Files are written to a temporary name and renamed (``os.replace``), so a
-  reader never sees a partial file.
+  reader never sees a partial file.  The cache itself is :mod:`dueling_gym.problems.ranker_cache`.
 * **Data digest**: every estimate records in its provenance ``comparison_data_sha256``, a
   SHA-256 of what the comparisons read from the data (every ranker's top lists and the
   relevance grades), so that :class:`~dueling_gym.envs.ranker_duel.RankerDuelEnv` refuses a
@@ -52,30 +53,27 @@ Choices:
 from __future__ import annotations
 
 import hashlib
-import hmac
-import json
 import os
-import secrets
-import warnings
-import zipfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dueling_gym.atomic_files import atomic_write
 from dueling_gym.problems import interleaving as _interleaving
-from dueling_gym.problems.interleaving import (
-    INTERLEAVING_METHODS,
-    PROBABILISTIC_TAU,
-    CascadeClickModel,
-    click_model as _click_model,
-    uniforms_per_comparison,
-)
+from dueling_gym.problems import ltr_files as _ltr_files
+from dueling_gym.problems.click_models import CascadeClickModel, parse_click_model, select_click_model
+from dueling_gym.problems.interleaving import INTERLEAVING_METHODS, PROBABILISTIC_TAU, uniforms_per_comparison
 from dueling_gym.problems.ltr_files import DEFAULT_CHUNK_BYTES, LTRData, _check_memory, _read, read_ltr_file
+from dueling_gym.problems.ltr_sources import group_file_for, with_side_digest
+from dueling_gym.problems.ranker_cache import arrays_digest, cache_key, file_digest, load_cached, store_counts
+# Names of the cache as this module had them before ranker_cache.py held them: CACHE_FORMAT, and
+# the key and signature under their former private names (the tests reach for them here).
+from dueling_gym.problems.ranker_cache import CACHE_FORMAT  # noqa: F401
+from dueling_gym.problems.ranker_cache import cache_key as _cache_key  # noqa: F401
+from dueling_gym.problems.ranker_cache import signature as _signature  # noqa: F401
 from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.validation import (check_bool, check_integer, check_pairwise_memory, check_regular_file, check_rng,
                                     read_only)
@@ -90,9 +88,6 @@ __all__ = [
     "TIE_RULE",
 ]
 
-#: Bump when a change of the simulation or of the cached facts changes results, so that older cache
-#: files are not used (2: the facts hold ``comparison_data_sha256``).
-CACHE_FORMAT = 2
 #: How ties are counted, recorded in every estimated matrix's provenance.
 TIE_RULE = ("no clicks or equal credit is a tie; a tie counts as half a win in P[i, j] (the online "
             "environment settles it with a fair coin)")
@@ -102,9 +97,6 @@ _PAIRS_PER_TASK = 16
 #: K x K arrays alive at once while a matrix is estimated and wrapped: the win, tie and comparison
 #: counts, the pair indices, the estimate, its errors and temporaries, the PreferenceMatrix's own.
 _PAIRWISE_ARRAYS = 16
-#: The cache folder's signing secret (see _signing_secret) and its size in bytes.
-_SIGNING_KEY_NAME = ".signing-key"
-_SIGNING_KEY_BYTES = 32
 
 
 class Comparison(NamedTuple):
@@ -132,8 +124,14 @@ class RankerEvaluationProblem:
     rankers : "features" or array_like, shape (n_rankers, n_features)
         Feature rankers, or linear rankers given by their weights.
     interleaving : {"team_draft", "probabilistic"}
-    click_model : {"perfect", "navigational", "informational"}, mapping or CascadeClickModel
-        A named 5-grade cascade model or ``{"click": [...], "stop": [...]}`` (one entry per grade).
+    click_model : str, mapping or CascadeClickModel, default "perfect"
+        ``"perfect"``, ``"navigational"`` or ``"informational"``: the named cascade model on the
+        data's grade scale (three-grade table for grades 0-2, five-grade for 0-4, see
+        :mod:`dueling_gym.problems.click_models`); ``"perfect:5"`` and the like force a table;
+        ``{"click": [...], "stop": [...]}`` (one entry per grade) or a
+        :class:`~dueling_gym.problems.click_models.CascadeClickModel` is used as given.  The
+        model's table and how it was chosen are in ``click_model_choice`` and
+        :meth:`describe`; data with a grade the model does not cover is refused (ValueError).
     cutoff : int, default 10
         Length of the rankers' lists (and of the interleaved list).
     tie_break_seed : int, default 0
@@ -150,13 +148,15 @@ class RankerEvaluationProblem:
         if interleaving not in INTERLEAVING_METHODS:
             raise ValueError(f"unknown interleaving {interleaving!r}; choose one of {sorted(INTERLEAVING_METHODS)}")
         self.interleaving = interleaving
-        self.click_model: CascadeClickModel = _click_model(click_model)
+        request = parse_click_model(click_model)
         self.cutoff = check_integer("cutoff", cutoff, minimum=1, maximum=1000)
         self.tie_break_seed = check_integer("tie_break_seed", tie_break_seed, minimum=0)
-        top_grade = int(data.relevance.max())
-        if top_grade >= self.click_model.n_grades:
-            raise ValueError(f"the data has relevance grade {top_grade} but the {self.click_model.name!r} click model "
-                             f"covers grades 0..{self.click_model.n_grades - 1}; give a custom click model")
+        # A bare name takes the table of the data's scale: 0-2 data under the five-grade table
+        # would have "perfect" click its best documents with probability 0.4, not 1.
+        self.click_model: CascadeClickModel
+        #: The chosen model's table and how it was chosen (also in :meth:`describe`).
+        self.click_model_choice: str
+        self.click_model, self.click_model_choice = select_click_model(request, int(data.relevance.max()))
         weights = _ranker_weights(rankers, data.n_features)
         self.rankers = "features" if weights is None else "weights"
         self.ranker_weights = None if weights is None else read_only(weights)
@@ -203,7 +203,8 @@ class RankerEvaluationProblem:
 
     def __repr__(self) -> str:
         return (f"RankerEvaluationProblem(K={self.n_rankers} {self.rankers}, {self.n_queries} queries, "
-                f"{self.interleaving}, click_model={self.click_model.name!r}, cutoff={self.cutoff})")
+                f"{self.interleaving}, click_model={self.click_model.name!r} ({self.click_model.n_grades} grades), "
+                f"cutoff={self.cutoff})")
 
     def _check_rankers(self, first: Any, second: Any) -> tuple[int, int]:
         last = self.n_rankers - 1
@@ -241,6 +242,7 @@ class RankerEvaluationProblem:
         facts: dict[str, Any] = {
             "rankers": self.rankers, "interleaving": self.interleaving, "click_model": self.click_model.name,
             "click_probabilities": list(self.click_model.click), "stop_probabilities": list(self.click_model.stop),
+            "click_model_grades": self.click_model.n_grades, "click_model_table": self.click_model_choice,
             "cutoff": self.cutoff, "tie_break_seed": self.tie_break_seed, "n_rankers": self.n_rankers,
         }
         if self.ranker_weights is not None:
@@ -287,16 +289,24 @@ def _ranked_lists(data: LTRData, weights: NDArray[np.float32] | None, cutoff: in
     tie_keys = np.random.default_rng(tie_break_seed).permutation(data.n_documents).astype(np.int64)
     kernel = _interleaving.kernels()["_top_lists"]
     offsets = data.query_offsets
-    if weights is None:
+    if weights is None and not data.ascending_columns:
         kernel(data.features, offsets, tie_keys, 0, lists)
         return lists
-    # Linear rankers: score blocks of about 2**16 documents at a time to bound the memory.
+    # Rank-valued feature columns (lower is better) are negated, which reverses their order
+    # exactly and keeps their ties, so the one descending kernel serves both directions.
+    ascending = list(data.ascending_columns) if weights is None else []
+    # Linear rankers, and feature rankers with ascending columns: blocks of about 2**16
+    # documents at a time, to bound the memory of the scores.
     first_query = 0
     while first_query < data.n_queries:
         last_query = int(np.searchsorted(offsets, offsets[first_query] + (1 << 16), side="right")) - 1
         last_query = min(max(last_query, first_query + 1), data.n_queries)
         start, stop = int(offsets[first_query]), int(offsets[last_query])
-        scores = np.ascontiguousarray(data.features[start:stop] @ weights.T)
+        if weights is None:
+            scores = np.array(data.features[start:stop])
+            scores[:, ascending] *= -1
+        else:
+            scores = np.ascontiguousarray(data.features[start:stop] @ weights.T)
         kernel(scores, offsets[first_query:last_query + 1] - start, tie_keys[start:stop], start,
                lists[first_query:last_query])
         first_query = last_query
@@ -393,7 +403,10 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
                       click_model: Any = "perfect", cutoff: int = 10, comparisons_per_pair: int = 1000,
                       seed: int = 0, tie_break_seed: int = 0, cache_dir: str | os.PathLike | None = None,
                       jobs: int | None = None, progress: bool = True,
-                      single_document_queries: str = "error") -> PreferenceMatrix:
+                      single_document_queries: str = "error",
+                      group_file: str | os.PathLike | Literal[False] | None = None, missing: str = "error",
+                      lower_is_better: bool | Sequence[int] = False,
+                      max_decompressed_bytes: int | None = None) -> PreferenceMatrix:
     """Estimate the preference matrix of rankers compared by interleaving with simulated clicks.
 
     Parameters
@@ -417,6 +430,12 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
         Show a tqdm progress bar over the pairs.
     single_document_queries : {"error", "drop"}
         Passed to the file reader.
+    group_file, missing, lower_is_better, max_decompressed_bytes
+        The layout of the file, passed to :func:`~dueling_gym.problems.read_ltr_file` (a side
+        file of query sizes, ``NULL`` values, rank-valued features, the limit on a compressed
+        file's text).  They apply to a file path only; data already read carries its own
+        ``ascending_columns``.  The cache key holds the side file's digest beside the data
+        file's, and ``missing`` and ``lower_is_better`` when they are set.
 
     Returns
     -------
@@ -430,7 +449,8 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
     progress = check_bool("progress", progress)
     if single_document_queries not in ("error", "drop"):
         raise ValueError(f"single_document_queries must be 'error' or 'drop', got {single_document_queries!r}")
-    model = _click_model(click_model)
+    # Checked now, chosen once the data's grades are known: a bare name stays a name here.
+    model = parse_click_model(click_model)
     if interleaving not in INTERLEAVING_METHODS:
         raise ValueError(f"unknown interleaving {interleaving!r}; choose one of {sorted(INTERLEAVING_METHODS)}")
     # The uniforms of a pair are the one allocation comparisons_per_pair alone decides: an
@@ -442,18 +462,30 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
                 "tie_break_seed": tie_break_seed}
     cache_file = key = data_digest = None
     is_path = isinstance(path_or_arrays, (str, os.PathLike))
+    reading = _ltr_files._check_read_options(single_document_queries=single_document_queries, group_file=group_file,
+                                             missing=missing, lower_is_better=lower_is_better,
+                                             max_decompressed_bytes=max_decompressed_bytes)
+    reading_key = reading.cache_facts()
+    if not is_path and (reading_key or group_file is not None or max_decompressed_bytes is not None):
+        raise ValueError("group_file, missing, lower_is_better and max_decompressed_bytes describe a file to read; "
+                         "they do not apply to data already in memory (give LTRData.from_arrays(..., "
+                         "ascending_columns=...) for rank-valued features)")
     data = None if is_path else _as_data(path_or_arrays)
     if cache_dir is not None:
         # A hit costs one pass over the file's bytes (the key holds their digest) and no parsing.
         if is_path:
             source = Path(os.fspath(path_or_arrays))
             check_regular_file(source, "learning-to-rank file")
-            data_digest = _file_digest(source)
+            data_digest = file_digest(source)
+            side_file = group_file_for(source, reading.group_file)
+            if side_file is not None:
+                data_digest = with_side_digest(data_digest, file_digest(side_file))
         else:
-            data_digest = _arrays_digest(data)
-        key = _cache_key(data_digest, settings, comparisons_per_pair, seed, single_document_queries)
+            data_digest = arrays_digest(data)
+        key = cache_key(data_digest, settings, comparisons_per_pair, seed, single_document_queries,
+                         reading=reading_key)
         cache_file = Path(os.fspath(cache_dir)) / f"ranker_evaluation-{key[:40]}.npz"
-        cached = _load_cached(cache_file, key)
+        cached = load_cached(cache_file, key)
         if cached is not None:
             facts = {**cached["facts"], "data_source": str(path_or_arrays) if is_path else "arrays"}
             return _as_matrix(cached["counts"], facts)
@@ -461,10 +493,13 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
         # The digest is taken again in the reading pass itself, so that the result is stored
         # under the digest of the bytes actually parsed even if the file was replaced meanwhile.
         data, read_digest = _read(Path(os.fspath(path_or_arrays)), None, single_document_queries,
-                                  DEFAULT_CHUNK_BYTES, digest=cache_dir is not None)
+                                  DEFAULT_CHUNK_BYTES, digest=cache_dir is not None, group_file=reading.group_file,
+                                  missing=missing, lower_is_better=lower_is_better,
+                                  max_decompressed_bytes=max_decompressed_bytes)
         if cache_dir is not None and read_digest != data_digest:
             data_digest = read_digest
-            key = _cache_key(data_digest, settings, comparisons_per_pair, seed, single_document_queries)
+            key = cache_key(data_digest, settings, comparisons_per_pair, seed, single_document_queries,
+                             reading=reading_key)
             cache_file = Path(os.fspath(cache_dir)) / f"ranker_evaluation-{key[:40]}.npz"
     problem = RankerEvaluationProblem(data, **settings)
     del data  # the problem keeps the lists and the grades; the features can go
@@ -473,9 +508,11 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
              "data_source": problem.source or "arrays", "dropped_queries": list(problem.dropped_queries),
              "data_sha256": data_digest, "comparison_data_sha256": problem.comparison_data_sha256,
              "cache_key": key}
+    if reading_key:
+        facts["read_options"] = reading_key
     counts = estimate_preferences(problem, comparisons_per_pair, seed=seed, jobs=jobs, progress=progress)
     if cache_file is not None:
-        _store(cache_file, key, counts, facts)
+        store_counts(cache_file, key, counts, facts)
     return _as_matrix(counts, facts)
 
 
@@ -494,147 +531,11 @@ def _as_matrix(counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any]
     source = (f"Monte-Carlo estimate: {facts['comparisons_per_pair']} interleaved comparisons per pair "
               f"({facts['interleaving']}, {facts['click_model']} cascade clicks, cutoff {facts['cutoff']}) of the "
               f"{facts['rankers']} rankers on {facts['data_source']}")
+    if "click_model_table" in facts:
+        source += f"; click model: {facts['click_model_table']}"
     provenance = {**facts, "standard_errors": errors, "wins": counts["wins"], "ties": counts["ties"],
                   "comparisons": counts["comparisons"], "tie_rule": TIE_RULE}
     return PreferenceMatrix(matrix, name=name, source=source, provenance=provenance)
-
-
-# ---------------------------------------------------------------------------------- cache
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 24), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _arrays_digest(data: LTRData) -> str:
-    digest = hashlib.sha256()
-    for array in (data.features, data.relevance, data.query_offsets, data.query_ids):
-        digest.update(repr((array.dtype.str, array.shape)).encode())
-        digest.update(np.ascontiguousarray(array).tobytes())
-    return digest.hexdigest()
-
-
-def _cache_key(data_digest: str | None, settings: Mapping[str, Any], comparisons_per_pair: int, seed: int,
-               single_document_queries: str) -> str:
-    rankers = settings["rankers"]
-    if isinstance(rankers, str):
-        rankers_key: Any = rankers
-    else:
-        weights = np.ascontiguousarray(np.asarray(rankers, dtype=np.float32))
-        rankers_key = [list(weights.shape), hashlib.sha256(weights.tobytes()).hexdigest()]
-    model: CascadeClickModel = settings["click_model"]
-    description = {
-        "format": CACHE_FORMAT, "data": data_digest, "rankers": rankers_key,
-        "interleaving": settings["interleaving"], "click": list(model.click), "stop": list(model.stop),
-        "cutoff": settings["cutoff"], "tie_break_seed": settings["tie_break_seed"],
-        "comparisons_per_pair": comparisons_per_pair, "seed": seed,
-        "single_document_queries": single_document_queries, "tau": PROBABILISTIC_TAU,
-    }
-    return hashlib.sha256(json.dumps(description, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _signing_secret(cache_dir: Path) -> bytes:
-    """The folder's secret (``cache_dir/.signing-key``, 32 random bytes, owner-only), made on first use.
-
-    It is created under a temporary name and linked into place, so that two processes that
-    start at once agree on one secret and neither reads a half-written one.  A secret of the
-    wrong size is replaced; every file signed with the old one is then recomputed.
-    """
-    path = cache_dir / _SIGNING_KEY_NAME
-    for _ in range(3):
-        try:
-            check_regular_file(path, "cache signing key", follow_symlinks=False)
-            secret = path.read_bytes()
-        except FileNotFoundError:
-            secret = b""
-        if len(secret) == _SIGNING_KEY_BYTES:
-            return secret
-        if secret:
-            path.unlink(missing_ok=True)
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        temporary = cache_dir / f".{_SIGNING_KEY_NAME}.{secrets.token_hex(6)}.tmp"
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(descriptor, "wb") as stream:
-                stream.write(secrets.token_bytes(_SIGNING_KEY_BYTES))
-            os.link(temporary, path)
-        except FileExistsError:
-            pass  # another process linked its secret first: read that one
-        finally:
-            temporary.unlink(missing_ok=True)
-    raise ValueError(f"cannot establish the cache signing key {path}")
-
-
-def _signature(secret: bytes, key: str, counts: Mapping[str, NDArray[np.int64]], facts_json: str) -> str:
-    """HMAC-SHA256 under the folder's secret of the key, the facts and the counts.
-
-    A plain checksum can be recomputed by whoever edits the file; a keyed one cannot without the
-    secret, so an edited file is recomputed rather than trusted.
-    """
-    signature = hmac.new(secret, key.encode() + facts_json.encode(), hashlib.sha256)
-    for name in ("wins", "ties", "comparisons"):
-        array = np.ascontiguousarray(counts[name], dtype=np.int64)
-        signature.update(name.encode() + repr(array.shape).encode() + array.tobytes())
-    return signature.hexdigest()
-
-
-def _store(path: Path, key: str, counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    facts_json = json.dumps(dict(facts), sort_keys=True)
-    signature = _signature(_signing_secret(path.parent), key, counts, facts_json)
-    # A cache can be recomputed: atomic (a reader sees no half file), not synced to the disk.
-    with atomic_write(path, durable=False) as stream:
-        np.savez(stream, key=np.array(key), facts=np.array(facts_json), signature=np.array(signature), **{
-            name: np.asarray(counts[name], dtype=np.int64) for name in ("wins", "ties", "comparisons")})
-
-
-def _load_cached(path: Path, key: str) -> dict[str, Any] | None:
-    """The cached counts and facts if ``path`` holds exactly the result for ``key``; otherwise None
-    (after a warning when a file exists but does not check out: it is then recomputed).
-
-    A file is used when it was written for ``key``, its signature under the folder's secret
-    matches (see :func:`_signature`), and its counts are consistent (shapes, symmetric ties and
-    comparisons, non-negative, every pair compared as often as the facts say).
-    """
-    if not path.exists():
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as stored:
-            stored_key = str(stored["key"])
-            facts_json = str(stored["facts"])
-            counts = {name: np.array(stored[name], dtype=np.int64) for name in ("wins", "ties", "comparisons")}
-            signature = str(stored["signature"])
-        facts = json.loads(facts_json)
-        if stored_key != key:
-            problem = "it was written for other data or parameters"
-        elif not hmac.compare_digest(signature, _signature(_signing_secret(path.parent), key, counts, facts_json)):
-            problem = "its signature does not match its contents (it was edited, or written under another signing key)"
-        elif not isinstance(facts, dict) or not _consistent(counts, facts):
-            problem = "its counts are inconsistent"
-        else:
-            return {"counts": counts, "facts": facts}
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as error:
-        problem = f"it cannot be read ({error})"
-    warnings.warn(f"ignoring the cached ranker evaluation {path}: {problem}; recomputing it", stacklevel=3)
-    return None
-
-
-def _consistent(counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any]) -> bool:
-    n = facts.get("n_rankers")
-    shapes_ok = all(array.shape == (n, n) for array in counts.values())
-    if not shapes_ok:
-        return False
-    upper = np.triu(np.ones((n, n), dtype=bool), 1)
-    totals = counts["wins"] + counts["wins"].T + counts["ties"]
-    # The lower triangle of ties and comparisons is read too (P[j, i]): it must mirror the upper.
-    symmetric = all(np.array_equal(counts[name], counts[name].T) and not np.any(np.diagonal(counts[name]))
-                    for name in ("ties", "comparisons"))
-    non_negative = all(np.all(array >= 0) for array in counts.values())
-    return bool(symmetric and non_negative and not np.any(np.diagonal(counts["wins"]))
-                and np.all(totals[upper] == counts["comparisons"][upper])
-                and np.all(counts["comparisons"][upper] == facts.get("comparisons_per_pair")))
 
 
 # ---------------------------------------------------------------------------------- synthetic data
