@@ -42,21 +42,33 @@ from dueling_gym.pair_network import (
     load_policy_weights,
     pack_weights,
     pair_feature_values,
+    new_safeguard_arrays,
     policy_episode_regret,
     record_network_duel,
+    safeguard_observe,
+    safeguard_threshold,
+    safeguarded_duel,
     time_value,
 )
-from dueling_gym.validation import check_bool, check_n_arms
+from dueling_gym.validation import check_bool, check_integer, check_n_arms
 
-__all__ = ["LearnedAgent", "shipped_policies", "load_policy_weights", "policy_episode_regret", "WEIGHT_NAMES",
+__all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "GENERAL_POLICY", "load_policy_weights",
+           "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
 #: Where the shipped weights live (``learned_k{K}.npz``).
 DATA_DIRECTORY = Path(__file__).resolve().parent / "data"
+#: ``safeguard_from`` value meaning "as the policy file records it was trained".
+AS_TRAINED = "as_trained"
+#: The policy played for every K without a file of its own.  The network's weights do not depend on
+#: K; of the two shipped policies, the K = 5 one had the lower regret, relative to the best
+#: reference agent, on validation problems with 4, 6 and 16 arms (``agents/data/README.md``).
+GENERAL_POLICY = DATA_DIRECTORY / "learned_k5.npz"
 
 
 def shipped_policies() -> list[int]:
-    """Numbers of arms ``K`` with a shipped policy."""
+    """Numbers of arms ``K`` with a policy file of their own (``learned_k{K}.npz``); every other
+    ``K >= 2`` plays the general policy ``GENERAL_POLICY`` (:func:`shipped_policy_path`)."""
     found = []
     for path in DATA_DIRECTORY.glob("learned_k*.npz"):
         digits = path.stem[len("learned_k"):]
@@ -65,7 +77,14 @@ def shipped_policies() -> list[int]:
     return sorted(found)
 
 
-def _read_weights(path: Path, n_arms: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def shipped_policy_path(n_arms: int) -> Path:
+    """The shipped policy file the agent plays for ``n_arms`` arms: that size's own file when
+    one is shipped, else the general one."""
+    own = DATA_DIRECTORY / f"learned_k{n_arms}.npz"
+    return own if own.is_file() else GENERAL_POLICY
+
+
+def _read_weights(path: Path, n_arms: int | None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """:func:`load_policy_weights` through a cache keyed by the file's identity (path, size and
     modification time): an evaluation creates one agent per run, and reading the archive costs
     more than a thousand duels.  Callers copy what they keep."""
@@ -75,7 +94,7 @@ def _read_weights(path: Path, n_arms: int) -> tuple[dict[str, np.ndarray], dict[
 
 
 @functools.lru_cache(maxsize=16)
-def _read_weights_cached(path: str, size: int, modified_ns: int, n_arms: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def _read_weights_cached(path: str, size: int, modified_ns: int, n_arms: int | None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     return load_policy_weights(path, n_arms)
 
 
@@ -90,6 +109,11 @@ class LearnedState(AgentState, fields=[
     "self_base",      # the self-duel scorer's input before the time term (K, H)
     "weights",        # the network (dueling_gym.pair_network.PairWeights)
     "deterministic",  # play the highest score instead of drawing from the softmax
+    "evidence",       # the safeguard's arrays (dueling_gym.pair_network.safeguard): N_ij KL(p_ij, 1/2),
+    "status",         # the pairs' decisions,
+    "bounds",         # the arms' Copeland bounds
+    "expiry",         # and when the decisions must be rebuilt
+    "safeguard_from", # the duel from which the safeguard is on (0: never)
     "t",
 ]):
     """Numba-side state of :class:`LearnedAgent`."""
@@ -100,6 +124,9 @@ def learned_act(state):
     uniform = -1.0 if state.deterministic else state.rng.random()
     choice = choose_duel(state.base, state.self_base, state.wins, time_value(state.t), state.weights, uniform)
     n_arms = state.wins.shape[0]
+    if state.safeguard_from > 0:  # off: not even the bookkeeping, which costs a quarter of a duel
+        choice = safeguarded_duel(state.wins, safeguard_threshold(state.t, state.safeguard_from), state.evidence,
+                                  state.status, state.bounds, state.expiry, choice // n_arms, choice % n_arms)
     return choice // n_arms, choice % n_arms
 
 
@@ -108,6 +135,9 @@ def learned_observe(state, first, second, first_won):
     state.t += 1
     record_network_duel(state.wins, first, second, first_won, state.embedding, state.pair_input, state.summary,
                 state.projections, state.base, state.self_base, state.weights)
+    if state.safeguard_from > 0:
+        safeguard_observe(state.wins, first, second, safeguard_threshold(state.t, state.safeguard_from),
+                          state.evidence, state.status, state.bounds, state.expiry)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -127,11 +157,18 @@ class LearnedAgent(KernelDuelingAgent):
     Parameters
     ----------
     n_arms : int
-        Number of arms; a policy must be shipped for it (see :func:`~dueling_gym.agents.learned.shipped_policies`), else
-        ``ValueError``.
+        Number of arms, at least 2: the policy file of that size when one is shipped
+        (:func:`~dueling_gym.agents.learned.shipped_policies`), else the general policy, whose
+        weights do not depend on ``K``.
     deterministic : bool, default False
         False: duels drawn from the policy's distribution (what it was trained with).  True: the
         most likely duel.
+    safeguard_from : int, None or "as_trained", default "as_trained"
+        The duel from which the safeguard replaces the duels the data no longer justify
+        (:mod:`dueling_gym.pair_network.safeguard`), which keeps the regret logarithmic whatever
+        the network scores; None: never (the network alone).  ``"as_trained"``: what the policy
+        file records it was trained with (``dueling-gym train es --safeguard-from``; None for
+        a policy trained without).
     policy : str, optional
         Path of an exported policy file (``policy.npz`` written by ``dueling-gym train``) to run
         instead of the shipped one.
@@ -140,23 +177,29 @@ class LearnedAgent(KernelDuelingAgent):
 
     Notes
     -----
-    The policy was trained on a fixed horizon (see ``agents/data/README.md``) but reads no
-    horizon: its only notion of time is ``log(1 + t)``, so it runs anytime; far beyond the
-    training horizon it extrapolates.
+    The policy reads no horizon: its only notion of time is ``log(1 + t)``, so it runs anytime.
+    Beyond the horizons it was trained on (``agents/data/README.md``) the network extrapolates
+    and may commit to a wrong arm for good; ``safeguard_from`` bounds that (its price on the
+    published matrices is in ``docs/learned.md``).
     """
 
     act_kernel = learned_act
     observe_kernel = learned_observe
     recommend_kernel = learned_recommend
 
-    def __init__(self, n_arms: int, *, deterministic: bool = False, policy: str | None = None, seed: SeedLike = None):
+    def __init__(self, n_arms: int, *, deterministic: bool = False, policy: str | None = None,
+                 safeguard_from: int | str | None = AS_TRAINED, seed: SeedLike = None):
         self.deterministic = check_bool("deterministic", deterministic)
         n_arms = check_n_arms(n_arms)
+        if safeguard_from is not None and not (isinstance(safeguard_from, str) and safeguard_from == AS_TRAINED):
+            if isinstance(safeguard_from, str):
+                raise ValueError(f"safeguard_from must be an integer >= 1, None or {AS_TRAINED!r}, got {safeguard_from!r}")
+            safeguard_from = check_integer("safeguard_from", safeguard_from, minimum=1)
+        self.safeguard_from = safeguard_from
         if policy is None:
-            available = shipped_policies()
-            if n_arms not in available:
-                raise ValueError(f"no learned policy is shipped for n_arms={n_arms}; available: {available} "
-                                 f"(train one with `dueling-gym train` and pass policy=PATH)")
+            if not shipped_policy_path(n_arms).is_file():
+                raise ValueError(f"no learned policy is shipped for n_arms={n_arms} (the package lacks "
+                                 f"{GENERAL_POLICY.name}); train one with `dueling-gym train` and pass policy=PATH")
         else:
             if not isinstance(policy, (str, Path)):
                 raise TypeError(f"policy must be the path of an exported policy file, got {type(policy).__name__}")
@@ -169,14 +212,14 @@ class LearnedAgent(KernelDuelingAgent):
 
     @classmethod
     def plays_arms(cls, n_arms: int) -> bool:
-        """With its default hyperparameters the agent plays the shipped policies' numbers of arms only."""
-        return n_arms in shipped_policies()
+        """The general policy plays every number of arms from 2."""
+        return n_arms >= 2 and shipped_policy_path(n_arms).is_file()
 
     @classmethod
     def content_digests(cls, n_arms: int, hyperparameters: dict[str, Any]) -> dict[str, str]:
         """The SHA-256 of the policy file the agent plays (the shipped one for ``n_arms`` by default)."""
         policy = hyperparameters.get("policy")
-        path = DATA_DIRECTORY / f"learned_k{n_arms}.npz" if policy is None else Path(policy)
+        path = shipped_policy_path(n_arms) if policy is None else Path(policy)
         if not path.is_file():
             return {}  # the constructor refuses it with its own message
         return {"policy_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
@@ -189,8 +232,17 @@ class LearnedAgent(KernelDuelingAgent):
 
     def _load(self) -> dict[str, np.ndarray]:
         if self._weights is None:
-            path = DATA_DIRECTORY / f"learned_k{self.n_arms}.npz" if self.policy is None else Path(self.policy)
-            weights, metadata = _read_weights(path, self.n_arms)
+            if self.policy is None:
+                path = shipped_policy_path(self.n_arms)
+                # The general policy serves every K; a file of one size must be that size's.
+                weights, metadata = _read_weights(path, None if path == GENERAL_POLICY else self.n_arms)
+            else:
+                weights, metadata = _read_weights(Path(self.policy), None)
+                trained = metadata.get("config", {}).get("n_arms", metadata["n_arms"])
+                # A policy trained on a mixture of sizes serves every size; one trained on a
+                # single size only that size (what it was validated for).
+                if not isinstance(trained, list) and metadata["n_arms"] != self.n_arms:
+                    raise ValueError(f"{self.policy} holds a policy for {metadata['n_arms']} arms, not {self.n_arms}")
             self._weights = {name: array.copy() for name, array in weights.items()}
             self._metadata = copy.deepcopy(metadata)
         return self._weights
@@ -205,8 +257,17 @@ class LearnedAgent(KernelDuelingAgent):
             ("base", (n_arms, n_arms, hidden)), ("self_base", (n_arms, hidden)))}
         fill_unplayed(caches["embedding"], caches["pair_input"], caches["summary"], caches["projections"],
                       caches["base"], caches["self_base"], weights, self.wins)
+        evidence, status, bounds, expiry = new_safeguard_arrays(n_arms)
         self.state = LearnedState(rng=self.rng, wins=self.wins, **caches, weights=weights,
-                                  deterministic=self.deterministic, t=0)
+                                  deterministic=self.deterministic, evidence=evidence, status=status, bounds=bounds,
+                                  expiry=expiry, safeguard_from=self._safeguard_start(), t=0)
+
+    def _safeguard_start(self) -> int:
+        """The safeguard's first duel as the kernels read it (0: never)."""
+        start = self.safeguard_from
+        if isinstance(start, str):  # as trained
+            start = self._metadata.get("config", {}).get("safeguard_from")
+        return 0 if start is None else int(start)
 
     def logits(self) -> np.ndarray:
         """The policy's score of every duel as a ``K x K`` array (``[i, j]`` for duel ``(i, j)``)."""

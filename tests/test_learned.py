@@ -42,7 +42,14 @@ def test_a_policy_is_shipped_for_five_arms_with_the_commands_of_every_stage():
     assert "dueling_gym.experiments.training" in ppo["command"]
 
 
-def test_unknown_number_of_arms_is_a_clear_error():
+def test_every_number_of_arms_without_a_file_plays_the_general_policy(monkeypatch):
+    from dueling_gym.agents import learned
+
+    agent = make_agent("learned", n_arms=3, seed=0)
+    assert agent.metadata["n_arms"] == 5  # the K = 5 weights, which do not depend on K
+    assert learned.shipped_policy_path(8).name == "learned_k8.npz"
+    assert learned.shipped_policy_path(16) == learned.GENERAL_POLICY
+    monkeypatch.setattr(learned, "GENERAL_POLICY", learned.DATA_DIRECTORY / "absent.npz")
     with pytest.raises(ValueError, match="no learned policy is shipped for n_arms=3"):
         make_agent("learned", n_arms=3)
     with pytest.raises(TypeError, match="deterministic"):

@@ -179,10 +179,16 @@ def test_classic_normalisation_measures_the_reference_once(tmp_path):
 def test_evaluation_over_several_arm_counts_plays_learned_where_it_has_a_policy(tmp_path):
     from dueling_gym.experiments.learned_evaluation import evaluate
 
+    # A policy file trained for one size plays that size only ...
     rows = evaluate(tmp_path, agents=["learned", "random"], families=("utility_based",), n_arms=(5, 4),
-                    horizons=(20, 50), n_problems=3)
+                    horizons=(20, 50), n_problems=3, policy=DATA_DIRECTORY / "learned_k5.npz")
     played = {(row["problems"], row["agent"]) for row in rows}
     assert played == {("utility_based K=5", "learned"), ("utility_based K=5", "random"), ("utility_based K=4", "random")}
+    # ... while the shipped policies (the general one for sizes without a file) play every size.
+    shipped = evaluate(tmp_path / "shipped", agents=["learned", "random"], families=("utility_based",), n_arms=(5, 4),
+                       horizons=(20,), n_problems=2)
+    assert {(row["problems"], row["agent"]) for row in shipped} == {
+        (f"utility_based K={k}", agent) for k in (4, 5) for agent in ("learned", "random")}
     assert all(row["runs"] == 3 for row in rows)
     summary = (tmp_path / "summary.md").read_text()
     assert summary.count("###") == 3 and "| utility_based K=5 | 20 | random |" in summary  # the paired table first
@@ -232,3 +238,45 @@ def _problem(n_arms: int):
     from dueling_gym.problems.generators import ProblemSampler
 
     return ProblemSampler("unique_copeland_winner", n_arms=n_arms)(np.random.default_rng(0))
+
+
+def test_a_mixture_of_sizes_and_horizons_under_the_safeguard(tmp_path):
+    settings = {**TINY, "n_arms": [3, 5], "horizons": [10, 60], "safeguard_from": 20, "normalise": "classic"}
+    policy = train_evolution(tmp_path / "mix", generations=2, **settings)
+    reference = json.loads((tmp_path / "mix" / "reference_regret.json").read_text())
+    assert set(reference) == {"K=3", "K=5"}
+    assert all(len(values) == 2 for table in reference.values() for values in table.values())  # one per horizon
+    header = (tmp_path / "mix" / "evaluations.csv").read_text().splitlines()[0].split(",")
+    assert "K=3 utility_based@10" in header and "K=5 no_condorcet_winner@60" in header
+    _, metadata = load_policy_weights(policy)
+    assert metadata["config"]["n_arms"] == [3, 5] and metadata["config"]["safeguard_from"] == 20
+    assert metadata["config"]["horizon"] == 60
+    # A policy trained on a mixture plays every size, under the safeguard it was trained with.
+    agent = make_agent("learned", n_arms=7, policy=str(policy), seed=0)
+    assert agent._safeguard_start() == 20
+    assert make_agent("learned", n_arms=7, policy=str(policy), safeguard_from=None, seed=0)._safeguard_start() == 0
+    # The same command gives the same weights whatever the threads.
+    again = train_evolution(tmp_path / "again", generations=2, **{**settings, "threads": 2})
+    first, _ = load_policy_weights(policy)
+    second, _ = load_policy_weights(again)
+    for name in first:
+        np.testing.assert_array_equal(first[name], second[name])
+    with pytest.raises(ValueError, match="horizons"):
+        train_evolution(tmp_path / "bad", generations=1, **{**settings, "horizons": [60, 10]})
+    with pytest.raises(ValueError, match="n_arms"):
+        train_evolution(tmp_path / "bad2", generations=1, **{**settings, "n_arms": [3, 3]})
+
+
+def test_episode_regret_at_checkpoints_and_with_the_safeguard_matches_the_agent():
+    problem = load_problem("mslr5-condorcet")
+    weights, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
+    horizon = 400
+    draws = np.random.default_rng(3).random(2 * horizon)
+    agent = LearnedAgent(5, safeguard_from=100, seed=3)
+    expected = _agent_regret(agent, problem, horizon, draws[horizon:])
+    got = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
+                                horizon, np.random.default_rng(3), safeguard_from=100, checkpoints=[50, 400])
+    assert got.shape == (1, 2) and got[0, 1] == pytest.approx(expected, abs=1e-9) and got[0, 0] <= got[0, 1]
+    with pytest.raises(ValueError, match="checkpoints"):
+        policy_episode_regret(weights, problem.matrix[None], problem.matrix[None], 10, np.random.default_rng(0),
+                              checkpoints=[5, 20])

@@ -13,7 +13,7 @@ from dueling_gym.problems import list_problems
 
 
 def _regret_minimisers() -> set[str]:
-    """The registered regret minimisers, less the learned policy (shipped for K = 5 only)."""
+    """The registered regret minimisers, less the learned policy (compared in a preset of its own)."""
     return {name for name in list_agents("dueling") if agent_role(name) == "regret minimiser"} - {"learned"}
 
 

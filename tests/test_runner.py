@@ -254,4 +254,4 @@ def test_verify_replays_the_studies(tmp_path):
     evaluate(tmp_path / "eval", agents=["learned", "rmed1"], families=("utility_based",), n_arms=5, horizons=(30,),
              n_problems=3, published=("cyclic4",), runs_per_published=2)
     report = verify_folder(tmp_path / "eval", progress=False)
-    assert report.ok and report.n_files == 3  # learned has no K=4 policy for cyclic4
+    assert report.ok and report.n_files == 4  # learned plays cyclic4 (K = 4) with the general policy

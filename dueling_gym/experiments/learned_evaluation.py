@@ -45,7 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from dueling_gym.agents import AGENT_REGISTRY, list_agents, make_agent
-from dueling_gym.agents.learned import shipped_policies
+from dueling_gym.agents.learned import LearnedAgent, shipped_policies
 from dueling_gym.experiments.runner import check_backend, run_units
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.work_units import WorkUnit, identity_digest, package_version, safe_name
@@ -310,15 +310,19 @@ def _checked_settings(n_arms: int | Sequence[int], horizons: Sequence[int], jobs
     return arm_counts, horizons, follow_up_problems
 
 
-def _policy_arms(policy: str | Path | None) -> list[int]:
-    """The numbers of arms ``learned`` has a policy for: the shipped ones, or that of the policy file."""
+def _policy_arms(policy: str | Path | None) -> list[int] | None:
+    """The numbers of arms ``learned`` has a policy for (None: every number): the shipped general
+    policy plays every K, as does a policy file trained on a mixture of sizes; a file trained on
+    one size plays that size."""
     if policy is None:
-        return shipped_policies()
+        return None if LearnedAgent.plays_arms(2) else shipped_policies()
     # The whole file is checked (a damaged one is refused naming it) before anything runs.
-    return [load_policy_weights(policy)[1]["n_arms"]]
+    metadata = load_policy_weights(policy)[1]
+    trained = metadata.get("config", {}).get("n_arms", metadata["n_arms"])
+    return None if isinstance(trained, list) else [metadata["n_arms"]]
 
 
-def _first_stage_units(problem_sets: dict[str, dict[str, Any]], agents: list[str], policy_arms: list[int],
+def _first_stage_units(problem_sets: dict[str, dict[str, Any]], agents: list[str], policy_arms: list[int] | None,
                        runs_per_published: int, horizons: list[int],
                        learned_options: dict[str, Any]) -> list[EvaluationUnit]:
     """Every agent on every problem set (``learned`` only where it has a policy for the number of arms)."""
@@ -327,7 +331,7 @@ def _first_stage_units(problem_sets: dict[str, dict[str, Any]], agents: list[str
         problems = _draw_source(source)
         runs = _source_runs(problems, runs_per_published if "published" in source else None)
         for name in agents:
-            if name == "learned" and problems[0].n_arms not in policy_arms:
+            if name == "learned" and policy_arms is not None and problems[0].n_arms not in policy_arms:
                 continue  # no policy trained for this number of arms
             units += _units(name, set_name, source, runs, horizons, learned_options if name == "learned" else {})
     return units

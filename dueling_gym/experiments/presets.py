@@ -72,7 +72,9 @@ class BaselinesPreset(Preset):
     """A regret sweep of every registered regret-minimising dueling agent (default
     hyperparameters) that can play every problem of the preset: read from the registry when the
     preset runs, so a new agent joins it by registering (``full``/``quick`` hold the rest of the
-    sweep's arguments)."""
+    sweep's arguments).  The learned policy is left out: this preset reproduces the published
+    algorithms, and the learned one has a preset of its own, on held-out problems
+    (``learned-vs-classic``)."""
 
     def sweep_arguments(self, quick: bool) -> dict[str, Any]:
         from dueling_gym.agents.catalogue import regret_minimisers
@@ -80,7 +82,8 @@ class BaselinesPreset(Preset):
 
         arguments = dict(self.quick if quick else self.full)
         arm_counts = sorted({ProblemSpec.parse(problem).build().n_arms for problem in arguments["problems"]})
-        return {"agents": tuple(regret_minimisers(arm_counts)), **arguments}
+        agents = tuple(name for name in regret_minimisers(arm_counts) if name != "learned")
+        return {"agents": agents, **arguments}
 
 
 @dataclass(frozen=True)

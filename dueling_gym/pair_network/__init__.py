@@ -24,6 +24,8 @@ Modules:
     versions of the network migrated.
 :mod:`~dueling_gym.pair_network.kernels`
     the forward pass as incremental Numba kernels (the agent's act and observe).
+:mod:`~dueling_gym.pair_network.safeguard`
+    the mask that keeps the policy's regret logarithmic beyond the horizons it was trained on.
 :mod:`~dueling_gym.pair_network.episodes`
     :func:`~dueling_gym.pair_network.episodes.policy_episode_regret`: whole runs on a batch of problems, for training.
 
@@ -44,6 +46,14 @@ from dueling_gym.pair_network.kernels import (
     record_network_duel,
     time_value,
 )
+from dueling_gym.pair_network.safeguard import (
+    new_safeguard_arrays,
+    pair_evidence,
+    reset_safeguard,
+    safeguard_observe,
+    safeguard_threshold,
+    safeguarded_duel,
+)
 from dueling_gym.pair_network.weights import MEAN_ONLY_NAMES, WEIGHT_NAMES, PairWeights, pack_weights, weight_shapes
 
 __all__ = [
@@ -51,4 +61,5 @@ __all__ = [
     "read_policy_file", "load_policy_weights",
     "time_value", "pair_feature_values", "arm_record_values", "fill_unplayed", "record_network_duel", "duel_scores",
     "choose_duel", "policy_episode_regret",
+    "pair_evidence", "safeguard_threshold", "new_safeguard_arrays", "reset_safeguard", "safeguard_observe", "safeguarded_duel",
 ]

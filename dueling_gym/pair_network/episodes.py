@@ -16,6 +16,12 @@ import numba
 import numpy as np
 
 from dueling_gym.pair_network.kernels import choose_duel, fill_unplayed, record_network_duel, time_value
+from dueling_gym.pair_network.safeguard import (
+    reset_safeguard,
+    safeguard_observe,
+    safeguard_threshold,
+    safeguarded_duel,
+)
 from dueling_gym.pair_network.weights import pack_weights
 from dueling_gym.validation import check_bool, check_integer, check_rng
 
@@ -23,14 +29,20 @@ __all__ = ["policy_episode_regret"]
 
 
 @numba.njit(cache=True, nogil=True)
-def _play_episodes(weights, probabilities, regrets, action_uniforms, outcome_uniforms, deterministic):  # pragma: no cover - compiled
-    """Cumulative regret of the policy on each problem: the agent's kernels in one loop, duels
-    drawn as ``outcome_uniform < P[first, second]``."""
+def _play_episodes(weights, probabilities, regrets, action_uniforms, outcome_uniforms, deterministic, safeguard_from,
+                   checkpoints):  # pragma: no cover - compiled
+    """Cumulative regret of the policy on each problem after each of the increasing
+    ``checkpoints`` (the last is the horizon): the agent's kernels in one loop, duels drawn as
+    ``outcome_uniform < P[first, second]``."""
     n_problems, n_arms, _ = probabilities.shape
     horizon = outcome_uniforms.shape[1]
     hidden = weights.W1.shape[1]
-    totals = np.zeros(n_problems)
+    totals = np.zeros((n_problems, checkpoints.size))
     wins = np.empty((n_arms, n_arms), dtype=np.int64)
+    evidence = np.empty((n_arms, n_arms))
+    status = np.empty((n_arms, n_arms), dtype=np.int8)
+    bounds = np.empty((2, n_arms), dtype=np.int64)
+    expiry = np.empty(1)
     embedding = np.empty((n_arms, n_arms, hidden))
     pair_input = np.empty((n_arms, n_arms, hidden))
     summary = np.empty((n_arms, 2 * hidden))
@@ -39,17 +51,27 @@ def _play_episodes(weights, probabilities, regrets, action_uniforms, outcome_uni
     self_base = np.empty((n_arms, hidden))
     for problem in range(n_problems):
         wins[:] = 0
+        reset_safeguard(evidence, status, bounds, expiry)
         fill_unplayed(embedding, pair_input, summary, projections, base, self_base, weights, wins)
         total = 0.0
+        checkpoint = 0
         for t in range(horizon):
             uniform = -1.0 if deterministic else action_uniforms[problem, t]
             choice = choose_duel(base, self_base, wins, time_value(t), weights, uniform)
+            if safeguard_from > 0:
+                choice = safeguarded_duel(wins, safeguard_threshold(t, safeguard_from), evidence, status, bounds,
+                                          expiry, choice // n_arms, choice % n_arms)
             first, second = choice // n_arms, choice % n_arms
             total += regrets[problem, first, second]
             first_won = outcome_uniforms[problem, t] < probabilities[problem, first, second]
             record_network_duel(wins, first, second, first_won, embedding, pair_input, summary, projections, base, self_base,
                         weights)
-        totals[problem] = total
+            if safeguard_from > 0:
+                safeguard_observe(wins, first, second, safeguard_threshold(t + 1, safeguard_from), evidence, status,
+                                  bounds, expiry)
+            while checkpoint < checkpoints.size and checkpoints[checkpoint] == t + 1:
+                totals[problem, checkpoint] = total
+                checkpoint += 1
     return totals
 
 
@@ -61,6 +83,8 @@ def policy_episode_regret(
     rng: np.random.Generator,
     *,
     deterministic: bool = False,
+    safeguard_from: int | None = None,
+    checkpoints: np.ndarray | list[int] | None = None,
 ) -> np.ndarray:
     """Cumulative regret of a pair policy over one run of ``horizon`` duels on each problem.
 
@@ -82,10 +106,16 @@ def policy_episode_regret(
     rng : numpy.random.Generator
     deterministic : bool
         Play the highest-scoring duel instead of drawing from the softmax.
+    safeguard_from : int or None
+        The duel from which the safeguard may replace the policy's duels
+        (:mod:`dueling_gym.pair_network.safeguard`), as in the agent; None (default): never.
+    checkpoints : sequence of int, optional
+        Strictly increasing times in ``1..horizon`` at which to report the cumulative regret;
+        default: the horizon alone.
 
     Returns
     -------
-    ndarray of float, shape (n_problems,)
+    ndarray of float, shape (n_problems,), or (n_problems, len(checkpoints)) with ``checkpoints``
 
     Raises
     ------
@@ -102,8 +132,19 @@ def policy_episode_regret(
     rng = check_rng(rng)
     horizon = check_integer("horizon", horizon, minimum=0)
     deterministic = check_bool("deterministic", deterministic)
+    start = 0 if safeguard_from is None else check_integer("safeguard_from", safeguard_from, minimum=1)
+    if checkpoints is None:
+        times = np.array([horizon], dtype=np.int64)
+    else:
+        times = np.asarray(checkpoints)
+        if times.ndim != 1 or times.size == 0 or times.dtype.kind not in "iu":
+            raise ValueError(f"checkpoints must be a non-empty sequence of integers, got {checkpoints!r}")
+        times = times.astype(np.int64)
+        if times[0] < 1 or times[-1] > horizon or (np.diff(times) <= 0).any():
+            raise ValueError(f"checkpoints must increase strictly within 1..horizon={horizon}, got {times.tolist()}")
     packed = pack_weights(weights)
     n_problems = probabilities.shape[0]
     action_uniforms = rng.random((n_problems, horizon))
     outcome_uniforms = rng.random((n_problems, horizon))
-    return _play_episodes(packed, probabilities, regrets, action_uniforms, outcome_uniforms, deterministic)
+    totals = _play_episodes(packed, probabilities, regrets, action_uniforms, outcome_uniforms, deterministic, start, times)
+    return totals[:, 0] if checkpoints is None else totals

@@ -63,22 +63,26 @@ OBJECTIVES = ("mean", "worst")
 _BETA1, _BETA2 = 0.9, 0.999
 
 
-def reference_regret(problems: Sequence[Any], horizon: int, agents: Sequence[str] = REFERENCE_AGENTS) -> float:
+def reference_regret(problems: Sequence[Any], horizon: int, agents: Sequence[str] = REFERENCE_AGENTS,
+                     horizons: Sequence[int] | None = None) -> float | list[float]:
     """The lowest mean cumulative regret at ``horizon`` of ``agents`` over ``problems`` (one run
-    each, run seed = the problem's index, agent seed 0), through :func:`~dueling_gym.experiments.simulate.simulate`."""
+    each, run seed = the problem's index, agent seed 0), through :func:`~dueling_gym.experiments.simulate.simulate`;
+    with ``horizons`` (each at most ``horizon``), the lowest at each of them, a list (the best
+    agent may differ from one horizon to the next)."""
     import inspect
 
     from dueling_gym.agents import AGENT_REGISTRY, make_agent
     from dueling_gym.experiments.simulate import simulate
 
-    best = np.inf
+    times = [horizon] if horizons is None else list(horizons)
+    best = np.full(len(times), np.inf)
     for name in agents:
         needs_horizon = "horizon" in inspect.signature(AGENT_REGISTRY[name].__init__).parameters
         options = {"horizon": horizon} if needs_horizon else {}
-        regrets = [simulate(make_agent(name, problem.n_arms, seed=0, **options), problem, horizon,
-                            seed=index).final_regret(REGRET_NOTION) for index, problem in enumerate(problems)]
-        best = min(best, float(np.mean(regrets)))
-    return best
+        regrets = [simulate(make_agent(name, problem.n_arms, seed=0, **options), problem, horizon, seed=index,
+                            checkpoints=times).cumulative_regret[REGRET_NOTION] for index, problem in enumerate(problems)]
+        best = np.minimum(best, np.mean(regrets, axis=0))
+    return float(best[0]) if horizons is None else [float(value) for value in best]
 
 
 #: The arrays of ``checkpoint.npz``.
@@ -138,7 +142,7 @@ class EvolutionTrainer(base.Trainer):
         s = self.settings
         config: dict[str, Any] = {
             "algorithm": self.algorithm, "families": list(check_families(s["families"])),
-            "n_arms": check_integer("n_arms", s["n_arms"], minimum=2),
+            "n_arms": _check_sizes(s["n_arms"]),
             "horizon": check_integer("horizon", s["horizon"], minimum=1),
             "pairs": check_integer("pairs", s["pairs"], minimum=1),
             "problems_per_family": check_integer("problems_per_family", s["problems_per_family"], minimum=1),
@@ -150,6 +154,15 @@ class EvolutionTrainer(base.Trainer):
             "eval_problems": check_integer("eval_problems", s["eval_problems"], minimum=2),
             "normalise": s["normalise"], "objective": s["objective"],
         }
+        # Recorded only when set, so the configurations (and resumable checkpoints) of runs made
+        # before these options existed stay what they were.
+        if s.get("horizons") is not None:
+            horizons = [check_integer("horizons", value, minimum=1) for value in s["horizons"]]
+            if not horizons or any(later <= earlier for earlier, later in zip(horizons, horizons[1:])):
+                raise ValueError(f"horizons must be a non-empty, strictly increasing list, got {list(s['horizons'])}")
+            config["horizons"], config["horizon"] = horizons, horizons[-1]
+        if s.get("safeguard_from") is not None:
+            config["safeguard_from"] = check_integer("safeguard_from", s["safeguard_from"], minimum=1)
         if s["objective"] not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {s['objective']!r}")
         if s["normalise"] not in NORMALISATIONS:
@@ -175,29 +188,52 @@ class EvolutionTrainer(base.Trainer):
     def progress_text(self) -> str:
         return f"generation {self.completed}"
 
+    @property
+    def sizes(self) -> list[int]:
+        """The numbers of arms of the training problems (one, or a mixture)."""
+        n_arms = self.config["n_arms"]
+        return list(n_arms) if isinstance(n_arms, list) else [n_arms]
+
     def setup(self) -> None:
         c = self.config
-        self.validation = ProblemBatch(c["families"], c["n_arms"], c["eval_problems"], c["horizon"],
-                                       self.stream(_VALIDATION_SALT))
+        # One validation batch per size; a single size keeps the stream of the runs made before
+        # mixtures existed, so their commands still give the same weights.
+        self.validations = [
+            ProblemBatch(c["families"], n_arms, c["eval_problems"], c["horizon"],
+                         self.stream(_VALIDATION_SALT) if len(self.sizes) == 1 else self.stream(_VALIDATION_SALT, n_arms),
+                         horizons=c.get("horizons"))
+            for n_arms in self.sizes]
         if c["normalise"] == "classic":
-            self.validation.normaliser = self._reference_normaliser()
-        self.validation.objective = c["objective"]
+            for batch, normaliser in zip(self.validations, self._reference_normalisers()):
+                batch.normaliser = normaliser
+        for batch in self.validations:
+            batch.objective = c["objective"]
         self.theta = flatten_weights(self.initial)
         self.first_moment, self.second_moment = np.zeros_like(self.theta), np.zeros_like(self.theta)
         self.rng = self.stream(1)
         self.best_theta, self.best_score = self.theta.copy(), np.inf
 
-    def _reference_normaliser(self) -> np.ndarray:
-        """The best reference agent's regret per family, measured once per folder."""
+    def _reference_normalisers(self) -> list[np.ndarray]:
+        """The best reference agent's regret per family (and horizon) for each size, measured
+        once per folder (``reference_regret.json``: by family, or by ``K=<size>`` then family
+        for a mixture of sizes)."""
         families, path = self.config["families"], self.output / "reference_regret.json"
+        mixture = len(self.sizes) > 1
         if path.exists():
             reference = json.loads(path.read_text())
         else:
             print(f"measuring the reference agents {', '.join(REFERENCE_AGENTS)} on the validation problems ...")
-            reference = {family: reference_regret(problems, self.config["horizon"])
-                         for family, problems in zip(families, self.validation.problems)}
+            reference = {}
+            for n_arms, batch in zip(self.sizes, self.validations):
+                measured = {family: reference_regret(problems, self.config["horizon"], horizons=self.config.get("horizons"))
+                            for family, problems in zip(families, batch.problems)}
+                if mixture:
+                    reference[f"K={n_arms}"] = measured
+                else:
+                    reference = measured
             path.write_text(json.dumps(reference, indent=1) + "\n")
-        return np.array([reference[family] for family in families])
+        tables = [reference[f"K={n_arms}"] for n_arms in self.sizes] if mixture else [reference]
+        return [np.array([table[family] for family in families]) for table in tables]
 
     def load_checkpoint(self) -> bool:
         path = self.output / "checkpoint.npz"
@@ -212,19 +248,29 @@ class EvolutionTrainer(base.Trainer):
         with ThreadPoolExecutor(max_workers=self.threads) as self.pool:
             super().learn()
 
-    def _fitness(self, vector: np.ndarray, batch: ProblemBatch, run_seed: int) -> float:
-        totals = policy_episode_regret(unflatten_weights(vector, self.config["hidden"]), batch.probabilities,
-                                       batch.regrets, self.config["horizon"], np.random.default_rng(run_seed))
-        return batch.score(totals)
+    def _episode_regret(self, vector: np.ndarray, batch: ProblemBatch, rng: np.random.Generator) -> np.ndarray:
+        c = self.config
+        return policy_episode_regret(unflatten_weights(vector, c["hidden"]), batch.probabilities, batch.regrets,
+                                     c["horizon"], rng, safeguard_from=c.get("safeguard_from"),
+                                     checkpoints=c.get("horizons"))
+
+    def _fitness(self, vector: np.ndarray, batches: list[ProblemBatch], run_seed: int) -> float:
+        """The mean over sizes of each size's score (one size: its score, as before mixtures)."""
+        return float(np.mean([batch.score(self._episode_regret(vector, batch, np.random.default_rng(run_seed + index)))
+                              for index, batch in enumerate(batches)]))
 
     def update(self) -> None:
         c, rng, pairs, sigma = self.config, self.rng, self.config["pairs"], self.config["sigma"]
-        batch = ProblemBatch(c["families"], c["n_arms"], c["problems_per_family"], c["horizon"], rng)
-        batch.normaliser, batch.objective = self.validation.normaliser, c["objective"]
+        batches = []
+        for n_arms, validation in zip(self.sizes, self.validations):
+            batch = ProblemBatch(c["families"], n_arms, c["problems_per_family"], c["horizon"], rng,
+                                 horizons=c.get("horizons"))
+            batch.normaliser, batch.objective = validation.normaliser, c["objective"]
+            batches.append(batch)
         run_seed = int(rng.integers(2**63))
         noise = rng.standard_normal((pairs, self.theta.size))
         candidates = [self.theta + sigma * row for row in noise] + [self.theta - sigma * row for row in noise]
-        scores = np.fromiter(self.pool.map(lambda vector: self._fitness(vector, batch, run_seed), candidates),
+        scores = np.fromiter(self.pool.map(lambda vector: self._fitness(vector, batches, run_seed), candidates),
                              dtype=np.float64, count=len(candidates))
         ranks = np.empty(scores.size)
         ranks[np.argsort(scores, kind="stable")] = np.arange(scores.size)
@@ -242,17 +288,32 @@ class EvolutionTrainer(base.Trainer):
 
     def validate(self) -> None:
         c = self.config
-        totals = policy_episode_regret(unflatten_weights(self.theta, c["hidden"]), self.validation.probabilities,
-                                       self.validation.regrets, c["horizon"], self.stream(_VALIDATION_SALT, 1))
-        score, means = self.validation.score(totals), self.validation.family_means(totals)
+        mixture = len(self.sizes) > 1
+        scores, columns, summaries = [], {}, []
+        for index, (n_arms, batch) in enumerate(zip(self.sizes, self.validations)):
+            # A single size keeps the validation stream of the runs made before mixtures existed.
+            rng = self.stream(_VALIDATION_SALT, 1) if not mixture else self.stream(_VALIDATION_SALT, 1, n_arms)
+            totals = self._episode_regret(self.theta, batch, rng)
+            scores.append(batch.score(totals))
+            means = batch.family_means(totals)
+            prefix = f"K={n_arms} " if mixture else ""
+            if means.ndim == 2:
+                # One column per family and horizon; the text reports the longest horizon.
+                columns.update({f"{prefix}{family}@{horizon}": round(float(value), 2)
+                                for family, row in zip(c["families"], means) for horizon, value in zip(c["horizons"], row)})
+                means = means[:, -1]
+            else:
+                columns.update({f"{prefix}{family}": round(float(mean), 2) for family, mean in zip(c["families"], means)})
+            summaries.append(prefix + ", ".join(f"{family} {mean:.1f}" for family, mean in zip(c["families"], means)))
+        score = float(np.mean(scores))
         best = score if self.completed == 0 else min(score, self.best_score)
         row = {"generation": self.completed,
-               "duels": self.completed * 2 * c["pairs"] * len(c["families"]) * c["problems_per_family"] * c["horizon"],
+               "duels": self.completed * 2 * c["pairs"] * len(c["families"]) * c["problems_per_family"] * c["horizon"]
+               * len(self.sizes),
                "wall_time": self.elapsed(), "normalised_regret": round(score, 4)}
-        row.update({family: round(float(mean), 2) for family, mean in zip(c["families"], means)})
+        row.update(columns)
         self.log_validation(row, f"generation {self.completed}: validation regret at T={c['horizon']} "
-                            + ", ".join(f"{family} {mean:.1f}" for family, mean in zip(c["families"], means))
-                            + f" (normalised {score:.3f}, best {best:.3f})")
+                            + "; ".join(summaries) + f" (normalised {score:.3f}, best {best:.3f})")
         if self.completed == 0:
             self.best_score = score
         elif score < self.best_score:
@@ -269,14 +330,15 @@ class EvolutionTrainer(base.Trainer):
 
     def export(self) -> Path:
         weights = {name: array.copy() for name, array in unflatten_weights(self.best_theta, self.config["hidden"]).items()}
-        return self.export_policy(weights, n_arms=np.array(self.config["n_arms"]), hidden=np.array(self.config["hidden"]))
+        # A mixture's file records its largest size; the agent reads a general policy for any size.
+        return self.export_policy(weights, n_arms=np.array(max(self.sizes)), hidden=np.array(self.config["hidden"]))
 
 
 def train_evolution(
     output_dir: str | Path,
     *,
     families: Sequence[str] = FAMILIES,
-    n_arms: int = 5,
+    n_arms: int | Sequence[int] = 5,
     horizon: int = 1000,
     generations: int = 400,
     pairs: int = 16,
@@ -291,6 +353,8 @@ def train_evolution(
     eval_problems: int = 150,
     normalise: str = "classic",
     objective: str = "mean",
+    horizons: Sequence[int] | None = None,
+    safeguard_from: int | None = None,
     threads: int = 2,
     resume: bool = True,
     progress: bool = True,
@@ -306,8 +370,9 @@ def train_evolution(
         (a damaged checkpoint, or one with non-finite weights, raises ValueError: delete it or
         pass ``resume=False``).
     families, n_arms, horizon
-        Training problems (``problems_per_family`` fresh ones of each family per generation) and
-        the length of every run.
+        Training problems (``problems_per_family`` fresh ones of each family, of each size, per
+        generation) and the length of every run; ``n_arms`` may list several sizes, whose
+        scores the fitness averages (the network's weights do not depend on ``K``).
     generations : int
         Total number of generations (a resumed run stops there too).
     pairs : int
@@ -333,6 +398,13 @@ def train_evolution(
         neglected), or the regret of uniformly random duels on the same problems.
     objective : {"mean", "worst"}
         Fitness over families: the mean of the normalised regrets, or the worst family's.
+    horizons : sequence of int, optional
+        Read each run's regret at these strictly increasing times (the last replaces
+        ``horizon``) and normalise each by the reference at that time: a policy for several
+        horizons at once.  Default: ``horizon`` alone.
+    safeguard_from : int, optional
+        Train under the safeguard from this duel on (:mod:`dueling_gym.pair_network.safeguard`);
+        the exported policy records it, and the ``learned`` agent plays it so by default.
     threads : int
         Worker threads evaluating perturbations; the result does not depend on it.
     resume : bool
@@ -345,15 +417,48 @@ def train_evolution(
     settings = dict(families=families, n_arms=n_arms, horizon=horizon, generations=generations, pairs=pairs,
                     problems_per_family=problems_per_family, sigma=sigma, learning_rate=learning_rate,
                     learning_rate_decay=learning_rate_decay, init=init, hidden=hidden, eval_every=eval_every,
-                    eval_problems=eval_problems, normalise=normalise, objective=objective, threads=threads)
+                    eval_problems=eval_problems, normalise=normalise, objective=objective, threads=threads,
+                    horizons=None if horizons is None else list(horizons), safeguard_from=safeguard_from)
     return EvolutionTrainer(output_dir, settings, seed=seed, resume=resume, progress=progress, command=command).run()
+
+
+def _check_sizes(n_arms: int | Sequence[int]) -> int | list[int]:
+    """One number of arms, or a non-empty list of distinct ones (each at least 2)."""
+    if isinstance(n_arms, (list, tuple)):
+        sizes = [check_integer("n_arms", value, minimum=2) for value in n_arms]
+        if not sizes or len(set(sizes)) != len(sizes):
+            raise ValueError(f"n_arms must list distinct numbers of arms, got {list(n_arms)}")
+        return sizes[0] if len(sizes) == 1 else sizes
+    return check_integer("n_arms", n_arms, minimum=2)
+
+
+def _split_sizes(text: str | int) -> int | list[int]:
+    """``--n-arms 4,5,8`` as a list of integers (one value: that integer)."""
+    if isinstance(text, int):
+        return text
+    try:
+        sizes = [int(part) for part in str(text).split(",")]
+    except ValueError:
+        raise ValueError(f"--n-arms must be an integer or comma-separated integers, got {text!r}") from None
+    return sizes[0] if len(sizes) == 1 else sizes
+
+
+def _split_horizons(text: str | None) -> list[int] | None:
+    """``--horizons 1000,10000`` as a list of integers (None when absent)."""
+    if text is None:
+        return None
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--horizons must be comma-separated integers, got {text!r}") from None
 
 
 #: The command-line options of :func:`train_evolution`, in ``--help`` order.
 OPTIONS = (
     base.Option("--out", "output folder (resumes from its checkpoint)", required=True, keyword=""),
     base.families_option(FAMILIES),
-    base.Option("--n-arms", "number of arms K of the training problems", 5, int),
+    base.Option("--n-arms", "number of arms K of the training problems, or comma-separated sizes of a mixture "
+                "(each size weighs the same in the fitness)", "5", convert=_split_sizes),
     base.Option("--horizon", "duels per training run (the regret the fitness measures)", 1000, int),
     base.Option("--generations", "generations of evolution strategies", 400, int),
     base.Option("--pairs", "antithetic pairs per generation", 16, int),
@@ -369,6 +474,10 @@ OPTIONS = (
     base.Option("--normalise", "divide each family's regret by the best reference agent's (classic) or random duels'",
                 "classic", choices=NORMALISATIONS),
     base.Option("--objective", "fitness over families: mean or worst normalised regret", "mean", choices=OBJECTIVES),
+    base.Option("--horizons", "comma-separated times at which the fitness reads the regret, each normalised by the "
+                "reference at that time (the last replaces --horizon; default: --horizon alone)", convert=_split_horizons),
+    base.Option("--safeguard-from", "train under the safeguard from this duel on (recorded in the policy; default: "
+                "no safeguard)", type=int),
     base.Option("--threads", "worker threads evaluating the perturbations", 2, int),
     base.NO_RESUME,
     base.NO_PROGRESS,

@@ -51,7 +51,8 @@ class MixtureSampler:
 
 class ProblemBatch:
     """``per_family`` problems of each family as stacked arrays, with each family's regret of
-    uniformly random duels over ``horizon`` duels (known in closed form).
+    uniformly random duels over ``horizon`` duels (known in closed form), or over each of
+    ``horizons`` when the regret is read at several times.
 
     Attributes
     ----------
@@ -61,13 +62,15 @@ class ProblemBatch:
         The matrices and their per-duel regret tables (:data:`~dueling_gym.experiments.learning.REGRET_NOTION`).
     labels : ndarray of int
         The family index of every problem.
-    normaliser : ndarray of float
-        What :meth:`score` divides each family's mean regret by (default: the random-duel regret).
+    normaliser : ndarray of float, shape (n_families,) or (n_families, len(horizons))
+        What :meth:`score` divides each family's mean regret (at each horizon) by (default: the
+        random-duel regret).
     objective : {"mean", "worst"}
         How :meth:`score` combines the families.
     """
 
-    def __init__(self, families: Sequence[str], n_arms: int, per_family: int, horizon: int, rng: np.random.Generator):
+    def __init__(self, families: Sequence[str], n_arms: int, per_family: int, horizon: int, rng: np.random.Generator,
+                 horizons: Sequence[int] | None = None):
         matrices, regrets, labels, random_regret = [], [], [], []
         self.problems: list[list[Any]] = []
         for index, family in enumerate(families):
@@ -77,7 +80,8 @@ class ProblemBatch:
             matrices += [problem.matrix for problem in problems]
             regrets += [problem.regret_matrix(REGRET_NOTION) for problem in problems]
             labels += [index] * per_family
-            random_regret.append(horizon * np.mean([problem.expected_random_regret(REGRET_NOTION) for problem in problems]))
+            per_duel = np.mean([problem.expected_random_regret(REGRET_NOTION) for problem in problems])
+            random_regret.append(per_duel * (horizon if horizons is None else np.asarray(horizons, dtype=float)))
         self.probabilities = np.stack(matrices)
         self.regrets = np.stack(regrets)
         self.labels = np.asarray(labels)
@@ -87,13 +91,16 @@ class ProblemBatch:
         self.n_families = len(families)
 
     def family_means(self, totals: np.ndarray) -> np.ndarray:
-        """The mean of ``totals`` (one per problem) over each family's problems."""
-        return np.array([totals[self.labels == index].mean() for index in range(self.n_families)])
+        """The mean of ``totals`` (one per problem, or one row of horizons per problem) over each
+        family's problems."""
+        return np.array([totals[self.labels == index].mean(axis=0) for index in range(self.n_families)])
 
     def score(self, totals: np.ndarray) -> float:
-        """Mean (or, with objective "worst", maximum) over families of (mean regret / the family's
-        normaliser): lower is better.  A family whose normaliser is 0 (e.g. every arm a winner:
+        """Mean (or, with objective "worst", maximum) over families (and horizons) of (mean regret
+        / the family's normaliser): lower is better.  A family whose normaliser is 0 (e.g. every arm a winner:
         no duel costs anything) contributes 0."""
         means = self.family_means(totals)
         ratios = np.divide(means, self.normaliser, out=np.zeros_like(means), where=self.normaliser > 0)
+        if ratios.ndim == 2:
+            ratios = ratios.mean(axis=1)  # horizons weigh the same within a family
         return float(np.max(ratios) if self.objective == "worst" else np.mean(ratios))
