@@ -52,7 +52,7 @@ from dueling_gym.pair_network import (
 )
 from dueling_gym.validation import check_bool, check_integer, check_n_arms
 
-__all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "GENERAL_POLICY", "load_policy_weights",
+__all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
@@ -82,6 +82,13 @@ def shipped_policy_path(n_arms: int) -> Path:
     one is shipped, else the general one."""
     own = DATA_DIRECTORY / f"learned_k{n_arms}.npz"
     return own if own.is_file() else GENERAL_POLICY
+
+
+def policy_sizes(metadata: dict[str, Any]) -> list[int] | None:
+    """The numbers of arms a policy file plays, from its metadata: None (every size) for a policy
+    trained on a mixture of sizes, else the one size it was trained and validated for."""
+    trained = metadata.get("config", {}).get("n_arms", metadata["n_arms"])
+    return None if isinstance(trained, list) else [int(metadata["n_arms"])]
 
 
 def _read_weights(path: Path, n_arms: int | None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -238,10 +245,8 @@ class LearnedAgent(KernelDuelingAgent):
                 weights, metadata = _read_weights(path, None if path == GENERAL_POLICY else self.n_arms)
             else:
                 weights, metadata = _read_weights(Path(self.policy), None)
-                trained = metadata.get("config", {}).get("n_arms", metadata["n_arms"])
-                # A policy trained on a mixture of sizes serves every size; one trained on a
-                # single size only that size (what it was validated for).
-                if not isinstance(trained, list) and metadata["n_arms"] != self.n_arms:
+                sizes = policy_sizes(metadata)
+                if sizes is not None and self.n_arms not in sizes:
                     raise ValueError(f"{self.policy} holds a policy for {metadata['n_arms']} arms, not {self.n_arms}")
             self._weights = {name: array.copy() for name, array in weights.items()}
             self._metadata = copy.deepcopy(metadata)

@@ -256,10 +256,12 @@ def _command_train(args: argparse.Namespace) -> int:
     if args.report_problems and policy.suffix == ".npz":
         from dueling_gym.experiments.learned_evaluation import evaluate
 
+        from dueling_gym.experiments.learning.evolution import parse_horizons, parse_sizes
+
         # Evolution strategies take comma-separated sizes and horizons; the other trainers one of each.
-        sizes = [int(part) for part in str(args.n_arms).split(",")]
-        horizons = ([int(part) for part in args.horizons.split(",")] if getattr(args, "horizons", None)
-                    else [args.horizon])
+        sizes = parse_sizes(args.n_arms)
+        sizes = sizes if isinstance(sizes, list) else [sizes]
+        horizons = parse_horizons(getattr(args, "horizons", None)) or [args.horizon]
         for n_arms in sizes:
             report_dir = out_dir / "report" if len(sizes) == 1 else out_dir / "report" / f"K{n_arms}"
             print(f"comparing the policy with every classic agent on {args.report_problems} held-out problems per family "

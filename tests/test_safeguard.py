@@ -204,3 +204,17 @@ def test_every_size_has_a_policy(n_arms):
         assert result.final_regret() >= 0
     else:
         agent.act()
+
+
+def test_kernels_refuse_arrays_that_do_not_match_the_counts():
+    wins = np.zeros((4, 4), dtype=np.int64)
+    evidence, status, bounds, expiry = new_safeguard_arrays(3)  # sized for 3 arms, not 4
+    with pytest.raises(ValueError, match="safeguard arrays"):
+        safeguarded_duel(wins, 1.0, evidence, status, bounds, expiry, 0, 0)
+    with pytest.raises(ValueError, match="safeguard arrays"):
+        safeguard_observe(wins, 0, 1, 1.0, evidence, status, bounds, expiry)
+    arrays = new_safeguard_arrays(4)
+    with pytest.raises(ValueError, match="arms"):
+        safeguarded_duel(wins, 1.0, *arrays, 0, 4)
+    with pytest.raises(ValueError, match="arms"):
+        safeguard_observe(wins, -1, 1, 1.0, *arrays)

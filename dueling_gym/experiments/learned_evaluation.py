@@ -45,7 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from dueling_gym.agents import AGENT_REGISTRY, list_agents, make_agent
-from dueling_gym.agents.learned import LearnedAgent, shipped_policies
+from dueling_gym.agents.learned import LearnedAgent, policy_sizes, shipped_policies
 from dueling_gym.experiments.runner import check_backend, run_units
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.work_units import WorkUnit, identity_digest, package_version, safe_name
@@ -317,9 +317,7 @@ def _policy_arms(policy: str | Path | None) -> list[int] | None:
     if policy is None:
         return None if LearnedAgent.plays_arms(2) else shipped_policies()
     # The whole file is checked (a damaged one is refused naming it) before anything runs.
-    metadata = load_policy_weights(policy)[1]
-    trained = metadata.get("config", {}).get("n_arms", metadata["n_arms"])
-    return None if isinstance(trained, list) else [metadata["n_arms"]]
+    return policy_sizes(load_policy_weights(policy)[1])
 
 
 def _first_stage_units(problem_sets: dict[str, dict[str, Any]], agents: list[str], policy_arms: list[int] | None,

@@ -50,7 +50,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["pair_evidence", "safeguard_threshold", "SafeguardArrays", "new_safeguard_arrays",
+__all__ = ["pair_evidence", "safeguard_threshold", "new_safeguard_arrays",
            "reset_safeguard", "safeguard_observe", "safeguarded_duel"]
 
 # The safeguard keeps, besides the win counts, four arrays (see :func:`new_safeguard_arrays`):
@@ -62,7 +62,6 @@ __all__ = ["pair_evidence", "safeguard_threshold", "SafeguardArrays", "new_safeg
 # ``expiry``: a decided pair stays decided until the growing threshold passes its evidence, and
 # an undecided one changes only when it is played (refreshed then).  So the bounds are updated
 # pair by pair and rebuilt only when the threshold passes ``expiry`` -- a few times per decision.
-SafeguardArrays = tuple
 
 
 def new_safeguard_arrays(n_arms: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -149,9 +148,24 @@ def _rebuild(wins, threshold, evidence, status, bounds, expiry):  # pragma: no c
 
 
 @numba.njit(cache=True, nogil=True)
+def _check_arrays(wins, evidence, status, bounds, expiry, first, second):  # pragma: no cover - compiled
+    """The arrays are the caller's and compiled code does not check indices: refuse shapes that
+    do not match ``wins`` and arms outside it before anything is written."""
+    n_arms = wins.shape[0]
+    if (wins.shape[1] != n_arms or evidence.shape[0] != n_arms or evidence.shape[1] != n_arms
+            or status.shape[0] != n_arms or status.shape[1] != n_arms or bounds.shape[0] != 2
+            or bounds.shape[1] != n_arms or expiry.shape[0] < 1):
+        raise ValueError("safeguard arrays must be evidence (K, K), status (K, K), bounds (2, K) and expiry (1,) "
+                         "for the K arms of wins (K, K)")
+    if first < 0 or first >= n_arms or second < 0 or second >= n_arms:
+        raise ValueError("the duel's arms must lie in 0..K-1")
+
+
+@numba.njit(cache=True, nogil=True)
 def safeguard_observe(wins, first, second, threshold, evidence, status, bounds, expiry):  # pragma: no cover - compiled
     """After the duel ``(first, second)`` was counted in ``wins``: refresh that pair's evidence
     and, when the safeguard is on (``threshold`` is the next step's, >= 0), its status."""
+    _check_arrays(wins, evidence, status, bounds, expiry, first, second)
     if first == second:
         return
     value = pair_evidence(wins[first, second], wins[second, first])
@@ -172,6 +186,7 @@ def safeguarded_duel(wins, threshold, evidence, status, bounds, expiry, first, s
     n_arms = wins.shape[0]
     if threshold < 0.0:
         return first * n_arms + second
+    _check_arrays(wins, evidence, status, bounds, expiry, first, second)
     if threshold > expiry[0]:
         _rebuild(wins, threshold, evidence, status, bounds, expiry)
     if first != second and status[first, second] == 0:

@@ -50,7 +50,7 @@ from dueling_gym.experiments.npz_files import check_finite, load_npz
 from dueling_gym.pair_network import load_policy_weights, policy_episode_regret
 from dueling_gym.validation import check_integer, check_number
 
-__all__ = ["FAMILIES", "REFERENCE_AGENTS", "EvolutionTrainer", "random_weights", "widen_weights", "reference_regret",
+__all__ = ["FAMILIES", "REFERENCE_AGENTS", "parse_sizes", "parse_horizons", "EvolutionTrainer", "random_weights", "widen_weights", "reference_regret",
            "train_evolution", "build_parser", "run_from_arguments", "main"]
 
 _VALIDATION_SALT = 0x5E1EC7
@@ -432,8 +432,14 @@ def _check_sizes(n_arms: int | Sequence[int]) -> int | list[int]:
     return check_integer("n_arms", n_arms, minimum=2)
 
 
-def _split_sizes(text: str | int) -> int | list[int]:
-    """``--n-arms 4,5,8`` as a list of integers (one value: that integer)."""
+def parse_sizes(text: str | int) -> int | list[int]:
+    """``--n-arms 4,5,8`` as a list of integers (one value, or an integer: that integer).
+
+    Raises
+    ------
+    ValueError
+        A part is not an integer.
+    """
     if isinstance(text, int):
         return text
     try:
@@ -443,8 +449,14 @@ def _split_sizes(text: str | int) -> int | list[int]:
     return sizes[0] if len(sizes) == 1 else sizes
 
 
-def _split_horizons(text: str | None) -> list[int] | None:
-    """``--horizons 1000,10000`` as a list of integers (None when absent)."""
+def parse_horizons(text: str | None) -> list[int] | None:
+    """``--horizons 1000,10000`` as a list of integers (None when absent).
+
+    Raises
+    ------
+    ValueError
+        A part is not an integer.
+    """
     if text is None:
         return None
     try:
@@ -458,7 +470,7 @@ OPTIONS = (
     base.Option("--out", "output folder (resumes from its checkpoint)", required=True, keyword=""),
     base.families_option(FAMILIES),
     base.Option("--n-arms", "number of arms K of the training problems, or comma-separated sizes of a mixture "
-                "(each size weighs the same in the fitness)", "5", convert=_split_sizes),
+                "(each size weighs the same in the fitness)", "5", convert=parse_sizes),
     base.Option("--horizon", "duels per training run (the regret the fitness measures)", 1000, int),
     base.Option("--generations", "generations of evolution strategies", 400, int),
     base.Option("--pairs", "antithetic pairs per generation", 16, int),
@@ -475,7 +487,7 @@ OPTIONS = (
                 "classic", choices=NORMALISATIONS),
     base.Option("--objective", "fitness over families: mean or worst normalised regret", "mean", choices=OBJECTIVES),
     base.Option("--horizons", "comma-separated times at which the fitness reads the regret, each normalised by the "
-                "reference at that time (the last replaces --horizon; default: --horizon alone)", convert=_split_horizons),
+                "reference at that time (the last replaces --horizon; default: --horizon alone)", convert=parse_horizons),
     base.Option("--safeguard-from", "train under the safeguard from this duel on (recorded in the policy; default: "
                 "no safeguard)", type=int),
     base.Option("--threads", "worker threads evaluating the perturbations", 2, int),
