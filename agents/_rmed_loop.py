@@ -79,7 +79,7 @@ from dueling_gym.agents._rmed_kernels import (
 )
 from dueling_gym.agents._rmed_step5 import ensure_solution, evaluate_step5
 from dueling_gym.agents.base import KernelDuelingAgent, PaperLink, check_number
-from dueling_gym.problems.preference import as_preference_matrix
+from dueling_gym.problems.loading import as_preference_matrix
 
 __all__ = [
     "CopelandRMEDAgent",

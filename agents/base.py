@@ -292,12 +292,14 @@ class PaperLink(NamedTuple):
     ----------
     venue : str
         The venue as cited (``"ICML 2014, PMLR 32"``, or a journal with its DOI).
-    url : str
-        The publisher's page: the proceedings page, the DOI resolver or the preprint server.
+    url : str, optional
+        The publisher's page: the proceedings page, the DOI resolver or the preprint server;
+        empty (the default) for a paper cited by its venue only, whose page the library has not
+        confirmed.
     """
 
     venue: str
-    url: str
+    url: str = ""
 
 
 class SeededAgent(ABC):
@@ -311,9 +313,8 @@ class SeededAgent(ABC):
 
     #: Registry name (set by :func:`~dueling_gym.agents.register_agent`).
     name: ClassVar[str] = ""
-    #: The publisher's pages of the paper the algorithm implements (its documentation page links
-    #: them); empty for the library's own agents, and for a paper whose page could not be confirmed
-    #: (its module docstring still cites it in words).
+    #: The paper the algorithm implements, by its venue and, where confirmed, the publisher's page
+    #: (its documentation page links it); empty for the library's own agents only.
     paper: ClassVar[tuple[PaperLink, ...]] = ()
 
     def __init__(self, *, seed: SeedLike = None):

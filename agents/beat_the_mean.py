@@ -27,7 +27,7 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._random_draws import below as stream_below
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, check_number, register_agent
 from dueling_gym.validation import check_integer
 
 __all__ = ["BeatTheMean", "record_and_eliminate", "only_survivor"]
@@ -231,6 +231,8 @@ class BeatTheMean(KernelDuelingAgent):
     the maximum estimate through a position in the working set instead of the arm, and can
     eliminate an unset arm when every estimate is 1; none of that is followed here.
     """
+
+    paper = (PaperLink("ICML 2011"),)
 
     act_kernel = beat_the_mean_act
     observe_kernel = beat_the_mean_observe

@@ -38,7 +38,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, check_number, register_agent
+from dueling_gym.agents.base import AgentState, PaperLink, check_number, register_agent
 from dueling_gym.agents.beat_the_mean import (
     beat_the_mean_act,
     beat_the_mean_recommend,
@@ -184,6 +184,8 @@ class BeatTheMeanPAC(KernelIdentificationAgent):
     of ``W`` that has the fewest, and the run stops once that count reaches ``N``.  Per duel
     ``O(|W|)``; ``O(K²)`` memory.  :attr:`budget` is ``N``; :attr:`working_set` is ``W``.
     """
+
+    paper = (PaperLink("ICML 2011"),)
 
     answer_type = "winner"
     target = "condorcet"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, register_agent
 
 __all__ = ["BeatTheWinner"]
 
@@ -96,6 +96,8 @@ class BeatTheWinner(KernelDuelingAgent):
     the incumbent loses (for non-stationary problems); the paper's rule never restarts it, which
     is what we follow.  :meth:`~dueling_gym.agents.DuelingAgent.recommend` returns the incumbent.  ``O(1)`` per step.
     """
+
+    paper = (PaperLink("Probability in the Engineering and Informational Sciences 36(2), 2022"),)
 
     act_kernel = beat_the_winner_act
     observe_kernel = beat_the_winner_observe

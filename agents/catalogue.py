@@ -2,7 +2,8 @@
 
 Both facts live on the agent classes (the role follows from the class's family and its
 ``pure_exploration`` / ``explore_then_exploit`` flags; the target is declared with
-``register_agent(name, target=...)``); ``dueling-gym agents``, the README's table, the
+``register_agent(name, target=...)``); ``dueling-gym agents``, the README's table
+(:func:`agent_table_markdown`, also ``python -m dueling_gym.agents.catalogue``), the
 documentation's algorithm index and the presets read them through this module.  Roles:
 
 * ``"regret minimiser"``: a dueling agent that runs for ever and is judged by its regret
@@ -18,11 +19,18 @@ is the Condorcet winner; ``"best mean"`` for the bandit learners; ``"-"`` for un
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Iterable
 
 from dueling_gym.agents.base import AGENT_REGISTRY, DuelingAgent, agent_kind, declared_target, list_agents
 
-__all__ = ["agent_role", "agent_target", "regret_minimisers"]
+__all__ = ["ROLES", "agent_role", "agent_summary", "agent_table_markdown", "agent_target", "regret_minimisers"]
+
+#: The roles in the order the agent table lists them.
+ROLES = ("regret minimiser", "identification", "combinatorial", "bandit")
+#: A reST role with its target (``:class:`~a.B```, ``:mod:`a.b```): Markdown shows the target.
+_REST_ROLE = re.compile(r":[a-z]+:`(~?)([^`]+)`")
 
 
 def agent_role(name: str) -> str:
@@ -61,13 +69,46 @@ def _registered(name: str) -> type:
     return AGENT_REGISTRY[key]
 
 
-def __getattr__(name: str):
-    # ``AGENT_TARGETS`` was a table kept here by hand; the targets now live on the agent classes.
-    if name == "AGENT_TARGETS":
-        import warnings
+def agent_summary(name: str) -> str:
+    """The first line of agent ``name``'s class docstring (the algorithm and its paper, as cited
+    there), in Markdown: a reST role becomes a code span of its target (of the target's last
+    component after a ``~``), and double backquotes become single ones."""
+    doc = inspect.getdoc(_registered(name)) or ""
+    line = _REST_ROLE.sub(_role_as_code, doc.partition("\n")[0].strip())
+    return line.replace("``", "`").replace("|", "\\|")
 
-        warnings.warn("dueling_gym.agents.catalogue.AGENT_TARGETS is deprecated: the targets are declared by the "
-                      "agent classes; use agent_target(name)", DeprecationWarning, stacklevel=2)
-        AGENT_REGISTRY.load_all()
-        return {key: declared_target(key) for key in sorted(AGENT_REGISTRY)}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def _role_as_code(match: re.Match[str]) -> str:
+    # ``~`` asks reST to show the last component of the dotted path only.
+    target = match.group(2).rsplit(".", 1)[-1] if match.group(1) else match.group(2)
+    return f"``{target}``"
+
+
+def agent_table_markdown() -> str:
+    """The table of every registered agent in Markdown, as the README shows it.
+
+    One row per agent of the library (``dueling_gym.agents``; agents other packages register are
+    left out), grouped by role (:data:`ROLES` order) and sorted by name within a role:
+    name, role, target, the class's summary (:func:`agent_summary`) and the paper its class
+    declares (``paper``: the venue, linked to the publisher's page where one is declared; ``-``
+    for the library's own agents).  Every cell is read from the agent classes, so the README's
+    table is regenerated, never edited: print it with ``python -m dueling_gym.agents.catalogue``.
+
+    Returns
+    -------
+    str
+        The header, the separator and one row per agent, each line ending in a newline.
+    """
+    AGENT_REGISTRY.load_all()
+    library = [key for key, cls in AGENT_REGISTRY.items() if cls.__module__.startswith("dueling_gym.agents.")]
+    names = sorted(library, key=lambda key: (ROLES.index(agent_role(key)), key))
+    lines = ["| name | kind | target | algorithm | paper |", "|---|---|---|---|---|"]
+    for name in names:
+        links = AGENT_REGISTRY[name].paper
+        paper = "; ".join(f"[{link.venue}]({link.url})" if link.url else link.venue for link in links) or "-"
+        lines.append(f"| `{name}` | {agent_role(name)} | {agent_target(name)} | {agent_summary(name)} | {paper} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(agent_table_markdown(), end="")

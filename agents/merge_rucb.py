@@ -52,7 +52,7 @@ import numpy as np
 from dueling_gym.agents._confidence_bounds import rucb_upper_bound, trailing_evidence
 from dueling_gym.agents._pair_statistics import record_duel
 from dueling_gym.agents._random_draws import below
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, check_number, register_agent
 from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["MergeRUCB"]
@@ -278,6 +278,8 @@ class MergeRUCB(KernelDuelingAgent):
     Assumes a Condorcet winner.  Per step ``O(P^2)`` work on the current batch, independent of
     ``K``.  :attr:`batches` lists the current batches; :attr:`exploration_offset` is ``C``.
     """
+
+    paper = (PaperLink("WSDM 2015"),)
 
     act_kernel = merge_rucb_act
     observe_kernel = merge_rucb_observe

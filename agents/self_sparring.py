@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import beta_argmax
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, check_number, register_agent
 from dueling_gym.validation import check_bool
 
 __all__ = ["SelfSparring"]
@@ -82,6 +82,8 @@ class SelfSparring(KernelDuelingAgent):
     self-duels count twice; lowest index on ties), which is more robust than
     ``argmax S / (S + F)`` for rarely played arms.  ``O(K)`` per step (``2K`` Beta draws).
     """
+
+    paper = (PaperLink("UAI 2017"),)
 
     act_kernel = self_sparring_act
     observe_kernel = self_sparring_observe

@@ -35,10 +35,11 @@ from types import ModuleType
 from dueling_gym.agents import AGENT_REGISTRY, PaperLink
 from dueling_gym.agents.catalogue import agent_role, agent_target
 
+from _algorithm_figures import INTERVAL_METHOD, REFERENCE_AGENT, comparison_figure, comparison_table, peers
+from _algorithm_usage import example_section, when_to_use
+
 #: The seven matrices of Komiyama, Honda, Nakagawa (ICML 2016, Appendix A), in the preset's order.
 PUBLISHED_MATRICES = ("sushi", "arxiv", "mslr5-condorcet", "mslr5-noncondorcet", "gap", "multisol", "cyclic4")
-#: Agent drawn as the reference bar in every regret figure.
-REFERENCE_AGENT = "random"
 
 def paper_links(module: str) -> tuple[PaperLink, ...]:
     """The publisher's pages of the paper that the agents of ``module`` implement.
@@ -71,9 +72,11 @@ def paper_cell(module: str) -> str:
 
 
 def paper_link_line(module: str) -> str:
-    """``Paper: [venue](url)`` for ``module`` (MyST), or ``""`` when its agents declare no paper page."""
+    """``Paper: [venue](url)`` for ``module`` (MyST; the venue alone for a paper declared without a
+    page), or ``""`` when its agents declare no paper."""
     links = paper_links(module)
-    return ("Paper: " + "; ".join(f"[{link.venue}]({link.url})" for link in links)) if links else ""
+    return ("Paper: " + "; ".join(f"[{link.venue}]({link.url})" if link.url else link.venue for link in links)
+            if links else "")
 
 
 #: Page titles that the rule of :func:`algorithm_title` would get wrong, by module.
@@ -339,53 +342,14 @@ def _pseudocode_rows(module: ModuleType) -> list[str]:
 # --------------------------------------------------------------------------- measured sections
 
 
-def _regret_figure(agents: list[str], data: Measurements, image: Path, sources: list[Path]) -> bool:
-    """Draw the regret-at-T bars of ``agents`` (and the reference agent); False without data."""
-    problems = [p for p in PUBLISHED_MATRICES if any((a, p) in data.regret for a in agents)]
-    if not problems:
-        return False
-    newest = max(path.stat().st_mtime for path in sources if path.exists())
-    if image.exists() and image.stat().st_mtime >= newest:
-        return True
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    drawn = [a for a in agents if any((a, p) in data.regret for p in problems)]
-    if REFERENCE_AGENT not in drawn:
-        drawn.append(REFERENCE_AGENT)
-    width = 0.8 / len(drawn)
-    figure, axis = plt.subplots(figsize=(7.0, 3.0), dpi=100)
-    x = np.arange(len(problems))
-    for k, agent in enumerate(drawn):
-        means = [float(data.regret[(agent, p)]["regret_mean"]) if (agent, p) in data.regret else np.nan
-                 for p in problems]
-        sems = [float(data.regret[(agent, p)]["regret_sem"]) if (agent, p) in data.regret else 0.0 for p in problems]
-        colour = "0.75" if agent == REFERENCE_AGENT and agent not in agents else None
-        axis.bar(x + (k - (len(drawn) - 1) / 2) * width, means, width, yerr=sems, capsize=2, label=agent,
-                 color=colour)
-    axis.set_xticks(x, problems, rotation=15, fontsize=8)
-    axis.set_yscale("log")
-    horizon = next(iter(data.regret.values()))["horizon"]
-    axis.set_ylabel(f"Copeland regret at T = {int(horizon):,}", fontsize=8)
-    axis.tick_params(axis="y", labelsize=8)
-    axis.legend(fontsize=7, ncol=min(5, len(drawn)), loc="lower left", bbox_to_anchor=(0.0, 1.0), frameon=False)
-    figure.tight_layout()
-    image.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(image)
-    plt.close(figure)
-    return True
-
-
 def measured_sections(module: str, agents: list[str], data: Measurements, image: Path, image_ref: str,
                       headings: tuple[str, str] = ("Measured regret on the published matrices", "Per-step cost"),
                       ) -> list[str]:
     """The measured-regret and duels-per-second sections of one algorithm page (MyST lines).
 
-    The regret figure is drawn to ``image`` (a file of the build, never of ``docs/``) and the page
-    refers to it as ``image_ref``, a path relative to the page's own folder.
+    The regret of ``agents`` is shown beside that of their peers (:func:`_algorithm_figures.peers`),
+    as a table and a dot plot drawn to ``image`` (a file of the build, never of ``docs/``), which
+    the page refers to as ``image_ref``, a path relative to the page's own folder.
     """
     lines = [f"## {headings[0]}", ""]
     measured = [a for a in agents if any((a, p) in data.regret for p in PUBLISHED_MATRICES)]
@@ -394,29 +358,33 @@ def measured_sections(module: str, agents: list[str], data: Measurements, image:
         lines += [f"* `{agent}`: {reason}" for agent, reason in reasons.items()] + [""]
     else:
         first = data.regret[next((a, p) for a in measured for p in PUBLISHED_MATRICES if (a, p) in data.regret)]
+        rows = peers(measured, data.regret, PUBLISHED_MATRICES)
+        targets = sorted({agent_target(a) for a in measured})
         lines += [
             f"Cumulative Copeland regret (normalisation of Komiyama et al. 2016) after `T = {int(first['horizon']):,}` "
-            f"duels, mean ± standard error over {first['runs']} runs with the arm order shuffled in every run, "
-            "default hyperparameters (horizon-aware agents are given `T`), on the matrices of Komiyama, Honda, "
-            "Nakagawa (ICML 2016, Appendix A). In brackets: the fraction of runs whose final recommendation is a "
-            f"Copeland winner. `{REFERENCE_AGENT}` (uniform play) is the scale.",
+            f"duels, beside the peers: every other regret minimiser of the `baselines` preset that targets the "
+            f"same winner ({', '.join(targets)}), best first (by the mean over the matrices of the regret as a "
+            f"fraction of uniform play's). Mean with its "
+            + INTERVAL_METHOD.format(runs=first["runs"])
+            + "; arm order shuffled in every run, default hyperparameters (horizon-aware agents are given `T`), "
+            "matrices of Komiyama, Honda, Nakagawa (ICML 2016, Appendix A). This page's agents are in bold; "
+            f"`{REFERENCE_AGENT}` (uniform play) is the scale.",
             "",
-            "| matrix | K | " + " | ".join(f"`{a}`" for a in measured) + f" | `{REFERENCE_AGENT}` |",
-            "|---|---|" + "---|" * (len(measured) + 1),
+            *comparison_table(measured, rows, data.regret, PUBLISHED_MATRICES),
+            "",
         ]
-        for problem in PUBLISHED_MATRICES:
-            cells = []
-            for agent in [*measured, REFERENCE_AGENT]:
-                row = data.regret.get((agent, problem))
-                cells.append(f"{float(row['regret_mean']):,.0f} ± {float(row['regret_sem']):,.0f} "
-                             f"({float(row['winner_rate']):.0%})" if row else "-")
-            n_arms = next((data.regret[(a, problem)]["n_arms"] for a in measured if (a, problem) in data.regret), "")
-            lines.append(f"| {problem} | {n_arms} | " + " | ".join(cells) + " |")
-        lines.append("")
-        sources = [data.regret_path, Path(__file__)] if data.regret_path else [Path(__file__)]
-        if _regret_figure(measured, data, image, sources):
+        sources = [data.regret_path, Path(__file__), Path(comparison_figure.__code__.co_filename)]
+        if comparison_figure(measured, rows, data.regret, PUBLISHED_MATRICES, image, [s for s in sources if s]):
             lines += [f"```{{image}} {image_ref}",
-                      f":alt: regret of {', '.join(measured)} at T on the seven published matrices", "```", ""]
+                      f":alt: regret at T of {', '.join(measured)} and their peers on the seven published matrices, "
+                      "with 95% intervals", "```", ""]
+        lines += ["Fraction of runs whose final recommendation is a Copeland winner:", "",
+                  "| agent | " + " | ".join(PUBLISHED_MATRICES) + " |", "|---|" + "---|" * len(PUBLISHED_MATRICES)]
+        for agent in measured:
+            cells = [f"{float(data.regret[(agent, p)]['winner_rate']):.0%}" if (agent, p) in data.regret else "-"
+                     for p in PUBLISHED_MATRICES]
+            lines.append(f"| `{agent}` | " + " | ".join(cells) + " |")
+        lines.append("")
         checkpoints = [key for key in first if key.startswith("mean_at_") and first[key]]
         lines += ["The regret curve (mean regret after `t` duels):", "",
                   "| agent | matrix | " + " | ".join(f"t = {int(key[8:]):,}" for key in checkpoints) + " |",
@@ -427,9 +395,10 @@ def measured_sections(module: str, agents: list[str], data: Measurements, image:
                 if row:
                     lines.append(f"| `{agent}` | {problem} | "
                                  + " | ".join(f"{float(row[key]):,.0f}" for key in checkpoints) + " |")
-        lines += ["", "Data: `docs/data/regret_published_matrices.csv`, made by "
-                  "`python docs/measure_algorithms.py --regret` "
-                  f"({_made_by(data.regret_header)}).", ""]
+        lines += ["", "Reproduce these numbers (about two minutes on two cores; the table with its 95% intervals "
+                  "lands in `results/baselines/summary.md`, every agent's runs in `results/baselines`):", "",
+                  "```console", "$ dueling-gym reproduce baselines --jobs 2", "```", "",
+                  f"Data shown here: `docs/data/regret_published_matrices.csv` ({_made_by(data.regret_header)}).", ""]
     lines += [f"## {headings[1]}", ""]
     timed = [a for a in agents if a in data.speed]
     if timed:
@@ -441,8 +410,9 @@ def measured_sections(module: str, agents: list[str], data: Measurements, image:
             row = data.speed[agent]
             lines.append(f"| `{agent}` | {float(row['fused_duels_per_s']):,.0f} "
                          f"| {float(row['act_observe_duels_per_s']):,.0f} |")
-        lines += ["", "Data: `docs/data/duels_per_second.csv`, made by `python docs/measure_algorithms.py --speed` "
-                  f"({_made_by(data.speed_header)}).", ""]
+        lines += ["", "Data: `docs/data/duels_per_second.csv`, measured from a source checkout with "
+                  "`python benchmarks/agents.py --problems sushi` (each agent in a fresh process; "
+                  f"{_made_by(data.speed_header)}).", ""]
     untimed = [a for a in agents if a not in data.speed]
     if untimed:
         lines += [f"* `{agent}`: not timed on Sushi ({_not_timed_reason(agent)})." for agent in untimed] + [""]
@@ -506,7 +476,7 @@ def algorithm_page(module_name: str, entries: list[tuple[str, type]], data: Meas
     lines += ["| registered name | class | kind | target |", "|---|---|---|---|"]
     lines += [f"| `{name}` | {{class}}`~{cls.__module__}.{cls.__name__}` | {agent_role(name)} | "
               f"{agent_target(name)} |" for name, cls in entries]
-    lines += ["", "Build with `dueling_gym.agents.make_agent(name, n_arms, seed=...)`.", ""]
+    lines += ["", *when_to_use(names, data.speed), *example_section(names)]
     link = paper_link_line(module_name)
     if module_name in OWN_AGENTS:
         lines += ["## Paper", "", OWN_AGENTS[module_name], "", *([_md(paper), ""] if paper else [])]
@@ -517,6 +487,8 @@ def algorithm_page(module_name: str, entries: list[tuple[str, type]], data: Meas
     notes = []
     for cls in classes:
         description, sections = _sections(inspect.getdoc(cls) or "")
+        # The description is shown here, in the algorithm's story; the API section below omits it
+        # (see skip_described_docstring) so that it is read once.
         lines += [f"### `{cls.__name__}`", "", _md(description), ""]
         if sections.get("Notes"):
             notes.append((cls.__name__, sections["Notes"]))
@@ -581,3 +553,32 @@ def measured_fragment(module_name: str, entries: list[tuple[str, type]], data: M
     """The measured sections alone, for a hand-written page to take in (``image_ref``: relative to it)."""
     headings = ("Measured regret of the baselines preset (default hyperparameters)", "Duels per second")
     return "\n".join(measured_sections(module_name, [name for name, _ in entries], data, image, image_ref, headings))
+
+
+def usage_fragment(entries: list[tuple[str, type]], data: Measurements) -> str:
+    """The "When to use it" and "Example" sections, for a hand-written page to take in."""
+    names = [name for name, _ in entries]
+    return "\n".join([*when_to_use(names, data.speed), *example_section(names)])
+
+
+#: Folder of the generated algorithm pages, whose API section leaves out what the page shows above.
+GENERATED_PAGES = "algorithms/generated/"
+
+
+def skip_described_docstring(app, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
+    """``autodoc-process-docstring`` listener: on a generated algorithm page, drop a registered
+    agent class's description and ``Notes`` from its API entry, which the page shows above (under
+    "The algorithm" and "Implementation notes"); its ``Parameters``, ``Attributes`` and the
+    members stay.  Connected before napoleon, so ``lines`` is still the NumPy docstring."""
+    docname = getattr(getattr(app, "env", None), "docname", "") or ""
+    if what != "class" or not docname.startswith(GENERATED_PAGES) or obj not in set(AGENT_REGISTRY.values()):
+        return
+    kept: list[str] = []
+    section = "description"
+    for index, line in enumerate(lines):
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if line.strip() and not line.startswith(" ") and re.fullmatch(r"-{3,}", following.strip()):
+            section = line.strip()
+        if section not in ("description", "Notes"):
+            kept.append(line)
+    lines[:] = kept

@@ -1,11 +1,12 @@
 """Generate the documentation pages that are read off the package at build time.
 
 * ``environments/<id>.md``: one page per registered environment, in the layout of Gymnasium's
-  environment pages: a rendered ``rgb_array`` frame, the spaces of a default instance, the
+  environment pages: an animated episode of its ``rgb_array`` frames (``_env_media.py``), the spaces of a default instance, the
   class docstring's sections (Description / Action Space / Observation Space / Rewards / Info /
   Starting State / Episode End / Arguments / Version History), the ``info`` keys that
   ``reset`` and ``step`` actually return with their meaning, and the constructor's arguments
   (name, type, default, meaning) read from the signature and the docstring.
+* ``environments/index.md``: the overview of the environments, a thumbnail and summary each.
 * ``algorithms/index.md``: the table of every registered agent (name, class, kind, target, paper).
 * ``algorithms/generated/<module>.md``: one page per algorithm module without a hand-written page
   ``algorithms/<module>.md`` (paper, algorithm, pseudocode mapping, hyperparameters, choices,
@@ -30,9 +31,7 @@ whose source lies there), so a read-only checkout builds.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-import io
 import os
 import re
 import shutil
@@ -51,9 +50,10 @@ import numpy as np
 from sphinx.project import Project
 
 import dueling_gym
-from dueling_gym.agents import AGENT_REGISTRY, make_agent
+from dueling_gym.agents import AGENT_REGISTRY
 from dueling_gym.agents.catalogue import agent_role, agent_target
 
+from _env_media import episode_media, overview_page
 from _algorithm_pages import (
     _cell,
     _sections,
@@ -62,6 +62,8 @@ from _algorithm_pages import (
     measured_fragment,
     paper_cell,
     paper_link_line,
+    skip_described_docstring,
+    usage_fragment,
 )
 
 #: Folder of the generated sources, below Sphinx's doctree directory (a folder of the build).
@@ -110,14 +112,6 @@ def png_bytes(rgb: np.ndarray) -> bytes:
 
 
 # --------------------------------------------------------------------------- environment pages
-
-#: How the frame on each environment page is produced: the policy and the number of duels.
-FRAME_EPISODES = {
-    "DuelingBandit-v0": ("rmed1", 3000),
-    "CopelandDuel-v0": ("ccb", 3000),
-    "CombinatorialDuel-v0": (None, 2000),  # uniformly random comparable pairs
-}
-
 
 def _qualified(text: str, cls: type) -> str:
     """``:meth:`name``` / ``:attr:`name``` of a class docstring, resolvable outside the class."""
@@ -278,31 +272,6 @@ def _argument_rows(cls: type, fallbacks: list[type], extra: list[tuple[str, str,
     return rows
 
 
-def _frame(env_id: str) -> tuple[np.ndarray, str]:
-    """An ``rgb_array`` frame after a short, seeded episode of ``env_id`` and its caption."""
-    policy, duels = FRAME_EPISODES.get(env_id, (None, 1000))
-    env = gym.make(env_id, render_mode="rgb_array")
-    try:
-        env.reset(seed=0)
-        env.action_space.seed(0)
-        agent = make_agent(policy, n_arms=env.unwrapped.n_arms, seed=0) if policy else None
-        for _ in range(duels):
-            action = agent.act() if agent else env.action_space.sample()
-            observation, *_ = env.step(action)
-            if agent:
-                agent.observe(action, bool(observation))
-        frame = env.render()
-        name = getattr(env.unwrapped.problem, "name", None)
-        problem = f"`{name}`" if name else "the default problem"
-        who = f"`make_agent(\"{policy}\", ...)`" if policy else "uniformly random comparable pairs"
-        caption = (f"`env.render()` with `render_mode=\"rgb_array\"` after {duels:,} duels of {who} on "
-                   f"{problem} (seed 0), drawn while this page was built; what the frame shows is described "
-                   "with the `render_mode` argument below.")
-    finally:
-        env.close()
-    return frame, caption
-
-
 def _public_path(cls: type) -> str:
     """``dueling_gym.envs.<Class>`` for the classes that package imports eagerly (as the API page
     lists them), else the defining module's path (where the API page documents the classes the
@@ -314,7 +283,8 @@ def _public_path(cls: type) -> str:
 
 
 def _environment_page(env_id: str, folder: Path) -> str:
-    """The page of one registered environment; its frame is written to ``folder / "img"``."""
+    """The page of one registered environment; its episode (GIF) and last frame (PNG, the
+    overview's thumbnail) are written to ``folder / "img"``."""
     spec = gym.spec(env_id)
     env = gym.make(env_id)
     try:
@@ -323,10 +293,9 @@ def _environment_page(env_id: str, folder: Path) -> str:
         info_rows = _info_rows(env, cls)
         lines = [f"# {env_id}", ""]
         if "rgb_array" in cls.metadata.get("render_modes", ()):
-            frame, caption = _frame(env_id)
-            image = folder / "img" / f"{env_id.lower()}.png"
-            _write_if_changed(image, png_bytes(frame))
-            lines += [f"```{{figure}} img/{image.name}", f":alt: rgb_array frame of {env_id}", "", caption, "```", ""]
+            media = episode_media(env_id, folder / "img", _write_if_changed, png_bytes)
+            lines += [f"```{{figure}} img/{media.gif}", f":alt: animated rgb_array frames of an episode of {env_id}",
+                      "", media.caption, "```", ""]
         lines += [
             "| | |",
             "|---|---|",
@@ -334,7 +303,7 @@ def _environment_page(env_id: str, folder: Path) -> str:
             f"| Observation Space | `{env.observation_space}` |",
             f"| Default horizon (`max_episode_steps`) | {spec.max_episode_steps:,} |",
             f"| Render modes | {', '.join(f'`{mode}`' for mode in cls.metadata.get('render_modes', ()))} |",
-            f"| Vector environment (`vector_entry_point`) | "
+            "| Vector environment (`vector_entry_point`) | "
             + (f"{{class}}`~{spec.vector_entry_point.replace(':', '.')}`" if spec.vector_entry_point else "none")
             + " |",
             f"| Import | `gym.make(\"{env_id}\")` after `import dueling_gym` |",
@@ -364,12 +333,19 @@ def _environment_page(env_id: str, folder: Path) -> str:
     return "\n".join(lines)
 
 
+def _wrapped_table(kind: str, rows: list[str]) -> list[str]:
+    """A Markdown table inside a container of class ``<kind>-table``, whose columns
+    ``custom.css`` sizes to the content width and whose cells wrap (no sideways scrolling)."""
+    return [f"```{{container}} {kind}-table", *rows, "```"]
+
+
 def _generated_section(title: str, info_rows: list[str], argument_rows: list[str], heading: bool) -> list[str]:
     lines = [f"## {title}", ""] if heading else []
     if title == "Info":
-        lines += ["The keys of one `reset` and one `step` of a default instance:", "", *info_rows, ""]
+        lines += ["The keys of one `reset` and one `step` of a default instance:", "",
+                  *_wrapped_table("info", info_rows), ""]
     else:
-        lines += ["From the constructor's signature and docstring:", "", *argument_rows, ""]
+        lines += ["From the constructor's signature and docstring:", "", *_wrapped_table("argument", argument_rows), ""]
     return lines
 
 
@@ -401,8 +377,8 @@ def _vector_fragment() -> str:
               "keyword arguments to the constructor):", ""]
     singles = {env_id: getattr(type(e.unwrapped), "single_env_class", vector.DuelingBanditEnv)
                for env_id, e in zip(columns, envs)}
-    lines += _argument_rows(cls, [singles[columns[0]]],
-                            defaults_of={f"`{env_id}`": [single] for env_id, single in singles.items()})
+    lines += _wrapped_table("argument", _argument_rows(
+        cls, [singles[columns[0]]], defaults_of={f"`{env_id}`": [single] for env_id, single in singles.items()}))
     return "\n".join(lines) + "\n"
 
 
@@ -411,7 +387,8 @@ def _vector_fragment() -> str:
 
 def _environments_toctree() -> str:
     """The index page's table of contents of the environments, in the order they are registered."""
-    entries = [f"environments/{env_id.lower()}" for env_id in dueling_gym.ENV_IDS] + ["environments/vector"]
+    entries = ["environments/index", *(f"environments/{env_id.lower()}" for env_id in dueling_gym.ENV_IDS),
+               "environments/vector"]
     return "```{toctree}\n:caption: Environments\n:maxdepth: 1\n\n" + "\n".join(entries) + "\n```\n"
 
 
@@ -491,11 +468,21 @@ def generate_pages(docs: Path, out: Path, scripts: list[str] | None = None) -> G
     _check_outside(docs, out)
     generated = Generated()
 
+    summaries = {}
     for env_id in dueling_gym.ENV_IDS:
         docname = f"environments/{env_id.lower()}"
         path = out / f"{docname}.md"
         _write_if_changed(path, _environment_page(env_id, path.parent))
         generated.pages[docname] = path
+        env = gym.make(env_id)
+        try:
+            summaries[env_id] = _markdown(_docstring_sections(type(env.unwrapped))[0])
+        finally:
+            env.close()
+    path = out / "environments" / "index.md"
+    _write_if_changed(path, overview_page(list(dueling_gym.ENV_IDS), {env_id: f"{env_id.lower()}.png"
+                                                                       for env_id in dueling_gym.ENV_IDS}, summaries))
+    generated.pages["environments/index"] = path
     generated.fragments["environments/vector"] = _vector_fragment()
     generated.fragments["environments/toctree"] = _environments_toctree()
     generated.fragments.update(run_scripts(docs, script_blocks(docs) if scripts is None else scripts, out))
@@ -518,6 +505,7 @@ def generate_pages(docs: Path, out: Path, scripts: list[str] | None = None) -> G
             generated.fragments[f"algorithms/measured/{module}"] = measured_fragment(module, entries, data, image,
                                                                                       image_ref)
             generated.fragments[f"algorithms/paper/{module}"] = paper_link_line(module) + "\n"
+            generated.fragments[f"algorithms/usage/{module}"] = usage_fragment(entries, data)
         else:
             path = out / "algorithms" / "generated" / f"{module}.md"
             _write_if_changed(path, algorithm_page(module, entries, data, image))
@@ -619,4 +607,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("builder-inited", _builder_inited)
     app.connect("source-read", _source_read)
     app.connect("env-get-outdated", _pages_with_fragments)
+    # Ahead of napoleon (priority 500): it reads the NumPy sections of the class docstrings.
+    app.connect("autodoc-process-docstring", skip_described_docstring, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -4,8 +4,10 @@ Without options the command prints :func:`problems_table`, one row per shipped p
 With ``--from-comparisons FILE`` it prints the same row for a problem estimated from a comparison
 log (:func:`dueling_gym.problems.load_comparisons`), with ``--from-ltr FILE`` for rankers of a
 learning-to-rank file compared by interleaving with simulated clicks
-(:func:`dueling_gym.problems.ranker_problems.ranker_evaluation`); ``--save PATH`` writes that
-problem to a problem file.  :func:`add_problems_command` adds the command, its options and their
+(:func:`dueling_gym.problems.ranker_problems.ranker_evaluation`, under its sequential comparison
+budget unless ``--comparisons N`` fixes one, printing beside the winners the probability that
+they are right and a warning when it is below 0.95); ``--save PATH`` writes that problem to a
+problem file.  :func:`add_problems_command` adds the command, its options and their
 argparse types to the parser of :mod:`dueling_gym.cli`.
 """
 
@@ -15,7 +17,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dueling_gym.cli_common import DefaultsHelpFormatter, format_table, non_negative_int, positive_int
+from dueling_gym.cli_common import DefaultsHelpFormatter, format_table, fraction, non_negative_int, positive_int
+from dueling_gym.problems.ranker_budget import DEFAULT_BUDGET
 
 __all__ = ["add_problems_command", "problems_table"]
 
@@ -95,7 +98,7 @@ def _problem_from_data(args: argparse.Namespace) -> Any:
 
     problem = ranker_evaluation(args.from_ltr, interleaving=args.interleaving,
                                 click_model=_click_model_from_arguments(args),
-                                cutoff=args.cutoff, comparisons_per_pair=args.comparisons_per_pair, seed=args.seed,
+                                cutoff=args.cutoff, budget=_budget_from_arguments(args), seed=args.seed,
                                 jobs=args.jobs, progress=True, cache_dir=None if args.no_cache else args.cache_dir,
                                 **_ltr_read_options(args))
     return problem if args.name is None else PreferenceMatrix(problem, name=args.name)
@@ -120,6 +123,8 @@ def _command_problems(args: argparse.Namespace) -> int:
     if arms is not None:
         print("\nArms: " + ", ".join(f"{index} = {name}" for index, name in enumerate(arms)))
     print(f"Source: {problem.source}")
+    if "structure_confidence" in problem.provenance:
+        print("\n" + "\n".join(_confidence_lines(problem.provenance)))
     print("\n" + _PROBLEMS_NOTE)
     if args.save is not None:
         from dueling_gym.problems import save_problem
@@ -205,8 +210,20 @@ def _add_ranker_evaluation_options(ltr: Any) -> None:
     ltr.add_argument("--stop-probabilities", metavar="P0,P1,...", type=_probability_list, default=None,
                      help="with --click-model custom: the probability of stopping after a click, per grade")
     ltr.add_argument("--cutoff", type=positive_int, default=10, help="length of the result lists compared")
-    ltr.add_argument("--comparisons-per-pair", type=positive_int, default=1000,
-                     help="interleaved comparisons simulated per pair of rankers")
+    default = DEFAULT_BUDGET
+    ltr.add_argument("--comparisons", "--comparisons-per-pair", metavar="N", type=positive_int, default=None,
+                     help="a fixed budget: N interleaved comparisons per pair of rankers (default: the sequential "
+                          "budget, which plays each pair until its interval settles which ranker is preferred)")
+    ltr.add_argument("--max-comparisons", metavar="N", type=positive_int, default=None,
+                     help=f"sequential budget: the most comparisons a pair plays before it is reported unsettled "
+                          f"(default {default.max_comparisons}; batches end at {default.first_batch}, "
+                          f"{default.looks[1]}, ... comparisons)")
+    ltr.add_argument("--error-rate", metavar="P", type=fraction, default=None,
+                     help=f"the probability, at most, that some pair reported settled or near-tie is wrong "
+                          f"(default {default.error_rate:g})")
+    ltr.add_argument("--tolerance", metavar="T", type=fraction, default=None,
+                     help=f"a pair whose interval lies within T of 1/2 stops as a near-tie "
+                          f"(default {default.tolerance:g})")
     ltr.add_argument("--seed", type=non_negative_int, default=0, help="seed of the simulation")
     ltr.add_argument("--jobs", type=positive_int, default=None,
                      help="worker threads (default: every core; the result does not depend on it)")
@@ -281,3 +298,46 @@ def _click_model_from_arguments(args: argparse.Namespace) -> Any:
                          "comma-separated probability per relevance grade 0, 1, ... (e.g. 0,0.5,1)")
     return {"click": args.click_probabilities, "stop": args.stop_probabilities}
 
+
+
+def _budget_from_arguments(args: argparse.Namespace) -> Any:
+    """The ``budget`` of ranker_evaluation that ``--comparisons``, ``--max-comparisons``, ``--error-rate``
+    and ``--tolerance`` describe."""
+    from dueling_gym.problems.ranker_budget import ComparisonBudget
+
+    error_rate = DEFAULT_BUDGET.error_rate if args.error_rate is None else args.error_rate
+    tolerance = DEFAULT_BUDGET.tolerance if args.tolerance is None else args.tolerance
+    if args.comparisons is not None:
+        if args.max_comparisons is not None:
+            raise ValueError("--max-comparisons bounds the sequential budget; --comparisons N gives every pair N "
+                             "(give one of them)")
+        return ComparisonBudget.fixed(args.comparisons, error_rate=error_rate, tolerance=tolerance)
+    if args.max_comparisons is None and args.error_rate is None and args.tolerance is None:
+        return DEFAULT_BUDGET
+    maximum = DEFAULT_BUDGET.max_comparisons if args.max_comparisons is None else args.max_comparisons
+    return ComparisonBudget(max_comparisons=maximum, error_rate=error_rate, tolerance=tolerance,
+                            first_batch=min(DEFAULT_BUDGET.first_batch, maximum), growth=DEFAULT_BUDGET.growth)
+
+
+def _confidence_lines(provenance: Any) -> list[str]:
+    """The lines printed beside a ranker evaluation's winners: how settled they are, and a warning below 0.95."""
+    from dueling_gym.problems.structure_confidence import CONFIDENCE_WARNING_LEVEL
+
+    confidence, counts, budget = (provenance["structure_confidence"], provenance["status_counts"],
+                                  provenance["budget"])
+    condorcet = confidence["condorcet_winner"]
+    lines = [(f"Confidence: P(Copeland winners = {','.join(map(str, confidence['copeland_winners']))}) = "
+              f"{confidence['p_copeland']:.3f}, P(Condorcet winner = {'none' if condorcet is None else condorcet}) = "
+              f"{confidence['p_condorcet']:.3f} ({confidence['draws']} posterior draws from the counts)"),
+             (f"Pairs: {counts['settled']} settled, {counts['near-tie']} near-ties (within {budget['tolerance']:g} "
+              f"of 1/2), {counts['unsettled']} unsettled after {budget['max_comparisons']} comparisons; "
+              f"{provenance['total_comparisons']} comparisons in all ({budget['mode']} budget, error rate "
+              f"{budget['error_rate']:g})")]
+    low = min(confidence["p_copeland"], confidence["p_condorcet"])
+    if low < CONFIDENCE_WARNING_LEVEL:
+        advice = ("a larger --comparisons N, or the sequential default (without --comparisons)"
+                  if budget["mode"] == "fixed" else "a larger --max-comparisons or a smaller --tolerance")
+        lines.append(f"WARNING: the printed winners are not settled (probability {low:.3f} < "
+                     f"{CONFIDENCE_WARNING_LEVEL}): another --seed may print other winners; run again with "
+                     f"{advice}")
+    return lines

@@ -51,7 +51,6 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from dueling_gym.deprecation import renamed_names
 from dueling_gym.validation import check_arm, check_discrete_action, check_n_arms, check_outcome, read_only
 
 __all__ = [
@@ -407,8 +406,3 @@ class PairReduction:
 
     def __repr__(self) -> str:
         return f"PairReduction(n_arms={self.n_arms}, score={self.score!r})"
-
-
-# ``record_duel`` also names the agents' plain win-count update, so the update that refreshes
-# the scores too is now ``record_scored_duel``.
-__getattr__ = renamed_names(__name__, {"record_duel": "record_scored_duel"}, globals())

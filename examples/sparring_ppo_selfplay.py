@@ -58,6 +58,7 @@ from dueling_gym.experiments import log_checkpoints, simulate  # noqa: E402
 from dueling_gym.experiments.report import RegretCurve, plot_regret, summary_csv, summary_markdown  # noqa: E402
 from dueling_gym.multiagent import sparring_v0  # noqa: E402
 from dueling_gym.problems import load_problem  # noqa: E402
+from dueling_gym.stats import NO_SPREAD, mean_half_width  # noqa: E402
 
 NOTION = "copeland_komiyama"
 #: Sparring with the two bandit learners it is compared with: label -> registry name.
@@ -187,12 +188,25 @@ def compare(args: argparse.Namespace, runs: dict[int, dict]) -> list[RegretCurve
           f"counts all {copies} copies of the game as one learner):")
     print(summary_markdown(curves))
     tenth = int(np.searchsorted(checkpoints, round(0.9 * duels) // copies * copies))
-    late = {curve.agent: float((curve.mean[-1] - curve.mean[tenth]) / (checkpoints[-1] - checkpoints[tenth]))
+    late = {curve.agent: (curve.runs[:, -1] - curve.runs[:, tenth]) / (checkpoints[-1] - checkpoints[tenth])
             for curve in curves[1:]}
-    evaluation = np.mean([run["evaluation"]["regret"][NOTION] / args.eval_cycles for run in runs.values()])
-    print(f"regret per duel after learning: self-play's evaluation game {evaluation:.4f}; "
-          + ", ".join(f"{label} over its last tenth {value:.4f}" for label, value in late.items()))
+    evaluation = [run["evaluation"]["regret"][NOTION] / args.eval_cycles for run in runs.values()]
+    print(f"regret per duel after learning, mean over seeds ± {INTERVAL_NAME}: self-play's evaluation game "
+          f"{per_duel_interval(evaluation)}; "
+          + ", ".join(f"{label} over its last tenth {per_duel_interval(values)}" for label, values in late.items()))
     return curves
+
+
+#: The interval per_duel_interval prints.
+INTERVAL_NAME = "the half-width of the 95% Student's t interval of the mean (n/a with one seed)"
+
+
+def per_duel_interval(values) -> str:
+    """``mean ± half-width`` of a regret per duel over seeds; one seed has no interval (n/a)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size < 2:
+        return f"{values.mean():.4f} ± {NO_SPREAD} (one run)"
+    return f"{values.mean():.4f} ± {mean_half_width(values):.4f}"
 
 
 def main(argv: list[str] | None = None) -> int:

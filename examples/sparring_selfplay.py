@@ -31,6 +31,7 @@ import numpy as np
 from dueling_gym.agents import UCB1, UCBSBM, BernoulliThompson
 from dueling_gym.experiments import derive_seeds
 from dueling_gym.problems import as_preference_matrix
+from dueling_gym.stats import NO_SPREAD, mean_half_width
 
 try:
     from dueling_gym.multiagent import sparring_v0
@@ -77,6 +78,15 @@ def selfplay(learner: str, problem: Any, horizon: int, seed: int, *, record_duel
     return result
 
 
+def mean_interval(values: Any) -> str:
+    """``mean ± half-width`` of the 95% Student's t interval of the mean over runs, saying so;
+    a single run has no interval ("n/a"), never "± 0.0"."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size < 2:
+        return f"{values.mean():.1f} ± {NO_SPREAD} (one run)"
+    return f"{values.mean():.1f} ± {mean_half_width(values):.1f} (95% Student's t interval, {values.size} runs)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problem", default="sushi", help="shipped problem name (default: sushi)")
@@ -116,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
             regret = f"{run['regret']['copeland_komiyama']:.1f} / {run['regret']['copeland_zoghi']:.1f}"
             print(f"{learner:<9} {seed:>4}  {most:>17}  {rec:>9}  {share:>24}  {regret:>22}  {elapsed:5.1f}s")
         print(f"{learner}: both seats' most played arm is the {label.split(' ')[0]} winner in "
-              f"{hits}/{args.seeds} seeds; mean Copeland regret {np.mean(regrets):.1f} "
-              f"({np.mean(regrets) / random_regret:.1%} of uniform random)\n")
+              f"{hits}/{args.seeds} seeds; mean Copeland regret {mean_interval(regrets)} "
+              f"(mean {np.mean(regrets) / random_regret:.1%} of uniform random)\n")
     return 0
 
 

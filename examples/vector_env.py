@@ -19,7 +19,7 @@ import numpy as np
 
 import dueling_gym  # noqa: F401  (registers the environments)
 from dueling_gym import ProblemSampler
-from dueling_gym.stats import INTERVAL_METHOD, mean_half_width
+from dueling_gym.stats import INTERVAL_METHOD, NO_SPREAD, mean_half_width
 
 
 def run(policy: str, arguments: argparse.Namespace) -> tuple[np.ndarray, float]:
@@ -79,9 +79,11 @@ def main(argv=None) -> None:
           f"horizon {arguments.horizon}")
     for policy in ("random", "explore-then-commit"):
         regret, speed = run(policy, arguments)
-        half_width = mean_half_width(regret)
-        print(f"{policy:>20}: Copeland regret at T {regret.mean():8.1f} ± {half_width:.1f}   ({speed:,.0f} duels/s)")
-    print(f"(± {INTERVAL_METHOD})")
+        # One sub-environment is one run: no spread can be estimated from it.
+        spread = f"{mean_half_width(regret):.1f} (95% t)" if regret.size > 1 else f"{NO_SPREAD} (one run)"
+        print(f"{policy:>20}: mean Copeland regret at T {regret.mean():8.1f} ± {spread}   ({speed:,.0f} duels/s)")
+    if arguments.num_envs > 1:
+        print(f"(± {INTERVAL_METHOD}, over the {arguments.num_envs} sub-environments)")
 
 
 if __name__ == "__main__":

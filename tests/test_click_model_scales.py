@@ -10,7 +10,7 @@ import pytest
 
 from dueling_gym.cli import main
 from dueling_gym.envs.ranker_duel import RankerDuelEnv
-from dueling_gym.problems import ranker_problems
+from dueling_gym.problems import ranker_cache
 from dueling_gym.problems.interleaving import (
     CLICK_MODEL_NAMES,
     CLICK_MODEL_TABLES,
@@ -21,6 +21,7 @@ from dueling_gym.problems.interleaving import (
     select_click_model,
 )
 from dueling_gym.problems.ltr_files import write_ltr_file
+from dueling_gym.problems.ranker_budget import ComparisonBudget
 from dueling_gym.problems.ranker_problems import (
     RankerEvaluationProblem,
     ranker_evaluation,
@@ -183,8 +184,8 @@ def test_the_cache_key_differs_by_table():
     settings = {"rankers": "features", "interleaving": "team_draft", "cutoff": 10, "tie_break_seed": 0}
 
     def key(spec):
-        return ranker_problems._cache_key("digest", {**settings, "click_model": parse_click_model(spec)}, 100, 0,
-                                          "error")
+        return ranker_cache.cache_key("digest", {**settings, "click_model": parse_click_model(spec)},
+                                      ComparisonBudget.fixed(100), 0, "error")
 
     specs = ["perfect", "perfect:3", "perfect:5", "navigational", "navigational:3",
              {"click": [0.0, 0.5, 1.0], "stop": [0.0, 0.0, 0.0]}, {"click": [0.0, 0.5, 1.0, 1.0], "stop": [0.0] * 4}]

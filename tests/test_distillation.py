@@ -1,4 +1,4 @@
-"""Distillation of teachers into the pair policy (dueling_gym.experiments.distillation)."""
+"""Distillation of teachers into the pair policy (dueling_gym.experiments.learning.distillation)."""
 
 from __future__ import annotations
 

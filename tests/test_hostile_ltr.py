@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dueling_gym.envs.ranker_duel import RankerDuelEnv
-from dueling_gym.problems import ltr_files, ranker_problems
+from dueling_gym.problems import ltr_files, ranker_cache, ranker_problems
 from dueling_gym.problems.ltr_files import LTRData, read_ltr_file, write_ltr_file
 from dueling_gym.problems.ranker_problems import (
     RankerEvaluationProblem,
@@ -300,7 +300,7 @@ _EDITS = [_swap_all_wins, _swap_the_winners_pairs, _swap_one_pair_of_the_winner,
 
 
 def _another_secret(key, counts, facts_json):
-    return ranker_problems._signature(b"\x01" * 32, key, counts, facts_json)
+    return ranker_cache.signature(b"\x01" * 32, key, counts, facts_json)
 
 
 @pytest.mark.parametrize("sign", [_plain_checksum, _another_secret], ids=["sha256", "other-secret"])
@@ -320,8 +320,8 @@ def test_a_re_signed_hand_edit_of_the_cache_is_caught_and_recomputed(tmp_path, e
 def test_inconsistent_counts_are_refused_even_when_signed_with_the_folders_secret(tmp_path):
     path, cache, file, first = _cached(tmp_path)
     secret = (cache / ".signing-key").read_bytes()
-    _resign(file, _lower_ties, lambda key, counts, facts_json: ranker_problems._signature(secret, key, counts,
-                                                                                            facts_json))
+    _resign(file, _lower_ties,
+            lambda key, counts, facts_json: ranker_cache.signature(secret, key, counts, facts_json))
     with pytest.warns(UserWarning, match="inconsistent"):
         assert ranker_evaluation(path, comparisons_per_pair=120, cache_dir=cache, progress=False) == first
 

@@ -18,8 +18,8 @@ from dueling_gym.agents.learned import (
     shipped_policies,
 )
 from dueling_gym.experiments import simulate
-from dueling_gym.experiments.learning import TRAINING_HISTORY_DIRECTORY
 from dueling_gym.observations import N_RECORD_FEATURES, arm_records, decode_observation, encode_wins, pair_features
+from repository_paths import TRAINING_HISTORY_DIRECTORY
 
 
 def test_a_policy_is_shipped_for_five_arms_with_the_commands_of_every_stage():

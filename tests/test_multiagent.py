@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -444,6 +445,11 @@ def test_selfplay_example_runs():
     out = _run_example("sparring_selfplay.py", "--horizon", "1000", "--seeds", "2")
     assert "Sparring self-play on sushi (K=16, Condorcet winner 0)" in out
     assert "ucb_sbm:" in out and "thompson:" in out and "Copeland regret" in out
+    means = [line for line in out.splitlines() if "mean Copeland regret" in line]
+    assert len(means) == 2 and all(re.search(r"regret \d+\.\d ± \d+\.\d \(95% Student's t interval, 2 runs\)", line)
+                                   for line in means), out
+    single = _run_example("sparring_selfplay.py", "--horizon", "200", "--seeds", "1", "--learners", "ucb1")
+    assert "mean Copeland regret" in single and "± n/a (one run)" in single and "± 0.0" not in single
 
 
 def test_ppo_selfplay_example_runs(tmp_path):
@@ -456,6 +462,8 @@ def test_ppo_selfplay_example_runs(tmp_path):
     assert "probability of the Condorcet winner" in out and "joint-duel Copeland regret" in out
     # The comparison with Sparring's learners over the same 512 duels (1024 seat-steps), two seeds each.
     assert "Online regret over the 512 duels played while learning (2 seeds" in out
+    per_duel = next(line for line in out.splitlines() if line.startswith("regret per duel after learning"))
+    assert "95% Student's t interval" in per_duel and len(re.findall(r"\d\.\d{4} ± \d\.\d{4}", per_duel)) == 3
     rows = [line for line in (tmp_path / "summary.md").read_text().splitlines() if line.startswith("| sushi |")]
     assert [row.split(" | ")[1] for row in rows] == ["PPO self-play (shared policy)", "sparring (UCB)",
                                                       "sparring (Thompson)"]

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from dueling_gym.agents import make_agent
 from dueling_gym.agents.learned import DATA_DIRECTORY, WEIGHT_NAMES, load_policy_weights
-from dueling_gym.experiments.learning import TRAINING_HISTORY_DIRECTORY
 from dueling_gym.observations import N_RECORD_FEATURES
+from repository_paths import TRAINING_HISTORY_DIRECTORY
 
 SHIPPED = DATA_DIRECTORY / "learned_k5.npz"
 HIDDEN = 16

@@ -15,7 +15,9 @@ from dueling_gym.envs._render import (
     PANEL_LEFTS,
     PANEL_SIDE,
     PANEL_TOP,
+    TITLE_HEIGHT,
     blank_frame,
+    frame_labels,
     preference_frame,
 )
 
@@ -64,7 +66,7 @@ def test_ansi_is_kept(env_id):
 
 def test_rgb_array_before_reset_and_without_render_mode():
     sampled = dueling_gym.envs.DuelingBanditEnv(render_mode="rgb_array")  # a sampler: no problem before reset
-    np.testing.assert_array_equal(sampled.render(), blank_frame())
+    np.testing.assert_array_equal(sampled.render(), blank_frame("DuelingBanditEnv"))
     with pytest.warns(UserWarning, match="without a render_mode"):
         assert gym.make("CopelandDuel-v0").unwrapped.render() is None
     for cls in (dueling_gym.envs.CopelandDuelEnv, dueling_gym.envs.CombinatorialDuelEnv):
@@ -105,7 +107,8 @@ def test_combinatorial_frame_shows_incomparable_edges_dark():
     wins = base.edge_win_counts
     assert wins.sum() == base.samples and np.trace(wins) == base.self_duel_counts.sum()
     np.testing.assert_array_equal(env.render(), preference_frame(wins, positions[:, None] == positions[None, :],
-                                                                 t=base.samples))
+                                                                 t=base.samples, **frame_labels(base),
+                                                                 contestant="edge"))
 
 
 _INK = [40, 40, 40]
@@ -118,7 +121,7 @@ def _inked(region):
 def test_frames_label_the_contestants_and_show_the_step():
     wins = np.arange(25).reshape(5, 5)
     plain, stepped = preference_frame(wins), preference_frame(wins, t=1234)
-    header = PANEL_TOP - 16  # the step's row; the column labels lie between it and the maps
+    header = TITLE_HEIGHT  # the title's and the step's rows
     assert not _inked(plain[:header]) and _inked(stepped[:header])
     np.testing.assert_array_equal(plain[header:], stepped[header:])  # t changes nothing else
     assert not np.array_equal(stepped[:header], preference_frame(wins, t=1235)[:header])
@@ -128,7 +131,7 @@ def test_frames_label_the_contestants_and_show_the_step():
             middle = PANEL_TOP + arm * cell + cell // 2  # every arm: a label left of its row ...
             assert _inked(plain[middle - 3:middle + 3, panel_left - 16:panel_left])
             centre = panel_left + arm * cell + cell // 2  # ... and above its column
-            assert _inked(plain[header:PANEL_TOP, centre - 3:centre + 3])
+            assert _inked(plain[PANEL_TOP - 14:PANEL_TOP, centre - 3:centre + 3])
         # between two labels and inside the maps there is no ink
         assert not _inked(plain[PANEL_TOP + cell - 2:PANEL_TOP + cell + 2, panel_left - 16:panel_left])
         assert not _inked(plain[PANEL_TOP:PANEL_TOP + PANEL_SIDE, panel_left:panel_left + PANEL_SIDE])
@@ -139,8 +142,8 @@ def test_many_contestants_are_labelled_at_round_strides():
     assert frame.shape == FRAME_SHAPE
     # Rows of the whole frame (the first label sticks out above the map), columns of the row
     # labels only (a column label may reach into the gutter's last pixels).
-    gutter = frame[:, PANEL_LEFTS[0] - 16:PANEL_LEFTS[0] - 4]
-    rows = np.flatnonzero(np.all(gutter == _INK, axis=-1).any(axis=1)) - PANEL_TOP
+    gutter = frame[TITLE_HEIGHT:PANEL_TOP + PANEL_SIDE, PANEL_LEFTS[0] - 16:PANEL_LEFTS[0] - 4]
+    rows = np.flatnonzero(np.all(gutter == _INK, axis=-1).any(axis=1)) + TITLE_HEIGHT - PANEL_TOP
     starts = rows[np.r_[True, np.diff(rows) > 1]]  # first pixel row of each label (10 pixels high)
     # Labels 0, 50, ..., 250: six, centred on their contestants (300 of them in 256 pixels).
     assert len(starts) == 6
@@ -154,8 +157,10 @@ def test_the_frame_shows_the_environment_step(env_id):
     _play(env, 7)
     base = env.unwrapped
     wins = base.edge_win_counts if env_id == "CombinatorialDuel-v0" else base.win_counts
-    header = PANEL_TOP - 16
-    np.testing.assert_array_equal(env.render()[:header], preference_frame(wins, t=7)[:header])
+    labels = frame_labels(base)
+    assert labels == {"title": env_id, "problem": base.problem.name}
+    expected = preference_frame(wins, t=7, **labels)
+    np.testing.assert_array_equal(env.render()[:TITLE_HEIGHT], expected[:TITLE_HEIGHT])
 
 
 @pytest.mark.skipif(importlib.util.find_spec("moviepy") is None,

@@ -71,6 +71,27 @@ def _reference_duel(wins: np.ndarray, threshold: float, first: int, second: int)
         best = max(lower[i] for i in winners)
         winner = min(i for i in winners if lower[i] == best)
         return winner, winner
+    unrefuted = [i for i in range(n) if upper[i] == n - 1]
+    if unrefuted:
+        def leads(i):
+            return sum(wins[i, j] > wins[j, i] for j in range(n) if j != i)
+
+        best = max(leads(i) for i in unrefuted)
+        leader = arm if arm in unrefuted else min(i for i in unrefuted if leads(i) == best)
+        if len(unrefuted) == 1:
+            checks = [(wins[leader, j] + wins[j, leader], j) for j in range(n) if j != leader
+                      and (wins[leader, j] <= wins[j, leader] or wins[leader, j] + wins[j, leader] < threshold)]
+            return (leader, min(checks)[1]) if checks else (leader, leader)
+        rivals = []
+        for j in unrefuted:
+            if j == leader:
+                continue
+            options = [((wins[j, m] + 1) / (wins[j, m] + wins[m, j] + 2), wins[j, m] + wins[m, j], m)
+                       for m in range(n) if m != j and decided[j, m] == 0]
+            share, count, m = min(options)
+            rivals.append((count, j, m))
+        count, j, m = min(rivals)
+        return j, m
     candidate = min(range(n), key=lambda i: (-upper[i], -lower[i], i))
     useful = [(i, j) for i in range(n) for j in range(n) if j != i and decided[i, j] == 0
               and ((i == candidate and wins[i, j] > wins[j, i])

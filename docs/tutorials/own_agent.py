@@ -40,11 +40,10 @@ class ExploreThenCommit(DuelingAgent):
 
 def compare(n_runs=20, horizon=20_000):
     """The new agent beside a built-in one: same problem, same seeds, 95% intervals."""
-    from scipy import stats
-
     from dueling_gym.agents import make_agent
     from dueling_gym.experiments import simulate
     from dueling_gym.problems import load_problem
+    from dueling_gym.stats import NO_SPREAD, mean_half_width
 
     winners = set(load_problem("sushi").copeland_winners)
     checkpoints = [horizon // 4, horizon // 2, horizon]
@@ -57,16 +56,19 @@ def compare(n_runs=20, horizon=20_000):
         runs = [simulate(agent, "sushi", horizon=horizon, seed=seed, checkpoints=checkpoints)
                 for seed in range(n_runs)]
         regret = np.array([run.cumulative_regret["copeland_komiyama"] for run in runs])  # runs x checkpoints
-        half = stats.t.ppf(0.975, n_runs - 1) * regret.std(axis=0, ddof=1) / np.sqrt(n_runs)
-        cells = [f"{m:7.0f} [{m - h:6.0f}, {m + h:6.0f}]" for m, h in zip(regret.mean(axis=0), half)]
+        half = mean_half_width(regret, axis=0)  # Student's t, n - 1 degrees of freedom
+        cells = [f"{m:7.0f} [{m - h:6.0f}, {m + h:6.0f}]" if n_runs > 1 else f"{m:7.0f} [{NO_SPREAD} (one run)]"
+                 for m, h in zip(regret.mean(axis=0), half)]
         found = sum(int(run.recommendations[-1]) in winners for run in runs)
         print(f"{label:<28}" + "".join(f"{cell:>24}" for cell in cells) + f"   {found} of {n_runs} runs")
         if label.startswith("explore_commit"):
             wrong = regret[[int(run.recommendations[-1]) not in winners for run in runs]]
             if len(wrong):
                 growth = (wrong[:, -1] - wrong[:, -2]) / (checkpoints[-1] - checkpoints[-2])
-                print(f"{'':<28}runs that committed to a wrong arm: regret grows by {growth.mean():.3f} per duel "
-                      "for ever (linear regret)")
+                spread = (f"± {mean_half_width(growth):.3f} (95% t, {len(growth)} runs)" if len(growth) > 1
+                          else f"± {NO_SPREAD} (one run)")
+                print(f"{'':<28}runs that committed to a wrong arm: regret grows by {growth.mean():.3f} {spread} "
+                      "per duel for ever (linear regret)")
 
 
 if __name__ == "__main__":  # importing this module (dueling-gym run / benchmark do) only defines the agent

@@ -21,15 +21,31 @@ data = read_ltr_file(path)
 print(f"{path}: {data.n_documents} documents, {data.n_queries} queries, {data.n_features} features")
 
 # 2. The problem: each feature is a ranker; two rankers duel by team-draft interleaving of
-#    their top-10 lists, a navigational user clicks, the ranker with more clicks wins.
+#    their top-10 lists, a navigational user clicks, the ranker with more clicks wins.  The
+#    default budget is sequential: each pair plays batches of comparisons until its interval
+#    says which ranker is preferred (settled), that the two are within 0.025 of a coin flip
+#    (near-tie), or 20 000 comparisons are spent (unsettled).
 problem = ranker_evaluation(path, interleaving="team_draft", click_model="navigational", cutoff=10,
-                            comparisons_per_pair=1000, seed=0, jobs=1, progress=False)
+                            seed=0, jobs=1, progress=False)
 K = problem.n_arms
 errors = problem.provenance["standard_errors"]
 print(problem)
 print("facts:", {key: problem.summary()[key] for key in ("K", "condorcet_winner", "copeland_winners", "C")})
-print(f"largest standard error of an entry: {errors.max():.4f} "
-      f"({problem.provenance['comparisons_per_pair']} comparisons per pair)")
+print(f"pairs: {problem.provenance['status_counts']}, {problem.provenance['total_comparisons']:,} comparisons, "
+      f"from {problem.provenance['comparisons'][np.triu_indices(K, 1)].min()} to "
+      f"{problem.provenance['comparisons'].max()} per pair")
+confidence = problem.provenance["structure_confidence"]
+print(f"P(Copeland winners = {confidence['copeland_winners']}) = {confidence['p_copeland']:.3f}, "
+      f"P(Condorcet winner = {confidence['condorcet_winner']}) = {confidence['p_condorcet']:.3f}")
+
+#    A fixed budget is the alternative: every pair plays the same number of comparisons, and
+#    the same confidence says whether that was enough.
+fixed = ranker_evaluation(path, interleaving="team_draft", click_model="navigational", cutoff=10,
+                          comparisons_per_pair=200, seed=0, jobs=1, progress=False)
+confidence = fixed.provenance["structure_confidence"]
+print(f"fixed, 200 per pair: {fixed.provenance['total_comparisons']:,} comparisons, Copeland winners "
+      f"{confidence['copeland_winners']} with P = {confidence['p_copeland']:.3f}, Condorcet winner "
+      f"{confidence['condorcet_winner']} with P = {confidence['p_condorcet']:.3f}")
 best = problem.copeland_winners[0]
 closest = [j for j in np.argsort(problem[best]) if j != best][:4]
 print(f"ranker {best} beats its closest rivals with probability "

@@ -3,6 +3,7 @@ import numpy as np
 
 import dueling_gym  # noqa: F401
 from dueling_gym.problems import ProblemSampler
+from dueling_gym.stats import mean_half_width
 
 envs = gym.make_vec(
     "CopelandDuel-v0", num_envs=4096, vectorization_mode="vector_entry_point",
@@ -15,4 +16,5 @@ for _ in range(1000):
     observations, rewards, terminated, truncated, info = envs.step(actions)
 regret = info["cumulative_regret"]["copeland_komiyama"]
 print(f"{regret.size} runs of 1000 uniformly random duels: mean Copeland regret {regret.mean():.1f} "
-      f"(min {regret.min():.1f}, max {regret.max():.1f})")
+      f"± {mean_half_width(regret):.1f} (95% Student's t interval of the mean; "
+      f"runs range from {regret.min():.1f} to {regret.max():.1f})")

@@ -15,7 +15,7 @@ from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 
 from dueling_gym.envs._duels import DuelEngine
-from dueling_gym.envs._render import blank_frame, preference_frame
+from dueling_gym.envs._render import blank_frame, frame_labels, preference_frame
 from dueling_gym.envs.dueling_bandit import _record_sampler_as_json, _sampler_from_json
 from dueling_gym.problems.bipartite import BipartiteDuelProblem
 from dueling_gym.problems.datasets import load_bipartite_problem
@@ -409,7 +409,8 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: per-pair duel counts and wins as text; ``"rgb_array"``: heat maps of the
         empirical preferences and of the duel counts between edges (incomparable pairs dark),
-        labelled with the edges and the step ``t``, an ``(H, W, 3)`` ``uint8`` array."""
+        labelled with the edges, axis labels and colour bars, under a title naming the
+        environment, its problem and the step ``t``, an ``(H, W, 3)`` ``uint8`` array."""
         if self.render_mode is None:
             gym.logger.warn(
                 "render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to the constructor"
@@ -417,9 +418,10 @@ class CombinatorialDuelEnv(gym.Env[np.int64, np.int64]):
             return None
         if self.render_mode == "rgb_array":
             if self.problem is None or self._needs_reset:
-                return blank_frame()
+                return blank_frame(**frame_labels(self), contestant="edge")
             positions = np.asarray(self.problem.edge_positions)
-            return preference_frame(self.edge_win_counts, positions[:, None] == positions[None, :], t=self._engine.t)
+            return preference_frame(self.edge_win_counts, positions[:, None] == positions[None, :], t=self._engine.t,
+                                    **frame_labels(self), contestant="edge")
         if self.problem is None or self._needs_reset:
             return "(not reset)\n"
         name = self.problem.name or "custom"

@@ -15,7 +15,8 @@ from numpy.typing import NDArray
 from dueling_gym.envs._duels import DuelEngine
 from dueling_gym.envs.dueling_bandit import DuelingBanditEnv
 from dueling_gym.problems.comparisons import OUTCOME_TIE, load_comparisons
-from dueling_gym.problems.preference import PreferenceMatrix, load_problem
+from dueling_gym.problems.preference import PreferenceMatrix
+from dueling_gym.problems.loading import load_problem
 
 __all__ = ["ComparisonReplayEnv", "default_replay_problem", "DEFAULT_REPLAY_PROBLEM", "NO_LOG_ROW", "NO_LOG_OUTCOME"]
 

@@ -16,11 +16,11 @@ from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 from numpy.typing import ArrayLike
 
-from dueling_gym.deprecation import renamed_names
 from dueling_gym.envs._duels import DuelEngine
-from dueling_gym.envs._render import blank_frame, preference_frame
+from dueling_gym.envs._render import blank_frame, frame_labels, preference_frame
 from dueling_gym.problems.generators import ProblemSampler
-from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix, defined_notions
+from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, defined_notions
+from dueling_gym.problems.loading import as_preference_matrix
 from dueling_gym.validation import check_action, check_integer, check_n_arms, check_reset_options, check_seed
 
 __all__ = ["DuelingBanditEnv", "PreferencesLike"]
@@ -123,7 +123,7 @@ def _matrix_form(preferences: Any) -> Any:
     of floats (which rebuilds the same matrix, hence the same duels)."""
     if isinstance(preferences, PreferenceMatrix):
         from dueling_gym.problems.datasets import list_problems
-        from dueling_gym.problems.preference import load_problem
+        from dueling_gym.problems.loading import load_problem
 
         if preferences.name in list_problems() and load_problem(preferences.name) == preferences:
             return preferences.name
@@ -461,15 +461,18 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
 
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: the win counts as text; ``"rgb_array"``: heat maps of the empirical
-        preference matrix and of the duel counts, labelled with the arms and the step ``t``,
-        an ``(H, W, 3)`` ``uint8`` array."""
+        preference matrix and of the duel counts, labelled with the arms, axis labels and colour
+        bars, under a title naming the environment, its problem and the step ``t``, an
+        ``(H, W, 3)`` ``uint8`` array."""
         if self.render_mode is None:
             gym.logger.warn(
                 "render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to the constructor"
             )
             return None
         if self.render_mode == "rgb_array":
-            return preference_frame(self.win_counts, t=self._engine.t) if self._has_reset else blank_frame()
+            if not self._has_reset:
+                return blank_frame(**frame_labels(self))
+            return preference_frame(self.win_counts, t=self._engine.t, **frame_labels(self))
         if self.problem is None:
             return "(not reset)"
         wins = self.win_counts
@@ -480,8 +483,3 @@ class DuelingBanditEnv(gym.Env[np.int64, np.ndarray]):
         for i in range(self.n_arms):
             lines.append(str(i).rjust(7) + "".join(str(int(w)).rjust(width) for w in wins[i]))
         return "\n".join(lines) + "\n"
-
-
-# ``ProblemSpec`` is also the sweep's description of a problem (``dueling_gym.experiments.ProblemSpec``);
-# the type of the environments' ``preferences`` argument is ``PreferencesLike``.
-__getattr__ = renamed_names(__name__, {"ProblemSpec": "PreferencesLike"}, globals())

@@ -14,9 +14,10 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import ArrayLike
 
-from dueling_gym.envs._render import blank_frame, preference_frame
+from dueling_gym.envs._render import blank_frame, frame_labels, preference_frame
 from dueling_gym.problems.ltr_files import LTRData, read_ltr_file
 from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix
+from dueling_gym.problems.ranker_budget import ComparisonBudget
 from dueling_gym.problems.ranker_problems import RankerEvaluationProblem, ranker_evaluation, synthetic_ltr_data
 from dueling_gym.validation import check_action, check_reset_options, check_seed
 
@@ -116,9 +117,13 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
       :class:`~dueling_gym.problems.RankerEvaluationProblem`.
     * ``preferences``: the matrix of :func:`~dueling_gym.problems.ranker_evaluation` for the same data and settings
       (checked against its provenance: the settings, and the digest of the data's top lists and
-      grades, so a matrix estimated on other data is refused); default: estimated when the environment is made with
-      ``comparisons_per_pair`` comparisons (default 2000), seed ``estimate_seed``, ``jobs``
-      threads and the cache folder ``cache_dir``.
+      grades, so a matrix estimated on other data is refused); default: estimated when the environment is made by
+      :func:`~dueling_gym.problems.ranker_evaluation` with its default budget (sequential: each
+      pair plays until its interval settles which side of 1/2 it is on, see
+      :mod:`dueling_gym.problems.ranker_budget`), or ``comparisons_per_pair`` comparisons per
+      pair, or the rule ``budget``; seed ``estimate_seed``, ``jobs`` threads and the cache
+      folder ``cache_dir``.  Each pair's status and the probability that the estimate's winners
+      are right are in ``env.unwrapped.problem.provenance``.
     * ``reward_regret``: the regret notion of the reward.
     * ``render_mode``: ``"ansi"`` (win counts as text) or ``"rgb_array"`` (heat maps of the
       empirical preference matrix and of the duel counts, an ``(H, W, 3)`` ``uint8`` array).
@@ -134,7 +139,8 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
     def __init__(self, data: LTRData | str | os.PathLike | None = None, *, rankers: str | ArrayLike = "features",
                  interleaving: str = "team_draft", click_model: Any = "perfect", cutoff: int = 10,
                  tie_break_seed: int = 0, preferences: PreferenceMatrix | None = None,
-                 comparisons_per_pair: int = 2000, estimate_seed: int = 0, jobs: int | None = 1,
+                 comparisons_per_pair: int | None = None, budget: ComparisonBudget | None = None,
+                 estimate_seed: int = 0, jobs: int | None = 1,
                  cache_dir: str | os.PathLike | None = None, reward_regret: str | None = None,
                  render_mode: str | None = None, single_document_queries: Literal["error", "drop"] = "error",
                  group_file: str | os.PathLike | Literal[False] | None = None,
@@ -163,9 +169,12 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
         settings = dict(rankers=rankers, interleaving=interleaving, click_model=click_model, cutoff=cutoff,
                         tie_break_seed=tie_break_seed)
         self.ranker_problem = RankerEvaluationProblem(data, **settings)
+        if preferences is not None and (comparisons_per_pair is not None or budget is not None):
+            raise ValueError("comparisons_per_pair and budget decide how preferences are estimated; they do not apply "
+                             "to preferences given as a matrix")
         if preferences is None:
             preferences = ranker_evaluation(data, **settings, comparisons_per_pair=comparisons_per_pair,
-                                            seed=estimate_seed, jobs=jobs, progress=False,
+                                            budget=budget, seed=estimate_seed, jobs=jobs, progress=False,
                                             cache_dir=None if cache_dir is None else os.path.expanduser(cache_dir))
         self.problem: PreferenceMatrix = self._matching(preferences)
         self.n_arms = self.problem.n_arms
@@ -275,12 +284,16 @@ class RankerDuelEnv(gym.Env[np.int64, np.ndarray]):
 
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: the win counts as text; ``"rgb_array"``: heat maps of the empirical preference
-        matrix and of the duel counts, an ``(H, W, 3)`` ``uint8`` array."""
+        matrix and of the duel counts between rankers, with axis labels and colour bars, under a
+        title naming the environment, its problem and the step ``t``, an ``(H, W, 3)`` ``uint8``
+        array."""
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
             return None
         if self.render_mode == "rgb_array":
-            return preference_frame(self.win_counts, t=self._t) if self._has_reset else blank_frame()
+            if not self._has_reset:
+                return blank_frame(**frame_labels(self), contestant="ranker")
+            return preference_frame(self.win_counts, t=self._t, **frame_labels(self), contestant="ranker")
         wins = self.win_counts
         width = max(4, len(str(int(wins.max()))) + 1)
         lines = [f"t={self._t}  problem={self.problem.name}  "

@@ -293,7 +293,7 @@ def evaluate(
     (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_up_problems)
                                        + _summary(rows, horizons, per_run) + f"\nIntervals: {INTERVAL_METHOD}.\n")
     if plot:
-        _plot(rows, horizons, output / "regret.png")
+        _plot(rows, horizons, output / "regret.png", per_run)
     return rows
 
 
@@ -499,7 +499,13 @@ def _summary(rows: list[dict], horizons: list[int], per_run: dict[tuple[str, str
     return "\n".join(lines + ([*notes, ""] if notes else []))
 
 
-def _plot(rows: list[dict], horizons: list[int], path: Path) -> None:
+def _plot(rows: list[dict], horizons: list[int], path: Path, per_run: dict[tuple[str, str], np.ndarray]) -> None:
+    """Regret against the horizon, one panel per problem set: its six best agents and ``learned``.
+
+    Error bars are 95% percentile-bootstrap intervals of the mean over ``per_run`` (regret is
+    non-negative and skewed: on a published matrix with 20 runs a Student's t interval reaches
+    below zero); the tables keep the t interval.  A caption under the panels says so.
+    """
     try:
         import matplotlib
 
@@ -507,14 +513,11 @@ def _plot(rows: list[dict], horizons: list[int], path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:  # the plot extra is optional; the table is written regardless
         return
-    from dueling_gym.experiments.report import series_styles
+    from dueling_gym.experiments.plot_style import agent_styles, band_caption, percentile_band, regret_label
 
     sets = list(dict.fromkeys(row["problems"] for row in rows))
     columns = min(3, len(sets))
     lines = -(-len(sets) // columns)
-    figure, axes = plt.subplots(lines, columns, figsize=(4.8 * columns, 3.9 * lines), squeeze=False)
-    for axis in axes.flat[len(sets):]:
-        axis.set_visible(False)
     shown_in: dict[str, list[str]] = {}
     for set_name in sets:
         final = {row["agent"]: row["mean"] for row in rows if row["problems"] == set_name and row["horizon"] == horizons[-1]}
@@ -522,22 +525,31 @@ def _plot(rows: list[dict], horizons: list[int], path: Path) -> None:
         if "learned" in final and "learned" not in shown:
             shown.append("learned")
         shown_in[set_name] = shown
-    # One colour per agent across the panels (the learned policy first).
-    every = [name for shown in shown_in.values() for name in shown]
-    styles = series_styles(["learned"] * ("learned" in every) + every)
+    # One style per agent for the whole figure, from the sorted set of every agent a panel shows.
+    styles = agent_styles(name for shown in shown_in.values() for name in shown)
+    caption_height = 0.45
+    figure, axes = plt.subplots(lines, columns, figsize=(4.8 * columns, 3.9 * lines + caption_height), squeeze=False)
+    for axis in axes.flat[len(sets):]:
+        axis.set_visible(False)
+    run_counts = []
     for axis, set_name in zip(axes.flat, sets):
-        subset = [row for row in rows if row["problems"] == set_name]
         for name in shown_in[set_name]:
-            points = [row for row in subset if row["agent"] == name]
-            axis.errorbar(horizons, [p["mean"] for p in points], yerr=[p["ci95"] for p in points], label=name,
-                          color=styles[name]["color"], linestyle=styles[name]["linestyle"], marker="o",
+            regrets = per_run[set_name, name]
+            means = regrets.mean(axis=0)
+            low, high = percentile_band(regrets)
+            run_counts.append(regrets.shape[0])
+            style = styles[name]
+            axis.errorbar(horizons, means, yerr=np.vstack([means - low, high - means]), label=name, color=style["color"],
+                          linestyle=style["linestyle"], marker=style["marker"] or ".", markersize=5,
                           linewidth=2.5 if name == "learned" else 1.2, capsize=2)
         axis.set_xscale("log")
         axis.set_title(set_name)
-        axis.set_xlabel("horizon T")
-        axis.set_ylabel("cumulative Copeland regret")
+        axis.set_xlabel("horizon T (duels)")
+        axis.set_ylabel(regret_label("copeland_komiyama"))
         axis.legend(fontsize=7)
-    figure.tight_layout()
+    figure.text(0.5, 0.01, band_caption(run_counts, mark="error bars") + "; each panel: its six best agents at the "
+                "longest horizon, and learned", ha="center", va="bottom", fontsize=8, color="#333333")
+    figure.tight_layout(rect=(0, caption_height / figure.get_figheight(), 1, 1))
     figure.savefig(path, dpi=110)
     plt.close(figure)
 

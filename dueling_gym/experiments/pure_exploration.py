@@ -40,7 +40,8 @@ from dueling_gym.experiments.ranking_metrics import (
 )
 from dueling_gym.experiments.simulate import derive_seeds
 from dueling_gym.problems.bipartite import BipartiteDuelProblem
-from dueling_gym.problems.preference import PreferenceMatrix, as_preference_matrix
+from dueling_gym.problems.preference import PreferenceMatrix
+from dueling_gym.problems.loading import as_preference_matrix
 from dueling_gym.validation import check_integer
 
 __all__ = ["PureExplorationResult", "run_pure_exploration", "DEFAULT_MAX_SAMPLES", "kendall_tau", "top_k_correct",

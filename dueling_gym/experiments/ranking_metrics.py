@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from dueling_gym.problems.preference import PreferenceMatrix, as_preference_matrix
+from dueling_gym.problems.preference import PreferenceMatrix
+from dueling_gym.problems.loading import as_preference_matrix
 
 __all__ = ["target_scores", "true_ranking", "kendall_tau", "ranking_correct", "top_k_correct", "winner_correct",
            "epsilon_condorcet_correct"]

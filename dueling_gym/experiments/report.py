@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import textwrap
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from dueling_gym.experiments.plot_style import agent_styles, band_caption, percentile_band, regret_label, series_styles
 from dueling_gym.stats import INTERVAL_METHOD, NO_SPREAD, NO_SPREAD_NOTE, bootstrap_mean_interval, mean_half_width
 
 __all__ = ["RegretCurve", "aggregate", "problems_of", "summary_rows", "summary_markdown", "summary_csv", "plot_regret",
@@ -49,6 +51,12 @@ class RegretCurve:
         """95% percentile-bootstrap interval of the mean regret at the horizon (resampled once:
         the Markdown and CSV summaries of a folder both show it)."""
         return bootstrap_mean_interval(self.runs[:, -1])
+
+    @cached_property
+    def band(self) -> tuple[np.ndarray, np.ndarray]:
+        """95% percentile-bootstrap interval of the mean at every checkpoint (the figures' band:
+        regret is non-negative and skewed, where a t band reaches below zero)."""
+        return percentile_band(self.runs)
 
     @property
     def half_width(self) -> np.ndarray:
@@ -279,21 +287,37 @@ def _grows_linearly(curve: RegretCurve) -> bool:
     return before <= 0 or mean[-1] / before > _LINEAR_GROWTH
 
 
+#: A reference line (LB, ECWB) sets a linear y-axis only up to this many times the top of the
+#: curves (twice: the curves keep at least half the panel's height); above, it is clipped and
+#: marked where it leaves the panel, as a linear curve is.  A log axis allows a decade.
+_LINE_SQUEEZE = 2.0
+_LINE_SQUEEZE_LOG = 10.0
+
+
+def _curve_top(curve: RegretCurve) -> float:
+    """The highest point of ``curve``'s mean and band."""
+    return float(max(np.max(curve.mean), np.max(curve.band[1]) if curve.n_runs > 1 else -np.inf))
+
+
 def _y_limit(curves: Sequence[RegretCurve], bound_tops: Sequence[float] = ()) -> float:
-    """Top of a linear y-axis: the curves whose regret is not linear, and the lower-bound lines.
+    """Top of a linear y-axis: the curves whose regret is not linear, and the lower-bound lines near them.
 
     Linear-regret curves (agents that fail on the problem) would otherwise set the scale, and
     every logarithmic curve and the bounds would lie flat on zero: they leave the panel at the
-    top, marked there (see :func:`_mark_off_scale`).
+    top, marked there (see :func:`_mark_off_scale`).  So does a bound above
+    :data:`_LINE_SQUEEZE` times the curves (ECWB on ``gap`` is 100 times LB).
     """
     kept = [curve for curve in curves if not _grows_linearly(curve)]
-    tops = [float(np.max(curve.mean + curve.half_width)) for curve in kept] + [float(b) for b in bound_tops]
-    top = max(tops, default=0.0)
+    data = max((_curve_top(curve) for curve in kept), default=0.0)
+    near = [float(b) for b in bound_tops if data <= 0 or float(b) <= _LINE_SQUEEZE * data]
+    top = max([data, *near])
     return 1.15 * top if top > 0 else 1.0
 
 
-def _mark_off_scale(axis: Any, curves: Sequence[RegretCurve], styles: dict[str, dict[str, Any]], top: float) -> None:
-    """Mark, at the top edge, where each curve leaves the panel, and name them with their final regret."""
+def _mark_off_scale(axis: Any, curves: Sequence[RegretCurve], styles: dict[str, dict[str, Any]], top: float,
+                    bounds: dict[str, float] | None = None, horizon: int = 1, heading: str = "") -> bool:
+    """Mark, at the top edge, where each curve or bound line leaves the panel, and name them with
+    their value at T (under ``heading``, in one box); whether anything was marked."""
     names = []
     for curve in curves:
         above = np.flatnonzero(curve.mean > top)
@@ -301,10 +325,18 @@ def _mark_off_scale(axis: Any, curves: Sequence[RegretCurve], styles: dict[str, 
             axis.plot([curve.checkpoints[above[0]]], [top], marker="^", markersize=7, color=styles[curve.agent]["color"],
                       clip_on=False, zorder=5)
             names.append(f"{curve.agent} {curve.mean[-1]:.3g}")
+    for name, slope in (bounds or {}).items():
+        final = slope * math.log(horizon)
+        if final > top:
+            axis.plot([math.exp(top / slope)], [top], marker="^", markersize=7, color="black", clip_on=False, zorder=5)
+            names.append(f"{name} {final:.3g}")
+    lines = [heading] if heading else []
     if names:
-        rows = [", ".join(names[start:start + 3]) for start in range(0, len(names), 3)]
-        axis.text(0.02, 0.97, "\n".join(["off scale (regret at T):", *rows]), transform=axis.transAxes, fontsize=6.5,
-                  va="top", ha="left", bbox={"facecolor": "white", "alpha": 0.8, "linewidth": 0, "pad": 1.5})
+        lines += ["off scale (regret at T):", *(", ".join(names[i:i + 3]) for i in range(0, len(names), 3))]
+    if lines:
+        axis.text(0.02, 0.97, "\n".join(lines), transform=axis.transAxes, fontsize=6.5, va="top", ha="left",
+                  bbox={"facecolor": "white", "alpha": 0.8, "linewidth": 0, "pad": 1.5})
+    return bool(names)
 
 
 @dataclass
@@ -374,84 +406,68 @@ def _pooled(members: Sequence[RegretCurve]) -> list[RegretCurve]:
 _PANEL_WIDTH, _PANEL_HEIGHT = 5.2, 3.9
 _MARGIN_LEFT, _MARGIN_RIGHT, _MARGIN_TOP, _MARGIN_BOTTOM = 0.8, 0.2, 0.35, 0.55
 _GAP_WIDTH, _GAP_HEIGHT = 0.95, 0.95
-_LEGEND_ROW, _LEGEND_PAD, _TITLE_HEIGHT = 0.21, 0.2, 0.4
+_LEGEND_ROW, _LEGEND_PAD, _TITLE_HEIGHT, _CAPTION_ROW = 0.21, 0.2, 0.4, 0.17
 
-#: Ten well-separated colours (matplotlib's ``tab10``), cycled within each group of ten series.
-_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-            "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
-#: Line style and marker of each successive group of ten series; 4 styles x 7 markers (coprime)
-#: give 28 distinct groups, so 280 series before a (colour, style, marker) triple repeats.
-_LINE_STYLES = ("-", "--", "-.", ":")
-_MARKERS = (None, "o", "s", "^", "D", "v", "P")
-
-
-def series_styles(labels: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """A distinct ``{"color", "linestyle", "marker"}`` for each label (in order, duplicates ignored).
-
-    Series ``i`` gets colour ``i mod 10``; its group ``i // 10`` picks the line style and the
-    marker, so the first ten series are plain solid lines and up to 280 series never share all
-    three.  Colours alone (e.g. 30 agents of the ``baselines`` preset) would repeat after ten.
-    """
-    styles = {}
-    for index, label in enumerate(dict.fromkeys(labels)):
-        group = index // len(_COLOURS)
-        styles[label] = {"color": _COLOURS[index % len(_COLOURS)],
-                         "linestyle": _LINE_STYLES[group % len(_LINE_STYLES)],
-                         "marker": _MARKERS[group % len(_MARKERS)]}
-    return styles
+#: Line styles of the reference lines, in the order :func:`lower_bound_lines` gives them.
+_BOUND_STYLES = ("--", ":")
 
 
 def _draw_over_t(axis: Any, curves: Sequence[RegretCurve], styles: dict[str, dict[str, Any]],
-                 bounds: dict[str, float] | None = None) -> None:
-    """Mean regret over t with its band per agent, the lower-bound lines ``slope · ln t``, and a
-    y-axis scaled to the sublinear curves and the bounds."""
+                 bounds: dict[str, float] | None = None) -> bool:
+    """Mean regret over t with its bootstrap band per agent, the lower-bound lines ``slope · ln t``,
+    and a y-axis scaled to the sublinear curves (and the bounds near them); whether a curve or
+    line left the panel (marked at its top edge)."""
     for curve in curves:
         t = curve.checkpoints
         style = styles[curve.agent]
         axis.plot(t, curve.mean, label=curve.agent, color=style["color"], linestyle=style["linestyle"],
                   marker=style["marker"], markevery=0.1, markersize=4, linewidth=1.6)
         if curve.n_runs > 1:
-            axis.fill_between(t, curve.mean - curve.half_width, curve.mean + curve.half_width,
-                              color=style["color"], alpha=0.2 if len(styles) <= 10 else 0.08, linewidth=0)
-    bound_tops = []
-    if bounds:
-        horizon = max(int(curve.checkpoints[-1]) for curve in curves)
-        t_line = np.logspace(0, np.log10(horizon), 100)
-        for (name, slope), style in zip(bounds.items(), ("--", ":")):
-            axis.plot(t_line, slope * np.log(t_line), style, color="black", linewidth=1.2, label=name)
-            bound_tops.append(slope * math.log(horizon))
+            low, high = curve.band
+            axis.fill_between(t, low, high, color=style["color"], alpha=0.2 if len(styles) <= 10 else 0.08, linewidth=0)
+    bounds = dict(bounds or {})
+    horizon = max(int(curve.checkpoints[-1]) for curve in curves) if curves else 1
+    t_line = np.logspace(0, np.log10(max(horizon, 2)), 200)
+    for (name, slope), style in zip(bounds.items(), _BOUND_STYLES):
+        axis.plot(t_line, slope * np.log(t_line), linestyle=style, color="black", linewidth=1.2, label=f"{name} · ln t")
+    bound_tops = [slope * math.log(horizon) for slope in bounds.values()]
     axis.set_xscale("log")
     axis.set_xlabel("t (duels)")
     if curves and all(_grows_linearly(curve) for curve in curves):
         # Every agent is still in its linear phase at this horizon: a log y-axis shows them all
         # beside the bounds, which a linear one would flatten onto zero.
-        highest = max(float(np.max(curve.mean + curve.half_width)) for curve in curves)
+        highest = max(max(_curve_top(curve) for curve in curves), 1.0)
+        near = [b for b in bound_tops if b <= _LINE_SQUEEZE_LOG * highest]
+        top = 2.0 * max([highest, *near])
         axis.set_yscale("log")
-        axis.set_ylim(1.0, 2.0 * max(highest, *bound_tops, 1.0))
-        axis.text(0.02, 0.97, "log scale: every agent's regret still grows linearly here", transform=axis.transAxes,
-                  fontsize=6.5, va="top", ha="left", bbox={"facecolor": "white", "alpha": 0.8, "linewidth": 0, "pad": 1.5})
-        return
+        axis.set_ylim(1.0, top)
+        return _mark_off_scale(axis, [], styles, top, bounds, horizon,
+                               heading="log scale: every agent's regret still grows linearly here")
     top = _y_limit(curves, bound_tops)
     axis.set_ylim(0, top)
-    _mark_off_scale(axis, curves, styles, top)
+    return _mark_off_scale(axis, curves, styles, top, bounds, horizon)
 
 
-def _draw_versus_arms(axis: Any, members: Sequence[RegretCurve], styles: dict[str, dict[str, Any]]) -> None:
+def _draw_versus_arms(axis: Any, members: Sequence[RegretCurve], styles: dict[str, dict[str, Any]]) -> list[int]:
+    """Regret at T against K per agent, with bootstrap error bars; the run count of every point."""
     by_agent: dict[str, dict[int, list[np.ndarray]]] = {}
     for curve in members:
         by_agent.setdefault(curve.agent, {}).setdefault(curve.n_arms, []).append(curve.runs[:, -1])
-    tops = []
+    tops, counts = [], []
     for agent, by_arms in by_agent.items():
         arms = sorted(by_arms)
         finals = [np.concatenate(by_arms[k]) for k in arms]
         means = np.array([f.mean() for f in finals])
-        errors = np.array([mean_half_width(f) for f in finals])
+        intervals = np.array([bootstrap_mean_interval(f) for f in finals])
         style = styles[agent]
-        axis.errorbar(arms, means, yerr=errors, label=agent, color=style["color"], linestyle=style["linestyle"],
-                      marker=style["marker"] or "o", markersize=3, linewidth=1.4, capsize=2)
-        tops += list(means + errors)
+        axis.errorbar(arms, means, yerr=np.vstack([means - intervals[:, 0], intervals[:, 1] - means]), label=agent,
+                      color=style["color"], linestyle=style["linestyle"], marker=style["marker"] or ".", markersize=4,
+                      linewidth=1.4, capsize=2)
+        tops += list(intervals[:, 1])
+        counts += [f.size for f in finals]
     axis.set_xlabel("K (arms)")
     axis.set_ylim(0, 1.15 * max(max(tops, default=0.0), 1e-9))
+    return counts
 
 
 def plot_regret(
@@ -463,6 +479,12 @@ def plot_regret(
     title: str | None = None,
 ) -> list[Path]:
     """Cumulative regret vs t (log-x), mean and 95% band per agent, laid out by :func:`panel_layout`.
+
+    Bands (and the error bars of regret at T against K) are 95% percentile-bootstrap intervals of
+    the mean (:func:`~dueling_gym.experiments.plot_style.percentile_band`: regret is
+    non-negative and skewed, where a Student's t band reaches below zero); a caption under the
+    legend says so, with the run counts.  Every agent keeps one colour, line style and marker
+    in every panel (:func:`~dueling_gym.experiments.plot_style.agent_styles`).
 
     Parameters
     ----------
@@ -494,36 +516,71 @@ def plot_regret(
     columns = min(3, len(panels))
     rows = math.ceil(len(panels) / columns)
     figure, axes = plt.subplots(rows, columns, figsize=(_PANEL_WIDTH * columns, _PANEL_HEIGHT * rows), squeeze=False)
-    styles = series_styles(list(dict.fromkeys(curve.agent for curve in curves)))
-    for axis, panel in zip(axes.flat, panels):
-        _draw_panel(axis, panel, styles, problems, curves[0].notion)
+    # One style per agent for the whole figure, from the sorted set of its agents (plot_style).
+    styles = agent_styles(curve.agent for curve in curves)
+    drawn = [_draw_panel(axis, panel, styles, problems, curves[0].notion) for axis, panel in zip(axes.flat, panels)]
     for axis in list(axes.flat)[len(panels):]:
         axis.set_visible(False)
     handles, labels = _legend_entries(axes)
-    _lay_out(figure, handles, labels, columns, rows, title)
+    _lay_out(figure, handles, labels, columns, rows, title, _caption(drawn))
     written = _save_figure(figure, path, formats)
     plt.close(figure)
     return written
 
 
+@dataclass
+class _Drawn:
+    """What a panel drew, for the figure's caption."""
+
+    band_runs: list[int]  # run count of every banded curve
+    bar_runs: list[int]  # run count of every point with error bars
+    bounds: bool  # LB / ECWB lines
+    marked: bool  # something left the panel, marked at its top edge
+
+
 def _draw_panel(axis: Any, panel: Panel, styles: dict[str, dict[str, Any]], problems: dict[str, Any] | None,
-                notion: str) -> None:
+                notion: str) -> _Drawn:
     """One panel: regret at T against K, or regret over t (with the lower bounds of a single problem)."""
     if panel.kind == "family_vs_k":
-        _draw_versus_arms(axis, panel.curves, styles)
-        axis.set_ylabel(f"regret at T ({notion})")
+        drawn = _Drawn([], _draw_versus_arms(axis, panel.curves, styles), False, False)
+        axis.set_ylabel(regret_label(notion, at_horizon=True))
     else:
         members = panel.curves if panel.kind == "problem" else _pooled(panel.curves)
         bounds = (lower_bound_lines(problems[panel.title], notion)
                   if panel.kind == "problem" and problems and panel.title in problems else None)
-        _draw_over_t(axis, members, styles, bounds)
-        axis.set_ylabel(f"cumulative regret ({notion})")
+        marked = _draw_over_t(axis, members, styles, bounds)
+        drawn = _Drawn([curve.n_runs for curve in members], [], bool(bounds), marked)
+        axis.set_ylabel(regret_label(notion))
     # A fixed title position (y given): matplotlib otherwise measures every tick label to place it.
     axis.set_title(panel.title, fontsize=10, y=1.0, pad=5)
     # Major grid lines only: a log axis's minor ticks are most of the drawing time (each
     # tick is a few text and line objects) and add little for the eye.
     axis.grid(True, which="major", alpha=0.3)
     axis.minorticks_off()
+    return drawn
+
+
+#: The caption line of a figure with lower-bound lines.
+_BOUNDS_CAPTION = ("LB: the asymptotic regret lower bound of every strongly consistent algorithm; ECWB: ECW-RMED's "
+                  "asymptotic regret (Komiyama, Honda, Nakagawa, ICML 2016, Theorems 2 and 4)")
+#: The caption line of a figure where something leaves a panel.
+_OFF_SCALE_CAPTION = "▲ at a panel's top edge: where a curve or line leaves the panel (its regret at T in the box)"
+
+
+def _caption(drawn: Sequence[_Drawn]) -> list[str]:
+    """The lines under a regret figure: what its bands and error bars are, and its marks."""
+    lines = []
+    band_runs = [count for panel in drawn for count in panel.band_runs]
+    bar_runs = [count for panel in drawn for count in panel.bar_runs]
+    if band_runs:
+        lines.append(band_caption(band_runs))
+    if bar_runs:
+        lines.append(band_caption(bar_runs, mark="error bars"))
+    if any(panel.bounds for panel in drawn):
+        lines.append(_BOUNDS_CAPTION)
+    if any(panel.marked for panel in drawn):
+        lines.append(_OFF_SCALE_CAPTION)
+    return lines
 
 
 def _legend_entries(axes: Any) -> tuple[list[Any], list[str]]:
@@ -537,16 +594,22 @@ def _legend_entries(axes: Any) -> tuple[list[Any], list[str]]:
     return handles, labels
 
 
-def _lay_out(figure: Any, handles: list[Any], labels: list[str], columns: int, rows: int, title: str | None) -> None:
-    """Size the figure and place its panels, title and legend."""
+def _lay_out(figure: Any, handles: list[Any], labels: list[str], columns: int, rows: int, title: str | None,
+             caption: Sequence[str] = ()) -> None:
+    """Size the figure and place its panels, title, legend and caption (below the legend)."""
     # A fixed layout, computed in inches, instead of tight_layout and a "tight" bounding box:
     # both draw the figure an extra time.  One legend for the figure, below the panels (outside
     # every axis, so it never covers a curve or an x-label), with as many columns as fit the
     # figure's width; the figure is grown to hold its rows and the title.
     width = _PANEL_WIDTH * columns
     n_columns = max(1, min(len(labels), int(width // 1.9)))
-    legend_height = _LEGEND_PAD + _LEGEND_ROW * math.ceil(len(labels) / n_columns)
-    title_height = _TITLE_HEIGHT if title else 0.0
+    # Wrapped to the figure's width (a one-panel figure is 5.2 inches wide): about 17 characters
+    # of 8-point caption text, 11 of the 12-point title, per inch.
+    caption = [part for line in caption for part in textwrap.wrap(line, int(17 * width))]
+    title = "\n".join(textwrap.wrap(title, int(11 * width))) if title else title
+    caption_height = _CAPTION_ROW * len(caption)
+    legend_height = _LEGEND_PAD + _LEGEND_ROW * math.ceil(len(labels) / n_columns) + caption_height
+    title_height = _TITLE_HEIGHT + 0.22 * title.count("\n") if title else 0.0
     panels_height = _PANEL_HEIGHT * rows
     height = panels_height + legend_height + title_height
     figure.set_size_inches(width, height)
@@ -557,8 +620,11 @@ def _lay_out(figure: Any, handles: list[Any], labels: list[str], columns: int, r
     )
     if title:
         figure.suptitle(title, y=1 - 0.12 / height, va="top")
-    figure.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.08 / height), ncol=n_columns,
-                  frameon=False, fontsize=9, handlelength=3.0)
+    figure.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, (0.08 + caption_height) / height),
+                  ncol=n_columns, frameon=False, fontsize=9, handlelength=3.0)
+    if caption:
+        figure.text(0.5, 0.06 / height, "\n".join(caption), ha="center", va="bottom", fontsize=8, color="#333333",
+                    linespacing=1.4)
 
 
 def _save_figure(figure: Any, path: str | Path, formats: Sequence[str]) -> list[Path]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -187,6 +188,9 @@ def table(rows: list[dict], delta: float) -> str:
 
 
 def plot(rows: list[dict], delta: float, path: Path) -> None:
+    """Samples to stop against ``H^B ln(1/δ)`` (log-log), one marker per agent, with the reference line."""
+    if not rows:
+        raise ValueError("nothing to plot: no runs")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -210,10 +214,17 @@ def plot(rows: list[dict], delta: float, path: Path) -> None:
     ax.set_yscale("log")
     ax.set_xlabel(r"$H^B \ln(1/\delta)$  (Borda lower-bound scale)")
     ax.set_ylabel("samples to stop")
-    ax.set_title(f"CLUCB-Borda on random CPE-DB instances (l = 2..10, δ = {delta})")
+    positions = sorted({row["n_positions"] for row in rows})
+    runs = sorted(set(Counter((row["instance"], row["agent"]) for row in rows).values()))
+    per_pair = str(runs[0]) if len(runs) == 1 else f"{runs[0]}-{runs[-1]}"
+    ax.set_title(f"CLUCB-Borda on random CPE-DB instances (l = {positions[0]}..{positions[-1]}, δ = {delta})")
+    # Each point is one run: say so, since a scatter of single runs has no interval to show.
+    fig.text(0.5, 0.01, f"each point: one run ({per_pair} per instance "
+             "and agent); the dashed line is the reference, not a fit", ha="center", va="bottom", fontsize=7.5,
+             color="#333333")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)

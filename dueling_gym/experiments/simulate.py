@@ -29,7 +29,8 @@ import numpy as np
 from dueling_gym.agents.base import DuelingAgent, KernelDuelingAgent
 from dueling_gym.envs import DuelEngine
 from dueling_gym.experiments.kernel_loops import loop_for
-from dueling_gym.problems.preference import PreferenceMatrix, as_preference_matrix
+from dueling_gym.problems.preference import PreferenceMatrix
+from dueling_gym.problems.loading import as_preference_matrix
 from dueling_gym.validation import check_integer
 
 __all__ = ["SimulationResult", "simulate", "fused_loop", "log_checkpoints", "derive_seeds", "MAX_HORIZON"]

@@ -265,6 +265,12 @@ class ProblemSpec:
             raise TypeError(f"problem options must be a dict, got {type(self.options).__name__}")
         _check_json_values(self.options, f"options of problem {echo(self.name)}")
         name = self.name.strip().lower()
+        prefix, colon, path = self.name.partition(":")
+        if colon and prefix.strip().lower() == FILE_PROBLEM:  # ProblemSpec("file:PATH"), as parse reads it
+            if self.options:
+                raise ValueError(f"a saved problem is named by its file: file:PATH, got options {self.options!r}")
+            name = FILE_PROBLEM
+            object.__setattr__(self, "options", {"path": path})
         if name == FILE_PROBLEM:
             path = self.options.get("path")
             if set(self.options) != {"path"} or not isinstance(path, str) or not path:
@@ -363,11 +369,10 @@ class ProblemSpec:
             except (TypeError, ValueError) as error:
                 raise type(error)(f"problem {self.label!r}: {error}") from None
             return PreferenceMatrix(problem.matrix, name=self.label, source=problem.source)
-        from dueling_gym.problems import load_problem, read_problem_file
+        from dueling_gym.problems import load_problem
 
         if self.name == FILE_PROBLEM:
-            return read_problem_file(self.options["path"])
-
+            return load_problem(f"{FILE_PROBLEM}:{self.options['path']}")
         return load_problem(self.name)
 
     def build(self) -> PreferenceMatrix:

@@ -26,16 +26,30 @@ The rule, for the network's duel ``(i, j)``:
 2. otherwise the duel exploits an arm (``i`` of a self-duel, the leader of a decided pair):
    played if that arm is a confident winner; else the self-duel of a confident winner if there
    is one;
-3. otherwise a check towards the leading candidate, the arm with the largest ``upper`` (then
+3. otherwise, while some arm has lost no decided pair (a **Condorcet candidate**: a Condorcet
+   winner is one, with high probability, for as long as the run lasts), the candidates are
+   tested.  The *leader* is the exploited arm if it is a candidate, else the candidate that
+   leads most of its pairs in the counts.  If the leader is the only candidate, it is exploited
+   once it leads each of its pairs in the counts with at least ``log t`` duels of each (a floor
+   that costs little and makes the counts of a leader that is not a Condorcet winner turn
+   against it), else the least-played of the pairs that fail this is checked.  With several
+   candidates, the others are refuted as RMED1 refutes arms (Komiyama et al. 2015, Algorithm 1):
+   each is compared with the arm that beats it most in the counts (its undecided pair with the
+   lowest ``(wins + 1) / (duels + 2)``), the least-played such pair first.  Refuting an arm costs
+   ``log t / KL`` duels of its *cheapest* beater, where confirming a winner costs as many duels
+   of each of the winner's pairs, which on matrices whose winner barely beats some arms is far
+   more;
+4. otherwise (every arm has lost a decided pair: there is no Condorcet winner) a check towards
+   the leading candidate of the Copeland bounds, the arm with the largest ``upper`` (then
    ``lower``): the least-played undecided pair among those it leads and those that the arms
    blocking it (``upper`` above its ``lower``) do not lead -- deciding them makes it a confident
    winner, or lowers its ``upper`` and hands the lead on -- else any undecided pair of the
    candidate, which always has one (were all its pairs decided, its ``lower`` would equal its
    ``upper``, which no other arm's exceeds).
 
-What this guarantees: every duel played that is not a confident winner's self-duel belongs to
-an undecided pair; a pair whose preference is not
-exactly 1/2 stops being undecided after about ``log t / KL(p_ij, 1/2)`` duels, and a confident
+What this guarantees: every duel played that is not a confident winner's or a lone Condorcet
+candidate's self-duel belongs to an undecided pair or to the floor of ``log t`` duels per pair;
+a pair whose preference is not exactly 1/2 stops being undecided after about ``log t / KL(p_ij, 1/2)`` duels, and a confident
 winner chosen on evidence below ``log t`` is wrong with probability about ``1/t``; so an arm the
 network commits to wrongly is found out, and the duels that cost regret grow like ``log t``
 rather than ``t``.  What it does not: the constant in front of ``log t`` is the network's part
@@ -212,7 +226,10 @@ def safeguarded_duel(wins, threshold, evidence, status, bounds, expiry, first, s
                 winner = i
     if winner >= 0:
         return winner * n_arms + winner
-    # No confident winner: a check towards the leading candidate, the arm with the largest upper
+    condorcet_duel = _condorcet_duel(wins, threshold, status, upper, arm)
+    if condorcet_duel >= 0:
+        return condorcet_duel
+    # No confident winner and every arm has lost a decided pair: a check towards the leading candidate, the arm with the largest upper
     # bound (then lower bound, then lowest index): the least-played undecided pair among those
     # it leads (deciding them raises its lower bound) and those that the arms blocking it (upper
     # bound above its lower bound) do not lead (deciding them lowers theirs).  If there is none,
@@ -238,3 +255,68 @@ def safeguarded_duel(wins, threshold, evidence, status, bounds, expiry, first, s
         if best_pair >= 0:
             return best_pair
     return arm * n_arms + arm  # unreachable (see above); keeps the kernel total
+
+
+@numba.njit(cache=True, nogil=True)
+def _empirical_copeland(wins, i):  # pragma: no cover - compiled
+    """How many of ``i``'s pairs ``i`` leads in the counts (undecided or not)."""
+    score = 0
+    for j in range(wins.shape[0]):
+        if j != i and wins[i, j] > wins[j, i]:
+            score += 1
+    return score
+
+
+@numba.njit(cache=True, nogil=True)
+def _condorcet_duel(wins, threshold, status, upper, arm):  # pragma: no cover - compiled
+    """Rule 3 of the module docstring: the duel that tests the Condorcet candidates, as
+    ``first * K + second``, or -1 when every arm has lost a decided pair (no candidate left)."""
+    n_arms = wins.shape[0]
+    unrefuted, leader, leader_score = 0, -1, -1
+    for i in range(n_arms):
+        if upper[i] == n_arms - 1:
+            unrefuted += 1
+            score = _empirical_copeland(wins, i)
+            if leader < 0 or score > leader_score:
+                leader, leader_score = i, score
+    if unrefuted == 0:
+        return -1
+    if upper[arm] == n_arms - 1:
+        leader = arm  # the network's own choice, while nothing refutes it
+    if unrefuted == 1:
+        # Every other arm has lost a decided pair: if the problem has a Condorcet winner, it is
+        # the leader.  The leader is exploited while it also leads each of its pairs in the
+        # counts with at least ``threshold`` duels; otherwise the least-played such pair is
+        # checked.  The floor of log t duels per pair makes the counts of a leader that is not a
+        # Condorcet winner converge to a pair it loses, which is then checked until decided.
+        best_pair, best_count = -1, -1
+        for j in range(n_arms):
+            if j == leader:
+                continue
+            count = wins[leader, j] + wins[j, leader]
+            if wins[leader, j] <= wins[j, leader] or count < threshold:
+                if best_pair < 0 or count < best_count:
+                    best_pair, best_count = leader * n_arms + j, count
+        if best_pair < 0:
+            return leader * n_arms + leader
+        return best_pair
+    # Several arms have lost no decided pair: refute the others, as RMED1 does (Komiyama et
+    # al., COLT 2015, Algorithm 1, lines 8-10: an arm is compared with the arm that beats it most
+    # in the counts).  Each candidate's most promising undecided pair is the one with its lowest
+    # smoothed share of wins, (wins + 1) / (duels + 2), so that an unplayed pair counts as a tie;
+    # of those, the least-played is checked, so the candidates take turns.
+    best_pair, best_count = -1, -1
+    for j in range(n_arms):
+        if j == leader or upper[j] != n_arms - 1:
+            continue
+        rival, rival_share, rival_count = -1, 2.0, -1
+        for m in range(n_arms):
+            if m == j or status[j, m] != 0:
+                continue
+            count = wins[j, m] + wins[m, j]
+            share = (wins[j, m] + 1.0) / (count + 2.0)
+            if rival < 0 or share < rival_share or (share == rival_share and count < rival_count):
+                rival, rival_share, rival_count = m, share, count
+        if rival >= 0 and (best_pair < 0 or rival_count < best_count):
+            best_pair, best_count = j * n_arms + rival, rival_count
+    return best_pair

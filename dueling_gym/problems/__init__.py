@@ -31,10 +31,13 @@ from dueling_gym.problems.generators import (
     unique_copeland_winner,
     utility_based,
 )
-from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix, as_preference_matrix, load_problem
+from dueling_gym.problems.preference import REGRET_NOTIONS, PreferenceMatrix
+from dueling_gym.problems.loading import as_preference_matrix, load_problem
 from dueling_gym.problems.comparisons import load_comparisons
 from dueling_gym.problems.ltr_files import LTRData, read_ltr_file
+from dueling_gym.problems.ranker_budget import ComparisonBudget
 from dueling_gym.problems.ranker_problems import RankerEvaluationProblem, ranker_evaluation
+from dueling_gym.problems.structure_confidence import StructureConfidence, structure_confidence
 from dueling_gym.problems.problem_files import read_problem_file, save_problem
 
 # The lower-bound constants need Numba and SciPy's optimisers; they are imported on first use
@@ -53,6 +56,9 @@ __all__ = [
     "load_comparisons",
     "ranker_evaluation",
     "RankerEvaluationProblem",
+    "ComparisonBudget",
+    "structure_confidence",
+    "StructureConfidence",
     "read_ltr_file",
     "LTRData",
     "read_problem_file",

@@ -389,7 +389,9 @@ class _ChunkedReader:
     def _read_group_sizes(self) -> str:
         """Read the side file into ``group_sizes`` (checked against the rows parsed); its digest."""
         assert self.side_file is not None
-        self.group_sizes, digest = read_group_sizes(self.side_file, self.path, self.rows)
+        self.group_sizes, digest = read_group_sizes(self.side_file, self.path, self.rows,
+                                                    max_decompressed_bytes=self.options.max_decompressed_bytes,
+                                                    xz_memory_limit=XZ_MEMORY_LIMIT)
         return digest
 
     def _count_lines(self, stream: Any, size: int) -> int:

@@ -296,9 +296,19 @@ def group_file_for(path: Path, group_file: Path | Literal[False] | None) -> Path
         The data file.
     group_file : Path, None or False
         As :func:`~dueling_gym.problems.read_ltr_file`'s ``group_file``: a path is checked and
-        used; ``None`` looks for ``FILE.query`` / ``FILE.group`` (:data:`GROUP_FILE_SUFFIXES`)
-        next to the data file, and for a compressed ``train.txt.gz`` also next to the name
-        without its compression suffix; ``False`` uses none.
+        used; ``False`` uses none; ``None`` looks next to the data file, in this order, for
+
+        1. ``NAME.query``, then ``NAME.group`` (:data:`GROUP_FILE_SUFFIXES`), each plain, then
+           ``.gz``, ``.bz2`` and ``.xz`` (``train.txt.query``, ``train.txt.query.gz``, ...),
+           where ``NAME`` is the data file's full name;
+        2. for a compressed data file, the same names built on its name without the
+           compression suffix (for ``train.txt.gz``: ``train.txt.query``,
+           ``train.txt.query.gz``, ..., ``train.txt.group.xz``).
+
+        LightGBM and XGBoost name the side file by appending to the data file's full name, so
+        ``train.query`` (the name with its own extension replaced) is not looked for: beside
+        ``train.txt`` and ``train.svm`` it would belong to both.  A compressed side file is read
+        like a compressed data file (:func:`read_group_sizes`).
 
     Returns
     -------
@@ -307,18 +317,15 @@ def group_file_for(path: Path, group_file: Path | Literal[False] | None) -> Path
     Raises
     ------
     ValueError
-        If more than one side file lies next to the data file, or the one to use is not a
-        regular file.
+        If more than one of those names exists (the message names them all: the read would
+        otherwise depend on the search order; ``group_file=`` chooses), or the one to use is
+        not a regular file.
     """
     if group_file is False:
         return None
     if group_file is not None:
         return check_regular_file(group_file, "query-size side file")
-    names = [path.name]
-    if path.suffix.lower() in _SUFFIXES:  # a compressed file beside its uncompressed side file
-        names.append(path.name[: -len(path.suffix)])
-    found = [path.with_name(name + suffix) for name in names for suffix in GROUP_FILE_SUFFIXES
-             if os.path.lexists(path.with_name(name + suffix))]
+    found = [candidate for candidate in _side_file_candidates(path) if os.path.lexists(candidate)]
     if len(found) > 1:
         raise ValueError(f"{path}: more than one side file of query sizes lies next to it "
                          f"({', '.join(map(str, found))}); name the one to use with group_file= (command line: "
@@ -326,6 +333,28 @@ def group_file_for(path: Path, group_file: Path | Literal[False] | None) -> Path
     if not found:
         return None
     return check_regular_file(found[0], "query-size side file")
+
+
+def _side_file_candidates(path: Path) -> list[Path]:
+    """The names :func:`group_file_for` looks for next to the data file ``path``, in its order.
+
+    Parameters
+    ----------
+    path : Path
+        The data file.
+
+    Returns
+    -------
+    list of Path
+        ``NAME`` + ``.query`` / ``.group`` + nothing / ``.gz`` / ``.bz2`` / ``.xz``, for the
+        data file's name and then, for a compressed data file, its name without the compression
+        suffix.
+    """
+    names = [path.name]
+    if path.suffix.lower() in _SUFFIXES:  # a compressed file beside the side file of its text
+        names.append(path.name[: -len(path.suffix)])
+    return [path.with_name(name + suffix + compressed) for name in names for suffix in GROUP_FILE_SUFFIXES
+            for compressed in ("", *_SUFFIXES)]
 
 
 def with_side_digest(data_digest: str, side_digest: str) -> str:
@@ -346,32 +375,45 @@ def with_side_digest(data_digest: str, side_digest: str) -> str:
     return hashlib.sha256(f"ltr data {data_digest} query sizes {side_digest}".encode()).hexdigest()
 
 
-def read_group_sizes(side: Path, data_path: Path, rows: int) -> tuple[NDArray[np.int64], str]:
-    """Read a side file of query sizes, checked against the rows of its data file.
+def read_group_sizes(side: Path, data_path: Path, rows: int, *, max_decompressed_bytes: int | None = None,
+                     xz_memory_limit: int) -> tuple[NDArray[np.int64], str]:
+    """Read a side file of query sizes, plain or compressed, checked against the rows of its data file.
 
     Parameters
     ----------
     side : Path
         The side file: one positive integer per line, the number of consecutive rows of each
-        query (blank lines at its end are ignored).
+        query (blank lines at its end are ignored).  Compressed with gzip, bzip2 or xz (known by
+        its first bytes, as a data file is: :func:`detect_compression`), it is decompressed as
+        it is read.
     data_path : Path
         The data file, for messages.
     rows : int
         The data lines parsed, which the sizes must sum to.
+    max_decompressed_bytes : int or None, default None
+        As for the data file (:func:`~dueling_gym.problems.read_ltr_file`): the most bytes a
+        compressed side file may decompress to (:class:`LimitedStream`).  None leaves only the
+        side file's own bound below, which is far tighter than the data file's default limit.
+    xz_memory_limit : int
+        The most memory the xz decoder may take (:class:`XzReader`).
 
     Returns
     -------
     sizes : ndarray of int64
         The size of every query, in file order.
     digest : str
-        The SHA-256 (hexadecimal) of the side file's bytes.
+        The SHA-256 (hexadecimal) of the side file's bytes as they lie on disk (compressed, for
+        a compressed side file: decompression is deterministic, so they fix the sizes).
 
     Raises
     ------
     ValueError
-        A side file that is not a regular file, larger than one size per data row can take,
-        that changed while it was read, with a line that is not a positive whole number, or
-        whose sizes do not sum to ``rows``.
+        A side file that is not a regular file; larger on disk, or decompressed, than one size
+        per data row can take (32 bytes per row and 1024 more); refused by the decompression
+        checks of a data file (a format that is not read, a name that promises another
+        compression, corrupt or truncated data, ``max_decompressed_bytes`` passed, an xz header
+        asking for too much memory); changed while it was read; with a line that is not a
+        positive whole number; or whose sizes do not sum to ``rows``.
     """
     with open(side, "rb") as stream:
         opened = os.fstat(stream.fileno())
@@ -380,17 +422,55 @@ def read_group_sizes(side: Path, data_path: Path, rows: int) -> tuple[NDArray[np
                              "while it was opened")
         # One query per line and every query at least one row: a side file longer than 32
         # bytes per data row (18 digits, a sign, a \r\n and room for spaces) cannot be right,
-        # and is refused before it is read into memory.
+        # and is refused before it is read into memory.  Compression only shrinks such text (its
+        # headers fit in the 1024 spare bytes), so the bound holds on disk as well.
         bound = 32 * max(rows, 1) + 1024
         if opened.st_size > bound:
             raise ValueError(f"query-size side file {side} has {opened.st_size} bytes, more than one size per data "
                              f"row can take ({rows} rows in {data_path})")
-        content = stream.read(opened.st_size)
+        compression = detect_compression(stream, side)
+        if compression is None:
+            content = stream.read(opened.st_size)
+            digest, read = hashlib.sha256(content).hexdigest(), len(content)
+        else:
+            content, digest, read = _decompressed_side_file(stream, opened.st_size, side, compression, bound,
+                                                            max_decompressed_bytes, xz_memory_limit)
+            if len(content) > bound:
+                raise ValueError(f"query-size side file {side}: its {compression} data decompresses to more than "
+                                 f"{bound} bytes, more than one size per data row can take ({rows} rows in "
+                                 f"{data_path})")
         now = os.fstat(stream.fileno())
-    if (now.st_size, now.st_mtime_ns, len(content)) != (opened.st_size, opened.st_mtime_ns, opened.st_size):
+    if (now.st_size, now.st_mtime_ns, read) != (opened.st_size, opened.st_mtime_ns, opened.st_size):
         raise ValueError(f"query-size side file {side} changed while it was being read; read it again once it is "
                          "complete")
-    return _parse_group_sizes(content, side, data_path, rows), hashlib.sha256(content).hexdigest()
+    return _parse_group_sizes(content, side, data_path, rows), digest
+
+
+def _decompressed_side_file(stream: Any, size: int, side: Path, compression: str, bound: int,
+                            max_decompressed_bytes: int | None, xz_memory_limit: int) -> tuple[bytes, str, int]:
+    """(text, SHA-256 of the compressed bytes, compressed bytes read) of a compressed side file.
+
+    At most ``bound + 1`` bytes of text are taken: one more than that already refuses the file.
+    """
+    hasher = hashlib.sha256()
+    source = RawPrefix(stream, size, hasher)
+
+    def decompress() -> bytes:
+        blocks, total = [], 0
+        with decompressor(compression, source, xz_memory_limit=xz_memory_limit) as decompressed:
+            text = decompressed if max_decompressed_bytes is None else LimitedStream(
+                decompressed, max_decompressed_bytes, side, compression, "the limit given")
+            while total <= bound:
+                block = text.read(min(1 << 16, bound + 1 - total))
+                if not block:
+                    break
+                blocks.append(block)
+                total += len(block)
+        return b"".join(blocks)
+
+    content = guard_decompression(side, compression, decompress)
+    source.drain()  # bytes after the last stream count in the digest, as they do for a data file
+    return content, hasher.hexdigest(), size - source.remaining
 
 
 def _parse_group_sizes(content: bytes, side: Path, data_path: Path, rows: int) -> NDArray[np.int64]:

@@ -8,14 +8,13 @@ beats arm ``j``; ``P + P.T == 1`` and the diagonal is ``1/2``.  Copeland wins an
 
 from __future__ import annotations
 
-from functools import cached_property, lru_cache
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dueling_gym.problems.datasets import canonical_name, published_matrix
 from dueling_gym.validation import (
     MAX_ATOL,
     antisymmetric_rebuild,
@@ -31,10 +30,8 @@ __all__ = [
     "REGRET_NOTIONS",
     "RegretNotion",
     "MAX_ATOL",
-    "as_preference_matrix",
     "check_atol",
     "defined_notions",
-    "load_problem",
 ]
 
 RegretNotion = Literal["copeland_komiyama", "copeland_zoghi", "condorcet_strong", "condorcet_weak", "borda"]
@@ -423,43 +420,3 @@ def _frozen_provenance(provenance: Mapping[str, Any] | None) -> Mapping[str, Any
             value.flags.writeable = False
         frozen[key] = value
     return MappingProxyType(frozen)
-
-
-def load_problem(name: str) -> PreferenceMatrix:
-    """Load a shipped problem by name.
-
-    Parameters
-    ----------
-    name : str
-        A canonical name or alias (see :func:`~dueling_gym.problems.list_problems`),
-        case-insensitive.
-
-    Returns
-    -------
-    PreferenceMatrix
-        The (immutable) matrix, with ``name`` and ``source`` set.  Every name of a problem
-        returns the same object.
-
-    Raises
-    ------
-    ValueError
-        If the name is unknown; the message lists the valid names.
-    """
-    return _load_published(canonical_name(name))
-
-
-@lru_cache(maxsize=None)
-def _load_published(canonical: str) -> PreferenceMatrix:
-    info, rows = published_matrix(canonical)
-    if info.rebuilt_from_upper_triangle:
-        return PreferenceMatrix.from_upper_triangle(rows, name=info.name, source=info.source)
-    return PreferenceMatrix(rows, name=info.name, source=info.source)
-
-
-def as_preference_matrix(problem: Any) -> PreferenceMatrix:
-    """Coerce a :class:`~dueling_gym.problems.PreferenceMatrix`, an array or a dataset name into a PreferenceMatrix."""
-    if isinstance(problem, PreferenceMatrix):
-        return problem
-    if isinstance(problem, str):
-        return load_problem(problem)
-    return PreferenceMatrix(problem)

@@ -33,14 +33,16 @@ from dueling_gym.atomic_files import atomic_write
 from dueling_gym.problems.click_models import CascadeClickModel
 from dueling_gym.problems.interleaving import PROBABILISTIC_TAU
 from dueling_gym.problems.ltr_data import LTRData
+from dueling_gym.problems.ranker_budget import UNSETTLED, ComparisonBudget
 from dueling_gym.validation import check_regular_file
 
 __all__ = ["CACHE_FORMAT", "arrays_digest", "cache_key", "file_digest", "load_cached", "signature", "store_counts"]
 
 #: Bump when a change of the simulation or of the cached facts changes results, so that older cache
 #: files are not used (2: the facts hold ``comparison_data_sha256``; 3: a named click model takes the
-#: table of the data's grade scale, so a file of 0-2 data cached under format 2 used the wrong one).
-CACHE_FORMAT = 3
+#: table of the data's grade scale, so a file of 0-2 data cached under format 2 used the wrong one; 4: the
+#: key and the facts hold the comparison budget, and a sequential budget gives every pair its own count).
+CACHE_FORMAT = 4
 #: The cache folder's signing secret (see _signing_secret) and its size in bytes.
 _SIGNING_KEY_NAME = ".signing-key"
 _SIGNING_KEY_BYTES = 32
@@ -88,8 +90,8 @@ def arrays_digest(data: LTRData) -> str:
     return digest.hexdigest()
 
 
-def cache_key(data_digest: str | None, settings: Mapping[str, Any], comparisons_per_pair: int, seed: int,
-               single_document_queries: str, *, reading: Mapping[str, Any] | None = None) -> str:
+def cache_key(data_digest: str | None, settings: Mapping[str, Any], budget: ComparisonBudget, seed: int,
+              single_document_queries: str, *, reading: Mapping[str, Any] | None = None) -> str:
     """The key of an estimate: a SHA-256 of the data's digest and of every parameter that changes it.
 
     Parameters
@@ -101,7 +103,10 @@ def cache_key(data_digest: str | None, settings: Mapping[str, Any], comparisons_
         The problem's ``rankers``, ``interleaving``, ``click_model`` (as
         :func:`~dueling_gym.problems.click_models.parse_click_model` returns it), ``cutoff`` and
         ``tie_break_seed``.
-    comparisons_per_pair, seed : int
+    budget : ComparisonBudget
+        The comparisons per pair, a sequential rule or a fixed count (every parameter of the
+        rule is in the key: it decides when a pair stops, and the statuses the provenance reports).
+    seed : int
         As :func:`~dueling_gym.problems.ranker_evaluation`.
     single_document_queries : str
         The reader's choice for single-document queries.
@@ -114,6 +119,8 @@ def cache_key(data_digest: str | None, settings: Mapping[str, Any], comparisons_
     str
         The hexadecimal key; its first 40 characters name the cache file.
     """
+    if not isinstance(budget, ComparisonBudget):
+        raise TypeError(f"budget must be a ComparisonBudget, got {type(budget).__name__}")
     rankers = settings["rankers"]
     if isinstance(rankers, str):
         rankers_key: Any = rankers
@@ -124,7 +131,7 @@ def cache_key(data_digest: str | None, settings: Mapping[str, Any], comparisons_
         "format": CACHE_FORMAT, "data": data_digest, "rankers": rankers_key,
         "interleaving": settings["interleaving"], "click_model": _click_model_key(settings["click_model"]),
         "cutoff": settings["cutoff"], "tie_break_seed": settings["tie_break_seed"],
-        "comparisons_per_pair": comparisons_per_pair, "seed": seed,
+        "budget": budget.describe(), "seed": seed,
         "single_document_queries": single_document_queries, "tau": PROBABILISTIC_TAU,
     }
     if reading:  # only when set, so that a plain read keeps the key it has always had
@@ -240,7 +247,9 @@ def load_cached(path: Path, key: str) -> dict[str, Any] | None:
 
     A file is used when it was written for ``key``, its signature under the folder's secret
     matches (see :func:`signature`), and its counts are consistent (shapes, symmetric ties and
-    comparisons, non-negative, every pair compared as often as the facts say).
+    comparisons, non-negative, wins and ties adding up to the comparisons, and every pair's
+    comparisons a look of the budget in the facts: the last look, or an earlier one at which the
+    pair's counts decide it, as the rule stops a pair only then).
 
     Parameters
     ----------
@@ -294,6 +303,30 @@ def _consistent(counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any
     symmetric = all(np.array_equal(counts[name], counts[name].T) and not np.any(np.diagonal(counts[name]))
                     for name in ("ties", "comparisons"))
     non_negative = all(np.all(array >= 0) for array in counts.values())
-    return bool(symmetric and non_negative and not np.any(np.diagonal(counts["wins"]))
-                and np.all(totals[upper] == counts["comparisons"][upper])
-                and np.all(counts["comparisons"][upper] == facts.get("comparisons_per_pair")))
+    if not (symmetric and non_negative and not np.any(np.diagonal(counts["wins"]))
+            and np.all(totals[upper] == counts["comparisons"][upper])):
+        return False
+    budget = _stored_budget(facts.get("budget"))
+    if budget is None:
+        return False
+    if not np.all(np.isin(counts["comparisons"][upper], budget.looks)):
+        return False
+    # A pair stops before the last look only when its counts decide it.
+    n_pairs = n * (n - 1) // 2
+    for first, second in zip(*np.nonzero(upper & (counts["comparisons"] < budget.max_comparisons))):
+        if budget.status(int(counts["wins"][first, second]), int(counts["wins"][second, first]),
+                         int(counts["ties"][first, second]), n_pairs) == UNSETTLED:
+            return False
+    return True
+
+
+def _stored_budget(described: Any) -> ComparisonBudget | None:
+    """The budget that ``ComparisonBudget.describe()`` wrote, or None if it does not describe one."""
+    if not isinstance(described, dict):
+        return None
+    try:
+        budget = ComparisonBudget(**{name: described[name] for name in
+                                     ("max_comparisons", "error_rate", "tolerance", "first_batch", "growth")})
+    except (KeyError, TypeError, ValueError):
+        return None
+    return budget if budget.describe() == described else None

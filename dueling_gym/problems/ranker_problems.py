@@ -11,10 +11,18 @@ model (:mod:`dueling_gym.problems.click_models`).  The preference matrix is
     ``P[i, j]`` = P(ranker ``i`` wins an interleaved comparison with ranker ``j`` on a query
     drawn uniformly from the data), a tie counting as half a win,
 
-which :func:`~dueling_gym.problems.ranker_evaluation` estimates by Monte Carlo: ``comparisons_per_pair`` comparisons
-per pair ``i < j``, ``P[j, i] = 1 - P[i, j]``.  The standard error of each entry, the win, tie and
-comparison counts are in the result's ``provenance``; the regret of an agent on this problem is
-therefore measured against the estimate, not against the unknowable exact matrix.
+which :func:`~dueling_gym.problems.ranker_evaluation` estimates by Monte Carlo, ``P[j, i] = 1 - P[i, j]``.
+How many comparisons each pair ``i < j`` gets is a
+:class:`~dueling_gym.problems.ranker_budget.ComparisonBudget`: by default a **sequential** rule
+plays a pair in growing batches until its interval excludes 1/2 (settled), lies within a
+tolerance of 1/2 (near-tie) or the pair reaches its maximum (unsettled), so that with probability
+at least ``1 - error_rate`` every settled pair is on the right side of 1/2 (the rule and its
+guarantee are in :mod:`dueling_gym.problems.ranker_budget`); ``comparisons_per_pair=n`` gives
+every pair ``n``.  The standard error of each entry, the win, tie and comparison counts, each
+pair's status and the probability that the printed winners are right
+(:mod:`dueling_gym.problems.structure_confidence`) are in the result's ``provenance``; the
+regret of an agent on this problem is therefore measured against the estimate, not against the
+unknowable exact matrix.
 
 Choices:
 
@@ -27,8 +35,12 @@ Choices:
   whichever documents the data set happens to list first, and a fresh draw per comparison would
   make the lists themselves random; one shared key keeps the lists fixed and unbiased.
 * **Randomness**: the comparisons of pair number ``p`` (pairs ``i < j`` in row-major order) draw
-  their uniforms from ``SeedSequence(seed, spawn_key=(p,))``, so the matrix is the same for
-  every number of worker threads ``jobs``.
+  their uniforms from ``SeedSequence(seed, spawn_key=(p,))``, batch after batch from the one
+  generator, so a pair that stops after ``n`` comparisons played exactly the first ``n`` of the
+  fixed budget ``n``; whether a pair stops depends on its own counts only, so the matrix is the
+  same for every number of worker threads ``jobs``.  The posterior draws of the structure's
+  confidence come from ``SeedSequence(seed, spawn_key=(m,))``, ``m`` the number of pairs (a key
+  no pair uses).
 * **Cache**: results are stored under ``cache_dir`` in a file named by a SHA-256 digest of the
   data file's bytes (or of the arrays) and of every parameter that changes the result; the file
   also holds that digest, the facts of the estimate and a **signature**: an HMAC-SHA256 of all
@@ -68,13 +80,11 @@ from dueling_gym.problems.click_models import CascadeClickModel, parse_click_mod
 from dueling_gym.problems.interleaving import INTERLEAVING_METHODS, PROBABILISTIC_TAU, uniforms_per_comparison
 from dueling_gym.problems.ltr_files import DEFAULT_CHUNK_BYTES, LTRData, _check_memory, _read, read_ltr_file
 from dueling_gym.problems.ltr_sources import group_file_for, with_side_digest
-from dueling_gym.problems.ranker_cache import arrays_digest, cache_key, file_digest, load_cached, store_counts
-# Names of the cache as this module had them before ranker_cache.py held them: CACHE_FORMAT, and
-# the key and signature under their former private names (the tests reach for them here).
-from dueling_gym.problems.ranker_cache import CACHE_FORMAT  # noqa: F401
-from dueling_gym.problems.ranker_cache import cache_key as _cache_key  # noqa: F401
-from dueling_gym.problems.ranker_cache import signature as _signature  # noqa: F401
 from dueling_gym.problems.preference import PreferenceMatrix
+from dueling_gym.problems.ranker_budget import (PAIR_STATUSES, UNSETTLED, ComparisonBudget, pair_statuses,
+                                                resolve_budget)
+from dueling_gym.problems.ranker_cache import arrays_digest, cache_key, file_digest, load_cached, store_counts
+from dueling_gym.problems.structure_confidence import structure_confidence
 from dueling_gym.validation import (check_bool, check_integer, check_pairwise_memory, check_regular_file, check_rng,
                                     read_only)
 
@@ -94,6 +104,8 @@ TIE_RULE = ("no clicks or equal credit is a tie; a tie counts as half a win in P
 #: Approximate share of the relevance grades 0-4 in MSLR-WEB10K (used by the synthetic data).
 MSLR_GRADE_FREQUENCIES = (0.52, 0.32, 0.13, 0.02, 0.01)
 _PAIRS_PER_TASK = 16
+#: Posterior draws behind the structure's confidence (Monte-Carlo standard error at most 0.011).
+_CONFIDENCE_DRAWS = 2000
 #: K x K arrays alive at once while a matrix is estimated and wrapped: the win, tie and comparison
 #: counts, the pair indices, the estimate, its errors and temporaries, the PreferenceMatrix's own.
 _PAIRWISE_ARRAYS = 16
@@ -314,35 +326,59 @@ def _ranked_lists(data: LTRData, weights: NDArray[np.float32] | None, cutoff: in
 
 
 # ---------------------------------------------------------------------------------- estimation
-def estimate_preferences(problem: RankerEvaluationProblem, comparisons_per_pair: int, *, seed: int = 0,
-                         jobs: int | None = 1, progress: bool = False) -> dict[str, NDArray[np.int64]]:
-    """Play ``comparisons_per_pair`` comparisons of every pair ``i < j``: returns the counts.
+def estimate_preferences(problem: RankerEvaluationProblem, comparisons_per_pair: int | None = None, *,
+                         budget: ComparisonBudget | None = None, seed: int = 0, jobs: int | None = 1,
+                         progress: bool = False) -> dict[str, NDArray[np.int64]]:
+    """Play the comparisons of every pair ``i < j`` under a budget: returns the counts.
 
-    ``wins[i, j]`` is how often ``i`` beat ``j``, ``ties[i, j]`` (symmetric) how often they tied.
-    Pair number ``p`` draws from ``SeedSequence(seed, spawn_key=(p,))``, so the counts do not
-    depend on ``jobs`` (worker threads; the compiled kernel releases the GIL).
+    ``wins[i, j]`` is how often ``i`` beat ``j``, ``ties[i, j]`` (symmetric) how often they tied,
+    ``comparisons[i, j]`` (symmetric) how often they were compared.  ``comparisons_per_pair=n``
+    plays ``n`` per pair; otherwise ``budget`` (default
+    :data:`~dueling_gym.problems.ranker_budget.DEFAULT_BUDGET`) plays each pair look after look
+    until the rule stops it.  Pair number ``p`` draws from ``SeedSequence(seed, spawn_key=(p,))``
+    and stops on its own counts, so the counts do not depend on ``jobs`` (worker threads; the
+    compiled kernel releases the GIL).
+
+    Parameters
+    ----------
+    problem : RankerEvaluationProblem
+    comparisons_per_pair : int, optional
+        A fixed budget (give this or ``budget``, not both).
+    budget : ComparisonBudget, optional
+        The rule (default: the sequential default).
+    seed : int, default 0
+    jobs : int, optional
+        Worker threads (None: every core this process may use).
+    progress : bool, default False
+        Show a progress bar over the pairs.
+
+    Returns
+    -------
+    dict of str to ndarray of int64
+        ``wins``, ``ties`` and ``comparisons``, each K x K.
     """
     if not isinstance(problem, RankerEvaluationProblem):
         raise TypeError(f"problem must be a RankerEvaluationProblem, got {type(problem).__name__}")
-    comparisons_per_pair = check_integer("comparisons_per_pair", comparisons_per_pair, minimum=2)
+    budget = resolve_budget(comparisons_per_pair, budget)
     seed = check_integer("seed", seed, minimum=0)
     jobs = _check_jobs(jobs)
     progress = check_bool("progress", progress)
     n_rankers = problem.n_rankers
     n_pairs = n_rankers * (n_rankers - 1) // 2
     tasks = [range(start, min(start + _PAIRS_PER_TASK, n_pairs)) for start in range(0, n_pairs, _PAIRS_PER_TASK)]
-    _check_uniforms_memory(comparisons_per_pair, problem.uniforms_per_comparison, min(jobs, len(tasks)))
+    _check_uniforms_memory(budget, problem.uniforms_per_comparison, min(jobs, len(tasks)))
     firsts, seconds = np.triu_indices(n_rankers, 1)
     wins = np.zeros((n_rankers, n_rankers), dtype=np.int64)
     ties = np.zeros((n_rankers, n_rankers), dtype=np.int64)
+    comparisons = np.zeros((n_rankers, n_rankers), dtype=np.int64)
     duel_counts = _interleaving.kernels()["_duel_counts"]
 
-    def play(pairs: range) -> list[tuple[int, int, int, int, int]]:
+    def play(pairs: range) -> list[tuple[int, ...]]:
         results = []
         for pair in pairs:
             first, second = int(firsts[pair]), int(seconds[pair])
-            results.append((first, second) + _play_pair(duel_counts, problem, pair, first, second,
-                                                        comparisons_per_pair, seed))
+            results.append((first, second) + _play_pair(duel_counts, problem, pair, first, second, budget, n_pairs,
+                                                        seed))
         return results
 
     from tqdm.auto import tqdm
@@ -350,33 +386,40 @@ def estimate_preferences(problem: RankerEvaluationProblem, comparisons_per_pair:
     with tqdm(total=int(firsts.size), unit="pair", desc=f"interleaved comparisons (K={n_rankers})",
               disable=not progress) as bar, ThreadPoolExecutor(max_workers=jobs) as pool:
         for future in as_completed([pool.submit(play, task) for task in tasks]):
-            for first, second, first_wins, second_wins, tied in future.result():
+            for first, second, first_wins, second_wins, tied, played in future.result():
                 wins[first, second], wins[second, first] = first_wins, second_wins
                 ties[first, second] = ties[second, first] = tied
+                comparisons[first, second] = comparisons[second, first] = played
             bar.update(len(future.result()))
-    comparisons = np.full((n_rankers, n_rankers), comparisons_per_pair, dtype=np.int64)
-    np.fill_diagonal(comparisons, 0)
     return {"wins": wins, "ties": ties, "comparisons": comparisons}
 
 
 def _play_pair(duel_counts: Any, problem: RankerEvaluationProblem, pair: int, first: int, second: int,
-               comparisons_per_pair: int, seed: int) -> tuple[int, int, int]:
-    """(wins of first, wins of second, ties) of pair number ``pair`` (row-major over ``i < j``).
+               budget: ComparisonBudget, n_pairs: int, seed: int) -> tuple[int, int, int, int]:
+    """(wins of first, wins of second, ties, comparisons) of pair number ``pair`` (row-major over ``i < j``).
 
-    The one place the comparisons of a pair are drawn, shared by the estimate and the check of a
-    cached one, so that both play exactly the same comparisons.
+    The one place the comparisons of a pair are drawn: batch after batch from the pair's one
+    generator, which draws the same uniforms, row after row, as one draw of all of them at once.
     """
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(pair,)))
-    uniforms = rng.random((comparisons_per_pair, problem.uniforms_per_comparison))
-    counts = duel_counts(problem.ranked_lists, problem.list_lengths, problem.relevance, first, second,
-                         problem._method, problem._click, problem._stop, problem._softmax, uniforms)
-    return int(counts[0]), int(counts[1]), int(counts[2])
+    first_wins = second_wins = tied = played = 0
+    for look in budget.looks:
+        uniforms = rng.random((look - played, problem.uniforms_per_comparison))
+        counts = duel_counts(problem.ranked_lists, problem.list_lengths, problem.relevance, first, second,
+                             problem._method, problem._click, problem._stop, problem._softmax, uniforms)
+        first_wins, second_wins, tied, played = (first_wins + int(counts[0]), second_wins + int(counts[1]),
+                                                 tied + int(counts[2]), look)
+        if look < budget.max_comparisons and budget.status(first_wins, second_wins, tied, n_pairs) != UNSETTLED:
+            break
+    return first_wins, second_wins, tied, played
 
 
-def _check_uniforms_memory(comparisons_per_pair: int, width: int, pairs_at_once: int) -> None:
-    """Refuse a ``comparisons_per_pair`` whose uniforms (drawn at once per pair) do not fit in memory."""
-    _check_memory(f"comparisons_per_pair={comparisons_per_pair} ({pairs_at_once} pair(s) at a time, {width} float64 "
-                  "uniforms per comparison)", pairs_at_once * comparisons_per_pair * width * 8)
+def _check_uniforms_memory(budget: ComparisonBudget, width: int, pairs_at_once: int) -> None:
+    """Refuse a budget whose largest batch of uniforms (drawn at once per pair) does not fit in memory."""
+    what = (f"comparisons_per_pair={budget.max_comparisons}" if budget.is_fixed else
+            f"max_comparisons={budget.max_comparisons} (batches of up to {budget.largest_batch})")
+    _check_memory(f"{what} ({pairs_at_once} pair(s) at a time, {width} float64 uniforms per comparison)",
+                  pairs_at_once * budget.largest_batch * width * 8)
 
 
 def _check_jobs(jobs: Any) -> int:
@@ -400,8 +443,9 @@ def _matrix_and_errors(counts: Mapping[str, NDArray[np.int64]]) -> tuple[NDArray
 # ---------------------------------------------------------------------------------- entry point
 def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[ArrayLike], *,
                       rankers: str | ArrayLike = "features", interleaving: str = "team_draft",
-                      click_model: Any = "perfect", cutoff: int = 10, comparisons_per_pair: int = 1000,
-                      seed: int = 0, tie_break_seed: int = 0, cache_dir: str | os.PathLike | None = None,
+                      click_model: Any = "perfect", cutoff: int = 10, comparisons_per_pair: int | None = None,
+                      budget: ComparisonBudget | None = None, seed: int = 0, tie_break_seed: int = 0,
+                      cache_dir: str | os.PathLike | None = None,
                       jobs: int | None = None, progress: bool = True,
                       single_document_queries: str = "error",
                       group_file: str | os.PathLike | Literal[False] | None = None, missing: str = "error",
@@ -415,11 +459,21 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
         A LETOR / SVMlight file, a loaded data set or its arrays.
     rankers, interleaving, click_model, cutoff, tie_break_seed
         As :class:`RankerEvaluationProblem`.
-    comparisons_per_pair : int, default 1000
-        Comparisons per pair ``i < j``; the standard error of an entry is at most
-        ``0.5 / sqrt(n)`` (0.016 at the default).
+    comparisons_per_pair : int, optional
+        A fixed budget: every pair ``i < j`` plays this many comparisons (the standard error of
+        an entry is then at most ``0.5 / sqrt(n)``).  Give this or ``budget``, not both.
+    budget : ComparisonBudget, optional
+        The rule that decides each pair's comparisons; default
+        :data:`~dueling_gym.problems.ranker_budget.DEFAULT_BUDGET`, sequential: a pair plays
+        batches ending at 200, 400, ..., 12 800 and 20 000 comparisons, and stops as soon as its
+        interval excludes 1/2 (**settled**) or lies within 0.025 of 1/2 (**near-tie**); at 20 000
+        it stops **unsettled**.  The intervals are Hoeffding's or empirical Bernstein's, each at
+        level ``0.05 / (pairs * looks)`` (a union bound over the pairs and the looks of the
+        schedule), so that with probability at least 0.95 every settled pair lies on the side of
+        1/2 where its estimate lies and every near-tie within 0.025 of 1/2 (the rule is in
+        :mod:`dueling_gym.problems.ranker_budget`).
     seed : int, default 0
-        Seed of the comparisons.
+        Seed of the comparisons (and of the posterior draws of the structure's confidence).
     cache_dir : path, optional
         Folder of cached results (created if missing); ``None`` disables the cache.  A cached
         result is used only if its signature under the folder's secret matches (see the module's
@@ -441,9 +495,14 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
     -------
     PreferenceMatrix
         The estimate; ``provenance`` holds ``standard_errors``, ``wins``, ``ties``,
-        ``comparisons`` (K x K arrays), the parameters, the tie rule and the cache key.
+        ``comparisons`` (K x K arrays), ``pair_status`` (K x K codes into ``pair_status_names``:
+        unsettled, near-tie, settled; -1 on the diagonal), ``status_counts``, ``budget`` (the
+        rule, its looks), ``total_comparisons``, ``structure_confidence`` (the printed Copeland
+        winners and Condorcet winner with the posterior probability that each is right, see
+        :func:`~dueling_gym.problems.structure_confidence.structure_confidence`), the
+        parameters, the tie rule and the cache key.
     """
-    comparisons_per_pair = check_integer("comparisons_per_pair", comparisons_per_pair, minimum=2)
+    budget = resolve_budget(comparisons_per_pair, budget)
     seed = check_integer("seed", seed, minimum=0)
     jobs = _check_jobs(jobs)
     progress = check_bool("progress", progress)
@@ -453,11 +512,11 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
     model = parse_click_model(click_model)
     if interleaving not in INTERLEAVING_METHODS:
         raise ValueError(f"unknown interleaving {interleaving!r}; choose one of {sorted(INTERLEAVING_METHODS)}")
-    # The uniforms of a pair are the one allocation comparisons_per_pair alone decides: an
+    # A pair's batch of uniforms is the one allocation the budget alone decides: an
     # impossible count is refused before the data is read (for one pair at a time; the estimate
     # checks again for the pairs its threads play at once).
     width = uniforms_per_comparison(interleaving, check_integer("cutoff", cutoff, minimum=1, maximum=1000))
-    _check_uniforms_memory(comparisons_per_pair, width, 1)
+    _check_uniforms_memory(budget, width, 1)
     settings = {"rankers": rankers, "interleaving": interleaving, "click_model": model, "cutoff": cutoff,
                 "tie_break_seed": tie_break_seed}
     cache_file = key = data_digest = None
@@ -482,13 +541,12 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
                 data_digest = with_side_digest(data_digest, file_digest(side_file))
         else:
             data_digest = arrays_digest(data)
-        key = cache_key(data_digest, settings, comparisons_per_pair, seed, single_document_queries,
-                         reading=reading_key)
+        key = cache_key(data_digest, settings, budget, seed, single_document_queries, reading=reading_key)
         cache_file = Path(os.fspath(cache_dir)) / f"ranker_evaluation-{key[:40]}.npz"
         cached = load_cached(cache_file, key)
         if cached is not None:
             facts = {**cached["facts"], "data_source": str(path_or_arrays) if is_path else "arrays"}
-            return _as_matrix(cached["counts"], facts)
+            return _as_matrix(cached["counts"], facts, budget)
     if is_path:
         # The digest is taken again in the reading pass itself, so that the result is stored
         # under the digest of the bytes actually parsed even if the file was replaced meanwhile.
@@ -498,22 +556,28 @@ def ranker_evaluation(path_or_arrays: str | os.PathLike | LTRData | Sequence[Arr
                                   max_decompressed_bytes=max_decompressed_bytes)
         if cache_dir is not None and read_digest != data_digest:
             data_digest = read_digest
-            key = cache_key(data_digest, settings, comparisons_per_pair, seed, single_document_queries,
-                             reading=reading_key)
+            key = cache_key(data_digest, settings, budget, seed, single_document_queries, reading=reading_key)
             cache_file = Path(os.fspath(cache_dir)) / f"ranker_evaluation-{key[:40]}.npz"
     problem = RankerEvaluationProblem(data, **settings)
     del data  # the problem keeps the lists and the grades; the features can go
-    facts = {**problem.describe(), "comparisons_per_pair": comparisons_per_pair, "seed": seed,
+    facts = {**problem.describe(), "budget": budget.describe(),
+             "comparisons_per_pair": budget.max_comparisons if budget.is_fixed else None, "seed": seed,
              "n_queries": problem.n_queries, "n_documents": problem.n_documents, "n_features": problem.n_features,
              "data_source": problem.source or "arrays", "dropped_queries": list(problem.dropped_queries),
              "data_sha256": data_digest, "comparison_data_sha256": problem.comparison_data_sha256,
              "cache_key": key}
     if reading_key:
         facts["read_options"] = reading_key
-    counts = estimate_preferences(problem, comparisons_per_pair, seed=seed, jobs=jobs, progress=progress)
+    counts = estimate_preferences(problem, budget=budget, seed=seed, jobs=jobs, progress=progress)
+    n_pairs = problem.n_rankers * (problem.n_rankers - 1) // 2
+    facts["total_comparisons"] = int(np.triu(counts["comparisons"], 1).sum())
+    # A key that no pair's comparisons use (pairs are 0 .. n_pairs - 1).
+    draws = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(n_pairs,)))
+    facts["structure_confidence"] = structure_confidence(counts["wins"], counts["ties"], draws=_CONFIDENCE_DRAWS,
+                                                         rng=draws).describe()
     if cache_file is not None:
         store_counts(cache_file, key, counts, facts)
-    return _as_matrix(counts, facts)
+    return _as_matrix(counts, facts, budget)
 
 
 def _as_data(value: Any) -> LTRData:
@@ -525,16 +589,22 @@ def _as_data(value: Any) -> LTRData:
                     f"[, query_ids]), got {type(value).__name__}")
 
 
-def _as_matrix(counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any]) -> PreferenceMatrix:
+def _as_matrix(counts: Mapping[str, NDArray[np.int64]], facts: Mapping[str, Any],
+               budget: ComparisonBudget) -> PreferenceMatrix:
     matrix, errors = _matrix_and_errors(counts)
+    statuses = pair_statuses(budget, counts)
+    upper = np.triu(statuses, 1)[np.triu_indices(statuses.shape[0], 1)]
+    status_counts = {name: int((upper == code).sum()) for code, name in enumerate(PAIR_STATUSES)}
     name = f"ranker-evaluation K={facts['n_rankers']} {facts['interleaving']}/{facts['click_model']}"
-    source = (f"Monte-Carlo estimate: {facts['comparisons_per_pair']} interleaved comparisons per pair "
-              f"({facts['interleaving']}, {facts['click_model']} cascade clicks, cutoff {facts['cutoff']}) of the "
-              f"{facts['rankers']} rankers on {facts['data_source']}")
+    source = (f"Monte-Carlo estimate, {budget}: {facts['total_comparisons']} interleaved comparisons "
+              f"({status_counts['settled']} pairs settled, {status_counts['near-tie']} near-ties, "
+              f"{status_counts['unsettled']} unsettled; {facts['interleaving']}, {facts['click_model']} cascade "
+              f"clicks, cutoff {facts['cutoff']}) of the {facts['rankers']} rankers on {facts['data_source']}")
     if "click_model_table" in facts:
         source += f"; click model: {facts['click_model_table']}"
     provenance = {**facts, "standard_errors": errors, "wins": counts["wins"], "ties": counts["ties"],
-                  "comparisons": counts["comparisons"], "tie_rule": TIE_RULE}
+                  "comparisons": counts["comparisons"], "pair_status": statuses,
+                  "pair_status_names": list(PAIR_STATUSES), "status_counts": status_counts, "tie_rule": TIE_RULE}
     return PreferenceMatrix(matrix, name=name, source=source, provenance=provenance)
 
 

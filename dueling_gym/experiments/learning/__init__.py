@@ -27,7 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["FAMILIES", "REGRET_NOTION", "OBSERVATION", "TRAINING_HISTORY_DIRECTORY", "train_commands"]
+__all__ = ["FAMILIES", "REGRET_NOTION", "OBSERVATION", "train_commands"]
 
 #: The generator families a policy is trained and evaluated on by default.
 FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
@@ -35,9 +35,6 @@ FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
 REGRET_NOTION = "copeland_komiyama"
 #: What an exported policy's metadata says its input is.
 OBSERVATION = "dueling_gym.observations (pair features v1)"
-#: The earlier stages of the shipped policies (``--init`` files of their training commands).  A
-#: folder of the source repository, not of the installed package: it exists in a checkout only.
-TRAINING_HISTORY_DIRECTORY = Path(__file__).resolve().parents[3] / "training-history"
 
 
 @cache

@@ -340,8 +340,8 @@ def run_from_arguments(arguments: argparse.Namespace, command: str) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> Path:
-    """Command-line entry point (``python -m dueling_gym.experiments.distillation --help``)."""
-    return base.command_line_main(build_parser(), run_from_arguments, "dueling_gym.experiments.distillation", argv)
+    """Command-line entry point (``python -m dueling_gym.experiments.learning.distillation --help``)."""
+    return base.command_line_main(build_parser(), run_from_arguments, "dueling_gym.experiments.learning.distillation", argv)
 
 
 if __name__ == "__main__":

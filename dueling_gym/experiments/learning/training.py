@@ -18,7 +18,7 @@ written atomically (a crash leaves the previous file whole), and a checkpoint th
 holds non-finite values is refused on resume rather than trained on.  A run that has trained its
 budget is left as it is (``finished.json``): re-running its command does nothing.
 
-    python -m dueling_gym.experiments.training --out results/learned-k5 --n-arms 5 --timesteps 20000000
+    python -m dueling_gym.experiments.learning.training --out results/learned-k5 --n-arms 5 --timesteps 20000000
 
 Needs the ``rl`` extra (stable-baselines3, torch) and ``tqdm``.
 """
@@ -486,8 +486,8 @@ def run_from_arguments(arguments: argparse.Namespace, command: str) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> Path:
-    """Command-line entry point (``python -m dueling_gym.experiments.training --help``)."""
-    return base.command_line_main(build_parser(), run_from_arguments, "dueling_gym.experiments.training", argv)
+    """Command-line entry point (``python -m dueling_gym.experiments.learning.training --help``)."""
+    return base.command_line_main(build_parser(), run_from_arguments, "dueling_gym.experiments.learning.training", argv)
 
 
 if __name__ == "__main__":

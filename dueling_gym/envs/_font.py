@@ -1,0 +1,180 @@
+"""Bitmap fonts for the ``rgb_array`` frames, so drawing text needs NumPy alone.
+
+Two fonts: the 5x7 letters, digits and punctuation of the Hitachi HD44780 character generator
+(its 5x8 cell, whose last row holds the descenders of ``g j p q y``), for titles, axis labels
+and colour-bar ticks; and compact 3x5 digits, for the contestants' indices along the heat
+maps, where many labels must fit beside small cells.  A character outside a font is drawn as
+its ``?``: a frame is never refused for its text.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["DIGIT_HEIGHT", "TEXT_HEIGHT", "text_mask", "text_width"]
+
+# Each glyph: its rows from the top, one bit string per row ("1": ink).
+_TEXT_ROWS = """
+A 01110 10001 10001 11111 10001 10001 10001 00000
+B 11110 10001 10001 11110 10001 10001 11110 00000
+C 01110 10001 10000 10000 10000 10001 01110 00000
+D 11100 10010 10001 10001 10001 10010 11100 00000
+E 11111 10000 10000 11110 10000 10000 11111 00000
+F 11111 10000 10000 11110 10000 10000 10000 00000
+G 01110 10001 10000 10111 10001 10001 01111 00000
+H 10001 10001 10001 11111 10001 10001 10001 00000
+I 01110 00100 00100 00100 00100 00100 01110 00000
+J 00111 00010 00010 00010 00010 10010 01100 00000
+K 10001 10010 10100 11000 10100 10010 10001 00000
+L 10000 10000 10000 10000 10000 10000 11111 00000
+M 10001 11011 10101 10101 10001 10001 10001 00000
+N 10001 10001 11001 10101 10011 10001 10001 00000
+O 01110 10001 10001 10001 10001 10001 01110 00000
+P 11110 10001 10001 11110 10000 10000 10000 00000
+Q 01110 10001 10001 10001 10101 10010 01101 00000
+R 11110 10001 10001 11110 10100 10010 10001 00000
+S 01111 10000 10000 01110 00001 00001 11110 00000
+T 11111 00100 00100 00100 00100 00100 00100 00000
+U 10001 10001 10001 10001 10001 10001 01110 00000
+V 10001 10001 10001 10001 10001 01010 00100 00000
+W 10001 10001 10001 10101 10101 10101 01010 00000
+X 10001 10001 01010 00100 01010 10001 10001 00000
+Y 10001 10001 10001 01010 00100 00100 00100 00000
+Z 11111 00001 00010 00100 01000 10000 11111 00000
+a 00000 00000 01110 00001 01111 10001 01111 00000
+b 10000 10000 10110 11001 10001 10001 11110 00000
+c 00000 00000 01110 10000 10000 10001 01110 00000
+d 00001 00001 01101 10011 10001 10001 01111 00000
+e 00000 00000 01110 10001 11111 10000 01110 00000
+f 00110 01001 01000 11100 01000 01000 01000 00000
+g 00000 00000 01111 10001 10001 01111 00001 01110
+h 10000 10000 10110 11001 10001 10001 10001 00000
+i 00100 00000 01100 00100 00100 00100 01110 00000
+j 00010 00000 00110 00010 00010 00010 10010 01100
+k 10000 10000 10010 10100 11000 10100 10010 00000
+l 01100 00100 00100 00100 00100 00100 01110 00000
+m 00000 00000 11010 10101 10101 10001 10001 00000
+n 00000 00000 10110 11001 10001 10001 10001 00000
+o 00000 00000 01110 10001 10001 10001 01110 00000
+p 00000 00000 11110 10001 10001 11110 10000 10000
+q 00000 00000 01111 10001 10001 01111 00001 00001
+r 00000 00000 10110 11001 10000 10000 10000 00000
+s 00000 00000 01111 10000 01110 00001 11110 00000
+t 01000 01000 11100 01000 01000 01001 00110 00000
+u 00000 00000 10001 10001 10001 10011 01101 00000
+v 00000 00000 10001 10001 10001 01010 00100 00000
+w 00000 00000 10001 10001 10101 10101 01010 00000
+x 00000 00000 10001 01010 00100 01010 10001 00000
+y 00000 00000 10001 10001 10001 01111 00001 01110
+z 00000 00000 11111 00010 00100 01000 11111 00000
+0 01110 10001 10011 10101 11001 10001 01110 00000
+1 00100 01100 00100 00100 00100 00100 01110 00000
+2 01110 10001 00001 00010 00100 01000 11111 00000
+3 11111 00010 00100 00010 00001 10001 01110 00000
+4 00010 00110 01010 10010 11111 00010 00010 00000
+5 11111 10000 11110 00001 00001 10001 01110 00000
+6 00110 01000 10000 11110 10001 10001 01110 00000
+7 11111 00001 00010 00100 01000 01000 01000 00000
+8 01110 10001 10001 01110 10001 10001 01110 00000
+9 01110 10001 10001 01111 00001 00010 01100 00000
+- 00000 00000 00000 11111 00000 00000 00000 00000
+. 00000 00000 00000 00000 00000 01100 01100 00000
+, 00000 00000 00000 00000 00000 01100 00100 01000
+: 00000 01100 01100 00000 01100 01100 00000 00000
+= 00000 00000 11111 00000 11111 00000 00000 00000
+( 00010 00100 01000 01000 01000 00100 00010 00000
+) 01000 00100 00010 00010 00010 00100 01000 00000
+[ 01110 01000 01000 01000 01000 01000 01110 00000
+] 01110 00010 00010 00010 00010 00010 01110 00000
+/ 00000 00001 00010 00100 01000 10000 00000 00000
+_ 00000 00000 00000 00000 00000 00000 11111 00000
+' 01100 00100 01000 00000 00000 00000 00000 00000
++ 00000 00100 00100 11111 00100 00100 00000 00000
+% 11000 11001 00010 00100 01000 10011 00011 00000
+< 00010 00100 01000 10000 01000 00100 00010 00000
+> 01000 00100 00010 00001 00010 00100 01000 00000
+? 01110 10001 00001 00010 00100 00000 00100 00000
+! 00100 00100 00100 00100 00100 00000 00100 00000
+* 00000 00100 10101 01110 10101 00100 00000 00000
+"""
+
+_DIGIT_ROWS = """
+0 111 101 101 101 111
+1 010 110 010 010 111
+2 111 001 111 100 111
+3 111 001 111 001 111
+4 101 101 111 001 001
+5 111 100 111 001 111
+6 111 100 111 101 111
+7 111 001 010 010 010
+8 111 101 111 101 111
+9 111 101 111 001 111
+t 010 111 010 010 011
+= 000 111 000 111 000
+? 111 001 011 000 010
+"""
+
+
+def _parse(table: str) -> dict[str, NDArray[np.bool_]]:
+    glyphs = {}
+    for line in table.strip().splitlines():
+        character, *rows = line.split(" ")
+        glyphs[character] = np.array([[bit == "1" for bit in row] for row in rows], dtype=bool)
+    return glyphs
+
+
+_FONTS = {"text": _parse(_TEXT_ROWS), "digits": _parse(_DIGIT_ROWS)}
+_FONTS["text"][" "] = np.zeros_like(_FONTS["text"]["A"])
+_FONTS["digits"][" "] = np.zeros_like(_FONTS["digits"]["0"])
+
+#: Height in font pixels of a line of the text font (descenders included) and of the digits.
+TEXT_HEIGHT = _FONTS["text"]["A"].shape[0]
+DIGIT_HEIGHT = _FONTS["digits"]["0"].shape[0]
+
+
+def _font(font: str) -> dict[str, NDArray[np.bool_]]:
+    if font not in _FONTS:
+        raise ValueError(f"font must be one of {sorted(_FONTS)}, got {font!r}")
+    return _FONTS[font]
+
+
+def text_width(text: str, font: str = "text", scale: int = 1) -> int:
+    """Width in pixels of ``text`` drawn by :func:`text_mask` (one font pixel between characters)."""
+    glyph_width = _font(font)["0"].shape[1]
+    return max(0, len(text) * (glyph_width + 1) - 1) * scale
+
+
+@lru_cache(maxsize=512)
+def text_mask(text: str, font: str = "text", scale: int = 1) -> NDArray[np.bool_]:
+    """The ink of ``text`` as a boolean array, each font pixel ``scale`` x ``scale`` pixels.
+
+    Parameters
+    ----------
+    text : str
+        The text; a character the font lacks is drawn as ``?``.
+    font : {"text", "digits"}
+        The 5x7 (5x8 with descenders) font of letters, digits and punctuation, or the 3x5
+        digits (with ``t``, ``=`` and ``?``).
+    scale : int
+        Pixels per font pixel, at least 1.
+
+    Returns
+    -------
+    ndarray of bool, shape (height * scale, :func:`text_width`)
+        Read-only (masks are cached: titles and labels repeat from frame to frame).
+    """
+    if not isinstance(scale, (int, np.integer)) or isinstance(scale, bool) or scale < 1:
+        raise ValueError(f"scale must be an integer of at least 1, got {scale!r}")
+    glyphs = _font(font)
+    height, glyph_width = glyphs["0"].shape
+    mask = np.zeros((height, max(0, len(text) * (glyph_width + 1) - 1)), dtype=bool)
+    for position, character in enumerate(text):
+        start = position * (glyph_width + 1)
+        mask[:, start:start + glyph_width] = glyphs.get(character, glyphs["?"])
+    if scale > 1:
+        mask = np.kron(mask, np.ones((scale, scale), dtype=bool))
+    mask.flags.writeable = False
+    return mask
