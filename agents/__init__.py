@@ -8,25 +8,19 @@ name::
     from dueling_gym.agents import RUCB, make_agent
     agent = make_agent("rucb", n_arms=5, seed=0)
 
-See :mod:`dueling_gym.agents.base` for how to add an algorithm.
+See :mod:`dueling_gym.agents.base` for how to add an algorithm, :mod:`dueling_gym.agents.registry` for
+building agents by name and :mod:`dueling_gym.agents.state` for the compiled state of the fast ones.
 """
 
 from functools import cache as _cache
 from pathlib import Path as _Path
 
-from dueling_gym.agents.base import (
-    AGENT_REGISTRY,
-    BanditAgent,
-    DuelingAgent,
-    KernelBanditAgent,
-    KernelDuelingAgent,
-    PaperLink,
-    agent_class,
-    list_agents,
-    make_agent,
-    register_agent,
-)
+from dueling_gym.agents.base import BanditAgent, DuelingAgent, KernelBanditAgent, KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import AGENT_REGISTRY, agent_class, list_agents, make_agent, register_agent
+from dueling_gym.agents.state import AgentState
 
+#: The modules of the common API (base classes, registry, compiled state), which define no agent.
+_API_MODULES = ("base.py", "registry.py", "state.py")
 #: The exported base classes that register no agent name, by module.
 _BASE_CLASS_MODULES = {"CombinatorialAgent": "cpe.base", "PolicyAgent": "policy"}
 
@@ -48,7 +42,7 @@ def _agent_modules() -> dict[str, dict[str, str]]:
     package = _Path(__file__).parent
     modules: dict[str, dict[str, str]] = {}
     for path in sorted(package.glob("*.py")) + sorted(package.glob("cpe/*.py")):
-        if path.name.startswith("_") or path.name == "base.py":
+        if path.name.startswith("_") or path.name in _API_MODULES:
             continue
         text = path.read_text(encoding="utf-8")
         if "@register_agent(" in text:
@@ -79,6 +73,7 @@ _BASE_API = {
     "KernelDuelingAgent": KernelDuelingAgent,
     "BanditAgent": BanditAgent,
     "KernelBanditAgent": KernelBanditAgent,
+    "AgentState": AgentState,
     "PaperLink": PaperLink,
     "make_agent": make_agent,
     "agent_class": agent_class,

@@ -18,8 +18,8 @@ For elimination with Hoeffding boxes (SAVAGE, Urvoy et al., ICML 2013, §3.1):
 * :func:`nested_interval_update` -- the forced inclusion of successive confidence sets,
   ``[a, b] <- [max(a, m - c), min(b, m + c)]``.
 
-:class:`RUCBBoundsAgent` is the base of the agents whose bounds are RUCB's: it takes and checks
-their exploration parameter ``alpha``.
+The base class of the agents whose bounds are RUCB's, which takes and checks their exploration
+parameter ``alpha``, is :class:`dueling_gym.agents.base.RUCBBoundsAgent`.
 
 The KL divergence and KL confidence bounds, which the problems and lower bounds use too, live
 in the core module :mod:`dueling_gym.stats`.
@@ -32,9 +32,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import KernelDuelingAgent, check_number
-
-__all__ = ["RUCBBoundsAgent", "rucb_upper_bound", "rucb_lower_bound", "trailing_evidence", "hoeffding_radius", "savage_log_level", "nested_interval_update"]
+__all__ = ["rucb_upper_bound", "rucb_lower_bound", "trailing_evidence", "hoeffding_radius", "savage_log_level", "nested_interval_update"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -124,15 +122,3 @@ def nested_interval_update(lower: float, upper: float, mean: float, radius: floa
     low = mean - radius
     high = mean + radius
     return (low if low > lower else lower), (high if high < upper else upper)
-
-
-class RUCBBoundsAgent(KernelDuelingAgent):
-    """Base of the agents whose confidence bounds are RUCB's, ``u = mu_hat + sqrt(alpha ln t / N)``.
-
-    Takes and checks the exploration parameter ``alpha > 1/2`` (0.51 by default, as in Komiyama
-    et al. 2016 and the DTS authors' experiments); used by RUCB, MultiRUCB, RCS and D-TS.
-    """
-
-    def __init__(self, n_arms: int, *, alpha: float = 0.51, seed: int | np.random.SeedSequence | None = None):
-        self.alpha = check_number("alpha", alpha, minimum=0.5)
-        super().__init__(n_arms, seed=seed)

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dueling_gym.agents._pair_statistics import empirical_preference, record_duel
-from dueling_gym.agents.base import AgentState
+from dueling_gym.agents.state import AgentState
 from dueling_gym.problems.lower_bounds import kernel_workspace, separation_table_kernel
 from dueling_gym.stats import kl_bernoulli_scalar
 

@@ -78,8 +78,9 @@ from dueling_gym.agents._rmed_kernels import (
     refresh_structure,
 )
 from dueling_gym.agents._rmed_step5 import ensure_solution, evaluate_step5
-from dueling_gym.agents.base import KernelDuelingAgent, PaperLink, check_number
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
 from dueling_gym.problems.loading import as_preference_matrix
+from dueling_gym.validation import check_number
 
 __all__ = [
     "CopelandRMEDAgent",

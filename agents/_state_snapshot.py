@@ -76,7 +76,7 @@ class StructRefSnapshot:
     ----------
     proxy_class : type
         The ``StructRefProxy`` subclass; ``proxy_class(**fields)`` rebuilds an
-        :class:`~dueling_gym.agents.base.AgentState` (``proxy_class(*fields.values())`` a plain
+        :class:`~dueling_gym.agents.state.AgentState` (``proxy_class(*fields.values())`` a plain
         proxy).
     fields : dict
         Field name -> value (array, generator, scalar or a nested :class:`StructRefSnapshot`), in

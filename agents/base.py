@@ -1,18 +1,38 @@
-"""The common agent API: :class:`~dueling_gym.agents.DuelingAgent`, :class:`BanditAgent` and the agent registry.
+"""The agent base classes: what every algorithm implements.
+
+What a subclass implements
+--------------------------
+* :class:`~dueling_gym.agents.DuelingAgent` (a dueling-bandit algorithm): ``_reset_state()``
+  (build the learning state from scratch), ``act() -> (i, j)``, ``observe(action, first_won)``
+  and ``recommend() -> int``.
+* :class:`~dueling_gym.agents.KernelDuelingAgent` (the same, compiled): ``_reset_state()``,
+  which assigns the state (an :class:`~dueling_gym.agents.state.AgentState`) to ``self.state``,
+  and three ``numba.njit(cache=True)`` kernels as class attributes:
+  ``act_kernel(state) -> (i, j)``, ``observe_kernel(state, i, j, first_won)`` and
+  ``recommend_kernel(state) -> int``.
+* :class:`~dueling_gym.agents.BanditAgent` (a cardinal bandit algorithm): ``_reset_state()``,
+  ``act() -> arm``, ``observe(arm, reward)`` and ``recommend() -> arm``.
+* :class:`~dueling_gym.agents.KernelBanditAgent`: ``_reset_state()`` and the kernels
+  ``act_kernel(state) -> arm``, ``observe_kernel(state, arm, reward)`` and
+  ``recommend_kernel(state) -> arm``.
+
+Everything else has a default a subclass may override: the smallest number of arms
+(``_minimum_arms``), which problem sizes the defaults play (``plays_arms``), the files a run
+depends on (``content_digests``), whether the agent stops (``pure_exploration`` and ``done``)
+and how ``repr`` shows the problem size (``_size_description``).  The constructor takes the
+problem size positionally and the hyperparameters by keyword, stores each hyperparameter
+under its own name (``hyperparameters`` and ``repr`` read them back) and then calls
+``super().__init__``, which seeds ``self.rng`` and calls ``_reset_state()``.
 
 Writing a new dueling algorithm
 -------------------------------
-Subclass :class:`~dueling_gym.agents.DuelingAgent` and implement ``_reset_state()``, ``act()``, ``observe()`` and
-``recommend()``.  That is enough to run it in a Gymnasium loop, in
-:func:`dueling_gym.experiments.simulate` (generic loop) and in sweeps.
-
-To make it fast, subclass :class:`~dueling_gym.agents.KernelDuelingAgent` instead: keep the whole state in a Numba
-structref (arrays, scalars and the agent's ``numpy.random.Generator``), declared by its field
-names as an :class:`AgentState` subclass and built by keyword, and write three
-``numba.njit(cache=True)`` kernels ``act(state) -> (i, j)``, ``observe(state, i, j,
-first_won)`` and ``recommend(state) -> int``.  The Python methods call the kernels, and the
-fast simulator calls the very same kernels inside one compiled loop, so both paths give the
-same trajectory for the same seeds.  See ``agents/rucb.py`` for a complete example.
+Subclass :class:`~dueling_gym.agents.DuelingAgent`; that is enough to run it in a Gymnasium
+loop, in :func:`dueling_gym.experiments.simulate` (generic loop) and in sweeps.  To make it
+fast, subclass :class:`~dueling_gym.agents.KernelDuelingAgent` instead: the Python methods call
+the kernels, and the fast simulator calls the very same kernels inside one compiled loop, so
+both paths give the same trajectory for the same seeds.  See ``agents/rucb.py`` for a complete
+example.  :func:`~dueling_gym.agents.register_agent` (in :mod:`dueling_gym.agents.registry`)
+makes the class constructible by name.
 
 Pickling and copying
 --------------------
@@ -21,24 +41,17 @@ copy continues the exact trajectory of the original, generator stream included. 
 states are handled generically (by a private module of the package): their fields are
 read by name, nested states and arrays shared with Python attributes stay shared.  An agent that
 keeps part of its state outside ``__dict__`` and its structrefs (e.g. in a process-wide registry)
-extends ``__getstate__`` / ``__setstate__``.
+extends ``__getstate__`` / ``__setstate__``; one whose state includes a running Python generator
+uses :class:`ReplayPickling`.
 """
 
 from __future__ import annotations
 
-import functools
 import inspect
-import keyword
-import sys
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
-from importlib import import_module
-from typing import Any, Callable, ClassVar, Iterable, NamedTuple
+from typing import Any, Callable, ClassVar, NamedTuple
 
-import numba
 import numpy as np
-from numba.core import types
-from numba.experimental import structref
 
 from dueling_gym.agents._state_snapshot import decode_attributes, encode_attributes
 from dueling_gym.validation import (
@@ -54,235 +67,16 @@ from dueling_gym.validation import (
 )
 
 __all__ = [
-    "SeededAgent",
     "PaperLink",
+    "SeededAgent",
     "ArmedAgent",
-    "AgentStateType",
-    "AgentState",
     "DuelingAgent",
     "KernelDuelingAgent",
+    "RUCBBoundsAgent",
     "BanditAgent",
     "KernelBanditAgent",
     "ReplayPickling",
-    "AgentRegistry",
-    "register_agent",
-    "make_agent",
-    "agent_class",
-    "constructor_keywords",
-    "list_agents",
-    "agent_kind",
-    "AGENT_REGISTRY",
-    "check_n_arms",
-    "check_action",
-    "check_number",
 ]
-
-class AgentRegistry(Mapping[str, type]):
-    """Registry name -> agent class, importing the library's own agent modules on first use.
-
-    :func:`~dueling_gym.agents.register_agent` enters a class when its module is imported.  The library's own
-    agents are *declared* first, by module (``dueling_gym.agents`` does this on the first lookup),
-    so that looking up one name imports that one module instead of all fifty: importing every
-    agent (and with them SciPy's optimisers and the lower-bound code) cost more than a short run.
-    Iterating, ``len`` and ``items()`` import every declared module, so they see every agent.
-    """
-
-    def __init__(self) -> None:
-        self._classes: dict[str, type] = {}
-        self._declared: dict[str, str] = {}
-        self._declare_pending: list[Callable[[], None]] = []
-
-    def declare(self, module: str, names: Iterable[str]) -> None:
-        """Note that importing ``module`` registers the agents ``names``."""
-        for name in names:
-            self._declared[name.lower()] = module
-
-    def declare_on_first_lookup(self, declare: Callable[[], None]) -> None:
-        """Call ``declare`` (which calls :meth:`declare`) before the registry is first searched."""
-        self._declare_pending.append(declare)
-
-    def _ensure_declared(self) -> None:
-        while self._declare_pending:
-            self._declare_pending.pop(0)()
-
-    def register(self, name: str, cls: type) -> None:
-        """Enter ``cls`` under ``name`` (what :func:`~dueling_gym.agents.register_agent` does)."""
-        key = name.lower()
-        if not cls.__module__.startswith("dueling_gym.agents."):
-            # Another library's agent must not take a name of ours; ours are checked by the tests.
-            self._ensure_declared()
-        declared = self._declared.get(key)
-        if declared is not None and declared != cls.__module__:
-            raise ValueError(f"agent name {name!r} is already taken by an agent of {declared}")
-        if key in self._classes and self._classes[key] is not cls:
-            raise ValueError(f"agent name {name!r} is already registered to {self._classes[key].__name__}")
-        self._classes[key] = cls
-
-    def load_all(self) -> None:
-        """Import every declared module (all agents are then registered)."""
-        self._ensure_declared()
-        for name in list(self._declared):
-            self._load(name)
-
-    def _load(self, key: str) -> type:
-        cls = self._classes.get(key)
-        if cls is None:
-            module = self._declared[key]
-            import_module(module)
-            cls = self._classes.get(key)
-            if cls is None:
-                raise ImportError(f"importing {module} did not register the agent {key!r}")
-        return cls
-
-    def __getitem__(self, name: str) -> type:
-        key = name.lower() if isinstance(name, str) else name
-        if key in self._classes:
-            return self._classes[key]
-        self._ensure_declared()
-        if key in self._declared:
-            return self._load(key)
-        raise KeyError(name)
-
-    def __contains__(self, name: object) -> bool:
-        if name in self._classes:
-            return True
-        self._ensure_declared()
-        return name in self._declared
-
-    def __iter__(self) -> Iterator[str]:
-        self.load_all()
-        return iter(list(self._classes))
-
-    def __len__(self) -> int:
-        self.load_all()
-        return len(self._classes)
-
-    def __repr__(self) -> str:
-        self._ensure_declared()
-        return f"AgentRegistry({sorted(set(self._classes) | set(self._declared))})"
-
-
-#: name -> agent class; filled by :func:`~dueling_gym.agents.register_agent` (see :class:`AgentRegistry`).
-AGENT_REGISTRY = AgentRegistry()
-
-
-class AgentStateType(types.StructRef):
-    """Base of the Numba structref types that hold a kernel agent's state.
-
-    :class:`AgentState` creates and registers one subclass per agent state;
-    literal field types (e.g. a Python ``True`` passed at construction) are widened so one
-    compiled kernel serves every state of that agent.
-    """
-
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
-
-
-class AgentState(structref.StructRefProxy):
-    """Base of the Python proxies of kernel agent states: a state declared by its field names.
-
-    A subclass names its fields in the class statement and is then built by keyword::
-
-        class RUCBState(AgentState, fields=["rng", "wins", "t"]):
-            ...  # a docstring
-
-        state = RUCBState(rng=rng, wins=np.zeros((3, 3), dtype=np.int64), t=0)
-
-    Declaring the subclass creates and registers its Numba type, an :class:`~dueling_gym.agents.base.AgentStateType`
-    subclass available as ``RUCBState.numba_type`` and, for a class defined at module level, as
-    the module attribute ``RUCBStateType`` next to the proxy (pickle and Numba's on-disk cache
-    index find types by module and name, so the name stays the one of a hand-written type), and
-    defines the proxy's constructor (in Python and in compiled code) and its boxing.  Fields are
-    stored in declaration order; construction requires every field, by keyword, and raises
-    :class:`TypeError` naming the missing or unexpected ones.
-
-    Attributes
-    ----------
-    field_names : tuple of str
-        The fields, in declaration order.
-    numba_type : type
-        The registered :class:`~dueling_gym.agents.base.AgentStateType` subclass of this state.
-    """
-
-    field_names: ClassVar[tuple[str, ...]] = ()
-    numba_type: ClassVar[type[AgentStateType]]
-
-    def __init_subclass__(cls, *, fields: Iterable[str] | None = None, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if fields is None:
-            raise TypeError(f"{cls.__name__} must name its fields: class {cls.__name__}(AgentState, fields=[...])")
-        names = tuple(fields)
-        for name in names:
-            if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or name == "_STATE_CLASS":
-                raise TypeError(f"{cls.__name__}: field names must be identifiers, got {name!r}")
-        duplicates = sorted({name for name in names if names.count(name) > 1})
-        if duplicates:
-            raise TypeError(f"{cls.__name__}: duplicate fields {duplicates}")
-        if not names:
-            raise TypeError(f"{cls.__name__} must have at least one field")
-        type_name = f"{cls.__name__}Type"
-        numba_type = type(type_name, (AgentStateType,), {
-            "__module__": cls.__module__,
-            "__qualname__": f"{cls.__qualname__}Type",
-            "__doc__": f"Numba type of :class:`{cls.__name__}`.",
-        })
-        module = sys.modules.get(cls.__module__)
-        if module is not None and "." not in cls.__qualname__:
-            # Pickle (Numba's cache index included) finds the type by module and name.
-            existing = getattr(module, type_name, None)
-            reloaded = isinstance(existing, type) and issubclass(existing, AgentStateType)
-            if existing is not None and not reloaded:
-                raise TypeError(
-                    f"{cls.__module__}.{type_name} already exists; {cls.__name__} needs that name for its Numba type"
-                )
-            setattr(module, type_name, numba_type)
-        structref.register(numba_type)
-        cls.field_names = names
-        cls.numba_type = numba_type
-        structref.define_proxy(cls, numba_type, list(names))
-
-    def __new__(cls, *args: Any, **values: Any) -> AgentState:
-        if args:
-            raise TypeError(
-                f"{cls.__name__} takes its fields by keyword ({', '.join(cls.field_names)}); "
-                f"got {len(args)} positional argument(s)"
-            )
-        missing = [name for name in cls.field_names if name not in values]
-        unexpected = sorted(name for name in values if name not in cls.field_names)
-        if missing or unexpected:
-            problems = []
-            if missing:
-                problems.append(f"missing field(s) {', '.join(missing)}")
-            if unexpected:
-                problems.append(f"unexpected field(s) {', '.join(unexpected)}")
-            raise TypeError(f"{cls.__name__}: {'; '.join(problems)}")
-        return _state_constructor(cls)(*(values[name] for name in cls.field_names))
-
-
-def _state_constructor(cls: type[AgentState]) -> Callable[..., AgentState]:
-    """The compiled constructor of a state class, cached on disk.
-
-    Numba's own proxy constructor is a fresh ``njit`` function per class that is never cached,
-    so every process compiled every state it built (about half a second per agent), and it
-    takes its fields as ``*args``, which Numba types in Python at every call (0.2 ms for a
-    20-field state).  This one names each field as a parameter (typed by Numba's C fast path:
-    0.02 ms) and is compiled with Numba's on-disk cache: its code object is attributed to this
-    file, whose stamp Numba checks, and its name carries the class's module and name, so every
-    class has its own cache entry.  Classes another process could not import by name (defined
-    in ``__main__`` or inside a function) are compiled per process instead.
-    """
-    constructor = cls.__dict__.get("_compiled_constructor")
-    if constructor is None:
-        name = "construct_" + f"{cls.__module__}.{cls.__qualname__}".replace(".", "_").replace("<", "").replace(">", "")
-        parameters = ", ".join(cls.field_names)
-        source = f"def {name}({parameters}):\n    return _STATE_CLASS({parameters})\n"
-        # The function lives in this module's name space as far as Numba's cache is concerned.
-        namespace: dict[str, Any] = {"__name__": __name__, "_STATE_CLASS": cls}
-        exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - field names are checked identifiers
-        importable = cls.__module__ != "__main__" and "<" not in cls.__qualname__
-        constructor = numba.njit(cache=importable, nogil=True)(namespace[name])
-        cls._compiled_constructor = constructor
-    return constructor
 
 
 class PaperLink(NamedTuple):
@@ -463,6 +257,28 @@ class KernelDuelingAgent(DuelingAgent):
         return int(type(self).recommend_kernel(self.state))
 
 
+class RUCBBoundsAgent(KernelDuelingAgent):
+    """Base of the agents whose confidence bounds are RUCB's, ``u = mu_hat + sqrt(alpha ln t / N)``.
+
+    Takes and checks the exploration parameter ``alpha > 1/2`` (0.51 by default, as in Komiyama
+    et al. 2016 and the DTS authors' experiments); used by RUCB, MultiRUCB, RCS and D-TS.  The
+    bounds themselves are compiled functions shared with the other agents that use them.
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms ``K >= 2``.
+    alpha : float
+        Exploration parameter of the bounds, ``alpha > 1/2`` (Zoghi et al., ICML 2014, Algorithm 1).
+    seed : int, SeedSequence or None
+        Seed of the agent's own ``numpy.random.Generator``.
+    """
+
+    def __init__(self, n_arms: int, *, alpha: float = 0.51, seed: SeedLike = None):
+        self.alpha = check_number("alpha", alpha, minimum=0.5)
+        super().__init__(n_arms, seed=seed)
+
+
 class BanditAgent(ArmedAgent):
     """An ordinary (cardinal) multi-armed bandit algorithm: ``act() -> arm``, ``observe(arm, reward)``.
 
@@ -562,118 +378,3 @@ def _replayed_agent(cls: type, arguments: tuple[Any, ...], hyperparameters: dict
     for first_won in outcomes:
         agent._replay_outcome(bool(first_won))
     return agent
-
-
-#: The winner notions an agent can declare as its target (see :mod:`dueling_gym.agents.catalogue`).
-TARGETS = ("condorcet", "copeland", "borda", "utility", "best mean", "-", "?")
-#: Registered name -> the target its class declared at registration.
-_DECLARED_TARGETS: dict[str, str] = {}
-
-
-def register_agent(name: str, *, target: str | None = None) -> Callable[[type], type]:
-    """Class decorator: make an agent constructible by name with :func:`~dueling_gym.agents.make_agent`.
-
-    Parameters
-    ----------
-    name : str
-        The registered name (case-insensitive).
-    target : str, optional
-        The winner notion the agent targets with its default hyperparameters, one of
-        :data:`~dueling_gym.agents.base.TARGETS`.  Default: the class's own ``target`` attribute when it is
-        a string (the
-        identification agents declare it for their answers), else ``"?"`` (not declared).  The
-        agents table, the documentation and the presets read it
-        (:func:`~dueling_gym.agents.catalogue.agent_target`).
-    """
-    if target is not None and target not in TARGETS:
-        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
-
-    def decorator(cls: type) -> type:
-        key = name.lower()
-        own = getattr(cls, "target", None)
-        if isinstance(own, str) and target is not None and own != target:
-            raise ValueError(f"agent {key!r}: register_agent(target={target!r}) disagrees with the class's "
-                             f"target {own!r}")
-        declared = target if target is not None else own if isinstance(own, str) else "?"
-        if declared not in TARGETS:
-            raise ValueError(f"agent {key!r}: target must be one of {TARGETS}, got {declared!r}")
-        AGENT_REGISTRY.register(key, cls)
-        cls.name = key
-        _DECLARED_TARGETS[key] = declared
-        return cls
-
-    return decorator
-
-
-def declared_target(name: str) -> str:
-    """The target the agent registered as ``name`` declared (``"?"`` when none)."""
-    return _DECLARED_TARGETS.get(str(name).lower(), "?")
-
-
-def list_agents(kind: str | None = None) -> list[str]:
-    """Registered agent names; ``kind`` = ``"dueling"``, ``"bandit"`` or ``"combinatorial"`` filters them."""
-    names = sorted(AGENT_REGISTRY)
-    if kind is None:
-        return names
-    if kind not in ("dueling", "bandit", "combinatorial"):
-        raise ValueError(f"kind must be 'dueling', 'bandit', 'combinatorial' or None, got {kind!r}")
-    return [name for name in names if agent_kind(AGENT_REGISTRY[name]) == kind]
-
-
-def agent_kind(cls: type) -> str:
-    """``"dueling"`` (K-armed duels), ``"bandit"`` (cardinal arms) or ``"combinatorial"`` (matchings)."""
-    if issubclass(cls, DuelingAgent):
-        return "dueling"
-    if issubclass(cls, BanditAgent):
-        return "bandit"
-    return "combinatorial"
-
-
-@functools.lru_cache(maxsize=None)
-def constructor_keywords(cls: type) -> tuple[str, ...]:
-    """The keyword-only parameters of ``cls``'s constructor besides ``seed`` (its hyperparameters).
-
-    Read once per class: a sweep builds an agent per run, and reading a signature costs more
-    than building a small agent.
-    """
-    return tuple(name for name, parameter in inspect.signature(cls.__init__).parameters.items()
-                 if parameter.kind == parameter.KEYWORD_ONLY and name != "seed")
-
-
-def agent_class(name: str) -> type:
-    """The class of a registered agent (``"rucb"``) or of one named by import path
-    (``"my_package.my_module:MyAgent"``, see :mod:`dueling_gym.agents.external`).
-
-    Raises
-    ------
-    ValueError
-        If the name is unknown (the message lists the registered names) or cannot be imported.
-    """
-    if ":" in str(name):
-        from dueling_gym.agents.external import load_agent_class
-
-        return load_agent_class(str(name).strip())
-    key = str(name).lower()
-    if key not in AGENT_REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; choose one of {list_agents()} (or a class by import path, "
-                         "package.module:ClassName)")
-    return AGENT_REGISTRY[key]
-
-
-def make_agent(name: str, n_arms: int, *, seed: SeedLike = None, **hyperparameters: Any) -> Any:
-    """Build an agent by name, e.g. ``make_agent("rucb", n_arms=5, seed=0, alpha=0.51)``; the name may
-    also be an import path, ``make_agent("my_package.my_module:MyAgent", 5)``.
-
-    Raises
-    ------
-    ValueError
-        If the name is unknown (the message lists the registered names).
-    TypeError
-        If a hyperparameter is not accepted by that agent.
-    """
-    cls = agent_class(name)
-    accepted = constructor_keywords(cls)
-    unknown = sorted(set(hyperparameters) - set(accepted))
-    if unknown:
-        raise TypeError(f"{cls.__name__} does not accept {unknown}; its hyperparameters are {accepted}")
-    return cls(n_arms, seed=seed, **hyperparameters)

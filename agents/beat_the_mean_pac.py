@@ -38,7 +38,7 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, PaperLink, check_number, register_agent
+from dueling_gym.agents.base import PaperLink
 from dueling_gym.agents.beat_the_mean import (
     beat_the_mean_act,
     beat_the_mean_recommend,
@@ -46,7 +46,9 @@ from dueling_gym.agents.beat_the_mean import (
     record_and_eliminate,
 )
 from dueling_gym.agents.identification import KernelIdentificationAgent
-from dueling_gym.validation import check_probability
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import check_number, check_probability
 
 __all__ = ["BeatTheMeanPAC", "comparison_budget"]
 

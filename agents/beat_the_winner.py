@@ -16,7 +16,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, register_agent
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import SeedLike
 
 __all__ = ["BeatTheWinner"]
 

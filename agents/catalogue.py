@@ -23,7 +23,8 @@ import inspect
 import re
 from collections.abc import Iterable
 
-from dueling_gym.agents.base import AGENT_REGISTRY, DuelingAgent, agent_kind, declared_target, list_agents
+from dueling_gym.agents.base import DuelingAgent
+from dueling_gym.agents.registry import AGENT_REGISTRY, agent_kind, declared_target, list_agents
 
 __all__ = ["ROLES", "agent_role", "agent_summary", "agent_table_markdown", "agent_target", "regret_minimisers"]
 

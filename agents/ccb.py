@@ -47,7 +47,10 @@ from dueling_gym.agents._candidate_sets import keep_random_subset, preferred_arg
 from dueling_gym.agents._confidence_bounds import rucb_upper_bound, trailing_evidence
 from dueling_gym.agents._pair_statistics import empirical_copeland_counts, record_duel
 from dueling_gym.agents._random_draws import uniform_choice
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, check_number, register_agent
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import check_number
 
 __all__ = ["CCB"]
 

@@ -30,7 +30,7 @@ import numba
 from dueling_gym.agents import _rmed_loop, _rmed_step5
 from dueling_gym.agents._rmed_loop import CopelandRMEDAgent
 from dueling_gym.agents._rmed_step5 import new_solver_id, release_solver_id
-from dueling_gym.agents.base import register_agent
+from dueling_gym.agents.registry import register_agent
 from dueling_gym.problems.lower_bounds import ConstraintPool
 from dueling_gym.validation import check_integer
 

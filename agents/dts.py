@@ -23,10 +23,12 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._confidence_bounds import RUCBBoundsAgent, rucb_lower_bound, rucb_upper_bound
+from dueling_gym.agents._confidence_bounds import rucb_lower_bound, rucb_upper_bound
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
 from dueling_gym.agents._random_draws import random_argmax
-from dueling_gym.agents.base import AgentState, PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink, RUCBBoundsAgent
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 
 __all__ = ["DTS"]
 

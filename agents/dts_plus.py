@@ -37,8 +37,9 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._random_draws import random_argmax, random_argmin
-from dueling_gym.agents.base import PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink
 from dueling_gym.agents.dts import DTS, complete_first_sample, dts_candidates, dts_duel, first_sample_votes
+from dueling_gym.agents.registry import register_agent
 from dueling_gym.stats import kl_bernoulli_scalar
 
 __all__ = ["DTSPlus"]

@@ -20,7 +20,7 @@ import numba
 
 from dueling_gym.agents import _rmed_loop, _rmed_step5
 from dueling_gym.agents._rmed_loop import CopelandRMEDAgent
-from dueling_gym.agents.base import register_agent
+from dueling_gym.agents.registry import register_agent
 
 __all__ = ["ECWRMED"]
 

@@ -34,8 +34,8 @@ import sys
 import sysconfig
 from typing import Any, ClassVar
 
-from dueling_gym.agents.base import DuelingAgent, SeedLike
-from dueling_gym.validation import check_action, check_arm, check_outcome, check_seed
+from dueling_gym.agents.base import DuelingAgent
+from dueling_gym.validation import SeedLike, check_action, check_arm, check_outcome, check_seed
 
 __all__ = ["AgentImportError", "is_import_path", "load_agent_class", "source_identity"]
 

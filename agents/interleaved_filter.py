@@ -25,8 +25,10 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, register_agent
-from dueling_gym.validation import check_integer
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import SeedLike, check_integer
 
 __all__ = ["InterleavedFilter2"]
 

@@ -17,8 +17,11 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import most_played, record_pull, register_bandit_kernels
-from dueling_gym.agents.base import AgentState, KernelBanditAgent, PaperLink, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import KernelBanditAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.stats import kl_bernoulli_scalar, kl_upper_bound_scalar
+from dueling_gym.validation import SeedLike, check_number
 
 __all__ = ["KLUCB", "new_kl_ucb_state"]
 

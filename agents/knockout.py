@@ -40,8 +40,10 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink
 from dueling_gym.agents.identification import KernelIdentificationAgent, shuffle_prefix
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.validation import check_number, check_probability
 
 __all__ = ["Knockout"]

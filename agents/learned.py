@@ -32,7 +32,9 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, SeedLike, register_agent
+from dueling_gym.agents.base import KernelDuelingAgent
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.pair_network import (
     WEIGHT_NAMES,
     arm_record_values,
@@ -50,7 +52,7 @@ from dueling_gym.pair_network import (
     safeguarded_duel,
     time_value,
 )
-from dueling_gym.validation import check_bool, check_integer, check_n_arms
+from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_arms
 
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",

@@ -24,8 +24,9 @@ from typing import Generator
 import numpy as np
 
 from dueling_gym.agents._mallows import confident_compare
-from dueling_gym.agents.base import PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink
 from dueling_gym.agents.identification import ProcedureIdentificationAgent
+from dueling_gym.agents.registry import register_agent
 from dueling_gym.validation import check_probability
 
 __all__ = ["MallowsMPR"]

@@ -52,8 +52,10 @@ import numpy as np
 from dueling_gym.agents._confidence_bounds import rucb_upper_bound, trailing_evidence
 from dueling_gym.agents._pair_statistics import record_duel
 from dueling_gym.agents._random_draws import below
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, check_number, register_agent
-from dueling_gym.validation import check_integer, check_probability
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import check_integer, check_number, check_probability
 
 __all__ = ["MergeRUCB"]
 

@@ -36,10 +36,11 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._confidence_bounds import RUCBBoundsAgent
 from dueling_gym.agents._random_draws import below, uniform_choice
-from dueling_gym.agents.base import AgentState, PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink, RUCBBoundsAgent
+from dueling_gym.agents.registry import register_agent
 from dueling_gym.agents.rucb import rucb_observe, rucb_recommend
+from dueling_gym.agents.state import AgentState
 
 __all__ = ["MultiRUCB"]
 

@@ -25,9 +25,10 @@ from typing import Generator
 
 import numpy as np
 
-from dueling_gym.agents.base import PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink
 from dueling_gym.agents.identification import ProcedureIdentificationAgent
 from dueling_gym.agents.pl_pac import budgeted_quicksort
+from dueling_gym.agents.registry import register_agent
 from dueling_gym.validation import check_integer
 
 __all__ = ["Multisort"]

@@ -32,8 +32,9 @@ from typing import Generator
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink
 from dueling_gym.agents.identification import ProcedureIdentificationAgent
+from dueling_gym.agents.registry import register_agent
 from dueling_gym.validation import check_number, check_probability
 
 __all__ = ["PLPAC", "budgeted_quicksort"]

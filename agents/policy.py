@@ -41,9 +41,9 @@ from gymnasium import spaces
 from numpy.typing import NDArray
 
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner
-from dueling_gym.agents.base import DuelingAgent, SeedLike, check_action, check_n_arms
+from dueling_gym.agents.base import DuelingAgent
 from dueling_gym.observations import DuelStatisticsTracker, duel_statistics_space
-from dueling_gym.validation import check_bool, check_outcome
+from dueling_gym.validation import SeedLike, check_action, check_bool, check_n_arms, check_outcome
 
 __all__ = ["PolicyAgent", "OBSERVATIONS"]
 

@@ -26,8 +26,9 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, register_agent
 from dueling_gym.agents.identification import KernelIdentificationAgent
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["PreferenceEstimator"]

@@ -19,8 +19,10 @@ import numpy as np
 
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
 from dueling_gym.agents._random_draws import below
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, register_agent
-from dueling_gym.validation import check_bool
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import SeedLike, check_bool
 
 __all__ = ["UniformRandom"]
 

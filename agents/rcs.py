@@ -58,10 +58,12 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._confidence_bounds import RUCBBoundsAgent, rucb_upper_bound
+from dueling_gym.agents._confidence_bounds import rucb_upper_bound
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
 from dueling_gym.agents._random_draws import below, random_argmin_bits, uniform as stream_uniform
-from dueling_gym.agents.base import AgentState, PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink, RUCBBoundsAgent
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.stats import kl_bernoulli_scalar
 
 __all__ = ["RCS"]

@@ -27,9 +27,11 @@ import numpy as np
 
 from dueling_gym.agents._pair_statistics import empirical_preference
 from dueling_gym.agents._random_draws import random_argmin_bits
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, check_number, register_agent
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.stats import kl_bernoulli_scalar
-from dueling_gym.validation import check_integer
+from dueling_gym.validation import check_integer, check_number
 
 __all__ = ["RMED1"]
 

@@ -14,10 +14,12 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents._confidence_bounds import RUCBBoundsAgent, rucb_upper_bound, trailing_evidence
+from dueling_gym.agents._confidence_bounds import rucb_upper_bound, trailing_evidence
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner, record_duel
 from dueling_gym.agents._random_draws import below, uniform, uniform_choice_bits
-from dueling_gym.agents.base import AgentState, PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink, RUCBBoundsAgent
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.validation import check_bool
 
 __all__ = ["RUCB"]

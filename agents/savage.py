@@ -37,7 +37,9 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._confidence_bounds import hoeffding_radius, nested_interval_update, savage_log_level
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, register_agent
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["SAVAGE", "SAVAGEBorda", "SAVAGECondorcet", "SAVAGE_VARIANTS"]

@@ -67,9 +67,11 @@ import numpy as np
 
 from dueling_gym.agents._random_draws import below
 from dueling_gym.agents._scb_kernels import kl_bai_level, kl_bai_should_stop, kl_sign_test, squaring_epoch
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, check_number, register_agent
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.stats import kl_lower_bound_scalar, kl_upper_bound_scalar
-from dueling_gym.validation import check_integer, check_probability
+from dueling_gym.validation import check_integer, check_number, check_probability
 
 __all__ = ["SCB", "CopelandPAC"]
 

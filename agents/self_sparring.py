@@ -20,8 +20,10 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import beta_argmax
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, check_number, register_agent
-from dueling_gym.validation import check_bool
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import SeedLike, check_bool, check_number
 
 __all__ = ["SelfSparring"]
 

@@ -42,8 +42,10 @@ import math
 import numba
 import numpy as np
 
-from dueling_gym.agents.base import AgentState, PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink
 from dueling_gym.agents.identification import KernelIdentificationAgent, shuffle_prefix, uniform_below
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.validation import check_integer, check_number, check_probability
 
 __all__ = ["SingleElimination", "duels_per_match"]

@@ -21,11 +21,14 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import bandit_act, bandit_observe, bandit_recommend
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
 from dueling_gym.agents.kl_ucb import new_kl_ucb_state
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.agents.thompson import new_thompson_state
 from dueling_gym.agents.ucb1 import new_ucb1_state
 from dueling_gym.agents.ucb_sbm import new_ucb_sbm_state
+from dueling_gym.validation import SeedLike, check_number
 
 __all__ = ["Sparring", "SparringThompson", "SparringUCB1", "SPARRING_LEARNERS"]
 

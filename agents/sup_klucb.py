@@ -48,14 +48,9 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._random_draws import below
-from dueling_gym.agents.base import (
-    AgentState,
-    KernelDuelingAgent,
-    PaperLink,
-    check_n_arms,
-    check_number,
-    register_agent,
-)
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
 from dueling_gym.reductions import (
     n_super_arms,
     pair_tables,
@@ -66,7 +61,7 @@ from dueling_gym.reductions import (
     super_arm_means,
 )
 from dueling_gym.stats import kl_bernoulli_scalar, kl_upper_bound_scalar
-from dueling_gym.validation import check_integer
+from dueling_gym.validation import check_integer, check_n_arms, check_number
 
 __all__ = ["SupKLUCB", "sup_klucb_level", "klucb_select", "klucb_select_reference"]
 

@@ -17,7 +17,10 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import bernoulli_reward, beta_argmax, most_played, register_bandit_kernels
-from dueling_gym.agents.base import AgentState, KernelBanditAgent, PaperLink, SeedLike, register_agent
+from dueling_gym.agents.base import KernelBanditAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import SeedLike
 
 __all__ = ["BernoulliThompson", "new_thompson_state"]
 

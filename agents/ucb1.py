@@ -16,7 +16,10 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import mean_plus_bonus_argmax, most_played, record_pull, register_bandit_kernels
-from dueling_gym.agents.base import AgentState, KernelBanditAgent, PaperLink, SeedLike, register_agent
+from dueling_gym.agents.base import KernelBanditAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import SeedLike
 
 __all__ = ["UCB1", "new_ucb1_state"]
 

@@ -20,7 +20,10 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._bandit_kernels import mean_plus_bonus_argmax, most_played, record_pull, register_bandit_kernels
-from dueling_gym.agents.base import AgentState, KernelBanditAgent, PaperLink, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import KernelBanditAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import SeedLike, check_number
 
 __all__ = ["UCBSBM", "new_ucb_sbm_state"]
 

@@ -49,7 +49,10 @@ import numba
 import numpy as np
 
 from dueling_gym.agents._random_draws import draw_index
-from dueling_gym.agents.base import AgentState, KernelDuelingAgent, PaperLink, SeedLike, check_number, register_agent
+from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
+from dueling_gym.agents.registry import register_agent
+from dueling_gym.agents.state import AgentState
+from dueling_gym.validation import SeedLike, check_number
 
 __all__ = ["VersatileDB", "tsallis_inf_weights"]
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from dueling_gym.agents.base import make_agent
+from dueling_gym.agents.registry import make_agent
 from dueling_gym.envs.combinatorial_duel import CombinatorialDuelEnv
 from dueling_gym.experiments.pure_exploration import run_pure_exploration
 from dueling_gym.experiments.simulate import derive_seeds

@@ -27,20 +27,15 @@ from dueling_gym.agents import make_agent
 from dueling_gym.agents._mallows import mallows_preferences
 from dueling_gym.experiments.pure_exploration import run_pure_exploration
 from dueling_gym.problems import PreferenceMatrix
+from dueling_gym.problems.bradley_terry import bradley_terry_probabilities
 from dueling_gym.problems.generators import utility_based
-
-
-def _bradley_terry(utilities: np.ndarray, name: str) -> PreferenceMatrix:
-    matrix = 1.0 / (1.0 + np.exp(-(utilities[:, None] - utilities[None, :])))
-    np.fill_diagonal(matrix, 0.5)
-    return PreferenceMatrix.from_upper_triangle(matrix, name=name)
 
 
 def problems() -> dict[str, PreferenceMatrix]:
     spaced = np.random.default_rng(3).permutation(10) * 0.45
     return {
         "utility K=10": utility_based(10, np.random.default_rng(0)),
-        "spaced K=10": _bradley_terry(spaced, "spaced"),
+        "spaced K=10": PreferenceMatrix(bradley_terry_probabilities(spaced), name="spaced"),
         "mallows K=10": PreferenceMatrix(mallows_preferences(np.random.default_rng(0).permutation(10), 0.7),
                                          name="mallows"),
     }

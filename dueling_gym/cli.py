@@ -1,8 +1,9 @@
-"""The ``dueling-gym`` command line: its parser, :func:`main` and every command but ``problems``.
+"""The ``dueling-gym`` command line: its parser, :func:`main` and every command but ``problems`` and ``train``.
 
 The ``problems`` command lives in :mod:`dueling_gym.cli_problems` (:func:`problems_table` is
-re-exported here); the argparse types, the help formatter and the table formatting that the
-commands share live in :mod:`dueling_gym.cli_common`.
+re-exported here), the ``train`` command in :mod:`dueling_gym.cli_train`; the argparse types,
+the help formatter and the table formatting that the commands share live in
+:mod:`dueling_gym.cli_common`.
 
 Subcommands
 -----------
@@ -17,6 +18,8 @@ Subcommands
     Plot and tabulate a results folder.
 ``dueling-gym reproduce NAME [--quick]``
     One of the published experiments (``--list`` shows them).
+``dueling-gym train ALGORITHM``
+    Train the ``learned`` agent's pair policy, then compare it with every classic agent.
 ``dueling-gym demo``
     A uniformly random agent on ``CopelandDuel-v0``, printing its cumulative regret.
 """
@@ -29,13 +32,13 @@ import inspect
 import re
 import sys
 import time
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from dueling_gym.cli_common import DefaultsHelpFormatter, format_table, fraction, non_negative_int, positive_int
+from dueling_gym.cli_common import format_table, fraction, non_negative_int, positive_int
 from dueling_gym.cli_problems import add_problems_command, problems_table
+from dueling_gym.cli_train import add_train_command, command_train
 
 __all__ = ["main", "build_parser", "problems_table"]
 
@@ -239,40 +242,6 @@ def _command_reproduce(args: argparse.Namespace) -> int:
     return _print_report(report, listing)
 
 
-def _command_train(args: argparse.Namespace) -> int:
-    import shlex
-
-    out_dir = Path(args.out)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ValueError(f"--out {out_dir} is a file, not a folder")
-    argv = sys.argv[1:] if args.argv is None else args.argv
-    command = shlex.join(["dueling-gym", *argv])
-    from dueling_gym.experiments.learning import train_commands
-
-    trainer_module, train_command = train_commands()[args.algorithm]
-    train_command.check_installed()
-    policy = trainer_module.run_from_arguments(args, command)
-    print(f"policy: {policy}")
-    if args.report_problems and policy.suffix == ".npz":
-        from dueling_gym.experiments.learned_evaluation import evaluate
-
-        from dueling_gym.experiments.learning.evolution import parse_horizons, parse_sizes
-
-        # Evolution strategies take comma-separated sizes and horizons; the other trainers one of each.
-        sizes = parse_sizes(args.n_arms)
-        sizes = sizes if isinstance(sizes, list) else [sizes]
-        horizons = parse_horizons(getattr(args, "horizons", None)) or [args.horizon]
-        for n_arms in sizes:
-            report_dir = out_dir / "report" if len(sizes) == 1 else out_dir / "report" / f"K{n_arms}"
-            print(f"comparing the policy with every classic agent on {args.report_problems} held-out problems per family "
-                  f"with K = {n_arms} at T = {', '.join(map(str, horizons))} ...")
-            evaluate(report_dir, families=train_command.families(args), n_arms=n_arms, horizons=horizons,
-                     n_problems=args.report_problems, policy=policy, progress=not args.no_progress)
-            print((report_dir / "summary.md").read_text())
-            print(f"report: {report_dir}/ (regret.csv, paired.csv, summary.md, regret.png)")
-    return 0
-
-
 def _add_sweep_options(parser: argparse.ArgumentParser, notion_default: str | None) -> None:
     from dueling_gym.problems.preference import REGRET_NOTIONS
 
@@ -297,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     # The order of the subcommands is the order of the --help listing.
     for add_command in (add_problems_command, _add_demo_command, _add_agents_command, _add_run_command,
                         _add_benchmark_command, _add_plot_command, _add_verify_command, _add_reproduce_command,
-                        _add_warmup_command, _add_train_command):
+                        _add_warmup_command, add_train_command):
         add_command(subcommands)
     return parser
 
@@ -396,28 +365,6 @@ def _add_warmup_command(subcommands: Any) -> None:
     warm.set_defaults(handler=_command_warmup)
 
 
-def _add_train_command(subcommands: Any) -> None:
-    from dueling_gym.experiments.learning import train_commands
-
-    commands = train_commands()
-    names = list(commands)
-    train = subcommands.add_parser(
-        "train", help=f"train a learned dueling policy ({', '.join(names[:-1])} or {names[-1]})",
-        description="Train the pair policy of the `learned` agent on a mixture of problem families, then compare it "
-                    "with every classic agent on held-out problems. Re-running the same command resumes.")
-    algorithms = train.add_subparsers(dest="algorithm", metavar="ALGORITHM")
-    algorithms.required = True
-    # Every option of the trainers shows its default in --help (once).
-    shown = DefaultsHelpFormatter
-    for name, (trainer_module, train_command) in commands.items():
-        trainer_module.build_parser(algorithms.add_parser(name, help=train_command.help, formatter_class=shown),
-                                    algorithm=name)
-    for parser_of_algorithm in algorithms.choices.values():
-        parser_of_algorithm.add_argument("--report-problems", type=non_negative_int, default=100,
-                                         help="held-out problems per family of the final comparison (0: none)")
-        parser_of_algorithm.set_defaults(handler=_command_train, argv=None)
-
-
 def _horizon(text: str) -> int:
     from dueling_gym.experiments.simulate import MAX_HORIZON
 
@@ -461,7 +408,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "handler", None) is _command_train:
+    if getattr(args, "handler", None) is command_train:
         args.argv = None if argv is None else list(argv)  # the command recorded with the weights
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)

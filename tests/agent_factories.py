@@ -11,7 +11,7 @@ import inspect
 import numpy as np
 import pytest
 
-from dueling_gym.agents.base import AGENT_REGISTRY, agent_kind, make_agent
+from dueling_gym.agents.registry import AGENT_REGISTRY, agent_kind, make_agent
 from dueling_gym.problems import five_edge_example
 
 N_ARMS = 5

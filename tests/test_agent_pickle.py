@@ -20,7 +20,7 @@ from numba.experimental.structref import StructRefProxy
 
 from dueling_gym.agents import list_agents
 from dueling_gym.agents._state_snapshot import decode_attributes, encode_attributes, read_fields
-from dueling_gym.agents.base import AgentStateType
+from dueling_gym.agents.state import AgentStateType
 
 from agent_factories import build_agent, drive
 

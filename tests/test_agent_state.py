@@ -10,7 +10,7 @@ import pytest
 
 from dueling_gym.agents import rucb
 from dueling_gym.agents._state_snapshot import decode_attributes, encode_attributes, read_fields
-from dueling_gym.agents.base import AgentState, AgentStateType
+from dueling_gym.agents.state import AgentState, AgentStateType
 
 
 class _PairState(AgentState, fields=["values", "count", "flag"]):

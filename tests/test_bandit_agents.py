@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from dueling_gym.agents.base import BanditAgent, KernelBanditAgent, list_agents, make_agent
+from dueling_gym.agents.base import BanditAgent, KernelBanditAgent
 from dueling_gym.agents.kl_ucb import KLUCB, KLUCBState
+from dueling_gym.agents.registry import list_agents, make_agent
 from dueling_gym.agents.thompson import BernoulliThompson
 from dueling_gym.agents.ucb1 import UCB1
 from dueling_gym.agents.ucb_sbm import UCBSBM

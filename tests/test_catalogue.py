@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from dueling_gym.agents import AGENT_REGISTRY
-from dueling_gym.agents.base import TARGETS
 from dueling_gym.agents.catalogue import agent_role, agent_target, regret_minimisers
 from dueling_gym.agents.identification import IdentificationMixin
+from dueling_gym.agents.registry import TARGETS
 from dueling_gym.cli import main
 
 

@@ -129,7 +129,7 @@ def test_benchmark_refuses_an_unusable_out_in_one_line(tmp_path, capsys):
         assert error.count("\n") == 1 and pattern in error and "Errno" not in error
 
 
-# --------------------------------------------------------------------------- examples without their extras
+# --------------------------------------------------------------------------- tutorial scripts without their extras
 
 _WITHOUT = "import runpy, sys\nfor name in {missing!r}: sys.modules[name] = None\n" \
            "sys.argv = [{script!r}, '--help']\nrunpy.run_path({script!r}, run_name='__main__')\n"
@@ -140,10 +140,10 @@ _WITHOUT = "import runpy, sys\nfor name in {missing!r}: sys.modules[name] = None
     ("train_ppo.py", ["stable_baselines3"], "dueling-gym[rl]"),
     ("sparring_ppo_selfplay.py", ["torch"], "dueling-gym[rl,multiagent]"),
     ("sparring_ppo_selfplay.py", ["pettingzoo"], "dueling-gym[rl,multiagent]"),
-    ("sparring_selfplay.py", ["pettingzoo"], "dueling-gym[multiagent]"),
+    ("selfplay.py", ["pettingzoo"], "dueling-gym[multiagent]"),
 ])
 def test_an_example_without_its_extra_says_what_to_install(tmp_path, script, missing, extra):
-    path = str(ROOT / "examples" / script)
+    path = str(ROOT / "docs" / "tutorials" / script)
     completed = _python("-c", _WITHOUT.format(missing=missing, script=path), cwd=tmp_path)
     assert completed.returncode == 1
     assert "Traceback" not in completed.stderr and completed.stderr.count("\n") == 1, completed.stderr

@@ -17,7 +17,6 @@ import pytest
 from scipy.stats import chisquare
 
 import dueling_gym  # noqa: F401
-from dueling_gym.agents.base import AGENT_REGISTRY, list_agents, make_agent
 from dueling_gym.agents.cpe import (
     CARCond,
     CARParallel,
@@ -40,6 +39,7 @@ from dueling_gym.agents.cpe import (
     oracle_drift,
 )
 from dueling_gym.agents.cpe.bounds import preference_bounds
+from dueling_gym.agents.registry import AGENT_REGISTRY, list_agents, make_agent
 from dueling_gym.envs.combinatorial_duel import CombinatorialDuelEnv
 from dueling_gym.experiments.pure_exploration import PureExplorationResult, run_pure_exploration
 from dueling_gym.problems import BipartiteDuelProblem, five_edge_example, random_bipartite_problem

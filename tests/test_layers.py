@@ -2,7 +2,7 @@
 
 Layers (lowest first): core (``problems``, ``stats``, ``reductions``, ``validation``) <
 ``envs``, ``agents``, ``wrappers`` < ``experiments``, ``multiagent`` < ``cli`` (with
-``cli_problems`` and ``cli_common``, the rest of the command line).  A module may
+``cli_problems``, ``cli_train`` and ``cli_common``, the rest of the command line).  A module may
 import from its own layer or below; ``envs``, ``agents`` and ``wrappers`` are independent of
 each other (a wrapper never imports an agent).  The same rule is enforced by import-linter (``lint-imports``
 with the contract in ``pyproject.toml``) in CI; this test also runs without it and adds the
@@ -23,7 +23,7 @@ LAYERS = [
     {"problems", "stats", "reductions", "validation", "observations", "atomic_files", "pair_network"},
     {"envs", "agents", "wrappers"},
     {"experiments", "multiagent"},
-    {"cli", "cli_problems", "cli_common"},
+    {"cli", "cli_problems", "cli_common", "cli_train"},
 ]
 #: Layers whose members are independent of each other (e.g. wrappers never import agents).
 INDEPENDENT_LAYERS = {1}

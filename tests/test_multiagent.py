@@ -1,5 +1,6 @@
 """PettingZoo sparring game (``dueling_gym.multiagent.sparring_v0``): API, regret infos, seeding,
-self-play with bandit learners and the two example scripts."""
+self-play with bandit learners and the two self-play scripts of ``docs/tutorials`` (their smoke
+tests keep "example" in their names, as ``-k example`` selects them)."""
 
 from __future__ import annotations
 
@@ -33,12 +34,13 @@ from dueling_gym.experiments import simulate  # noqa: E402
 from dueling_gym.multiagent import SparringAECEnv, SparringParallelEnv, sparring_v0  # noqa: E402
 from dueling_gym.problems import ProblemSampler, load_problem, utility_based  # noqa: E402
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIALS = ROOT / "docs" / "tutorials"
 SEATS = ("player_0", "player_1")
 
 
 def _load_example(name: str):
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"tutorial_{name}", TUTORIALS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -46,7 +48,7 @@ def _load_example(name: str):
 
 @pytest.fixture(scope="module")
 def selfplay_example():
-    return _load_example("sparring_selfplay")
+    return _load_example("selfplay")
 
 
 def _random_actions(env, rng):
@@ -432,23 +434,24 @@ def test_thompson_selfplay_finds_the_sushi_condorcet_winner(selfplay_example):
     assert _converges(selfplay_example, "thompson", "sushi", 100_000) >= 4
 
 
-# ---------------------------------------------------------------- example scripts (smoke)
+# ---------------------------------------------------------------- tutorial scripts (smoke)
 def _run_example(name, *args, timeout=240):
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    completed = subprocess.run([sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True,
-                               timeout=timeout, env=env, cwd=EXAMPLES.parent)
+    completed = subprocess.run([sys.executable, str(TUTORIALS / name), *args], capture_output=True, text=True,
+                               timeout=timeout, env=env, cwd=ROOT)
     assert completed.returncode == 0, completed.stderr[-3000:]
     return completed.stdout
 
 
 def test_selfplay_example_runs():
-    out = _run_example("sparring_selfplay.py", "--horizon", "1000", "--seeds", "2")
+    out = _run_example("selfplay.py", "--horizon", "1000", "--seeds", "2")
+    assert "1000 duels of uniformly random arms, net reward per seat" in out
     assert "Sparring self-play on sushi (K=16, Condorcet winner 0)" in out
     assert "ucb_sbm:" in out and "thompson:" in out and "Copeland regret" in out
     means = [line for line in out.splitlines() if "mean Copeland regret" in line]
     assert len(means) == 2 and all(re.search(r"regret \d+\.\d ± \d+\.\d \(95% Student's t interval, 2 runs\)", line)
                                    for line in means), out
-    single = _run_example("sparring_selfplay.py", "--horizon", "200", "--seeds", "1", "--learners", "ucb1")
+    single = _run_example("selfplay.py", "--horizon", "200", "--seeds", "1", "--learners", "ucb1")
     assert "mean Copeland regret" in single and "± n/a (one run)" in single and "± 0.0" not in single
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agent_helpers import assert_paths_agree
-from dueling_gym.agents.base import make_agent
+from dueling_gym.agents.registry import make_agent
 from dueling_gym.agents.savage import SAVAGE, SAVAGEBorda, SAVAGECondorcet, savage_act, savage_observe
 from dueling_gym.experiments import simulate
 from dueling_gym.problems import load_problem

@@ -7,8 +7,9 @@ import pytest
 
 from agent_helpers import assert_paths_agree
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner
-from dueling_gym.agents.base import KernelDuelingAgent, list_agents, make_agent
+from dueling_gym.agents.base import KernelDuelingAgent
 from dueling_gym.agents.random_agent import UniformRandom
+from dueling_gym.agents.registry import list_agents, make_agent
 from dueling_gym.agents.self_sparring import SelfSparring
 from dueling_gym.agents.sparring import Sparring, SparringThompson, SparringUCB1
 from dueling_gym.experiments import simulate

@@ -15,12 +15,8 @@ from dueling_gym.agents.learned import WEIGHT_NAMES, load_policy_weights
 from dueling_gym.cli import main as cli_main
 from dueling_gym.experiments.learning.evolution import train_evolution
 from dueling_gym.atomic_files import atomic_write
-from dueling_gym.experiments.npz_files import (
-    check_finite,
-    load_npz,
-    save_npz_atomically,
-    save_policy_atomically,
-)
+from dueling_gym.experiments.npz_files import check_finite, load_npz, save_npz_atomically
+from dueling_gym.pair_network.files import save_policy_atomically
 
 TINY = dict(families=("no_condorcet_winner", "utility_based"), n_arms=4, horizon=40, pairs=2, problems_per_family=2,
             hidden=4, eval_every=2, eval_problems=3, normalise="random", threads=1, progress=False, command="test")

@@ -69,11 +69,12 @@ from typing import Any
 
 import numpy as np
 
-from dueling_gym.agents.base import PaperLink, register_agent
+from dueling_gym.agents.base import PaperLink
 from dueling_gym.agents.cpe import _car_kernels
 from dueling_gym.agents.cpe.base import Duel, GeneratorAgent, MatchingSolver, SeedLike
 from dueling_gym.agents.cpe.bounds import PairStatistics, bound_matrices, log_constant
 from dueling_gym.agents.cpe.condorcet_oracle import CondorcetOracle, position_starts
+from dueling_gym.agents.registry import register_agent
 from dueling_gym.problems.bipartite import Matching
 from dueling_gym.validation import check_probability
 

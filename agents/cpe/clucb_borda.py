@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from dueling_gym.agents.base import PaperLink, check_number, register_agent
+from dueling_gym.agents.base import PaperLink
 from dueling_gym.agents.cpe import _clucb_kernels as kernels
 from dueling_gym.agents.cpe.base import CompiledAgent, Duel, MatchingSolver, SeedLike
 from dueling_gym.agents.cpe.bounds import log_constant
@@ -65,8 +65,9 @@ from dueling_gym.agents.cpe.samplers import (
     RejectionMatchingSampler,
     make_sampler,
 )
+from dueling_gym.agents.registry import register_agent
 from dueling_gym.problems.bipartite import Matching
-from dueling_gym.validation import check_probability
+from dueling_gym.validation import check_number, check_probability
 
 __all__ = ["CLUCBBordaPAC", "CLUCBBordaExact"]
 

@@ -7,7 +7,8 @@ and renamed over the target), so the target is always either the complete old fi
 complete new one.  :func:`load_npz` reads arrays back
 without unpickling anything and turns every way a file can be unreadable into one
 :class:`ValueError` naming the file; :func:`check_finite` refuses NaN and infinity, which would
-otherwise resume or export silently.
+otherwise resume or export silently.  The policy file has its own writer beside its reader,
+:func:`dueling_gym.pair_network.files.save_policy_atomically`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 
 from dueling_gym.atomic_files import atomic_write
 
-__all__ = ["save_npz_atomically", "save_policy_atomically", "load_npz", "check_finite"]
+__all__ = ["save_npz_atomically", "load_npz", "check_finite"]
 
 
 def save_npz_atomically(path: str | Path, /, **arrays: object) -> Path:
@@ -39,16 +40,6 @@ def check_finite(arrays: Mapping[str, object], where: str, hint: str = "") -> No
         if values.dtype.kind in "fc" and not np.isfinite(values).all():
             ending = f"; {hint}" if hint else ""
             raise ValueError(f"{where}: array {name} holds non-finite values (NaN or infinity){ending}")
-
-
-def save_policy_atomically(path: str | Path, weights: Mapping[str, np.ndarray], **extra: object) -> Path:
-    """Export a pair policy: ``weights`` then ``extra`` (e.g. ``n_arms``, ``hidden``,
-    ``metadata``) to ``path`` through :func:`save_npz_atomically`, refusing non-finite weights
-    (which the ``learned`` agent would refuse to load) with a ValueError; ``path`` is then left
-    as it was."""
-    check_finite(weights, f"refusing to write {path}",
-                 "training produced non-finite weights (try a smaller learning rate)")
-    return save_npz_atomically(path, **weights, **extra)
 
 
 def load_npz(path: str | Path, names: Sequence[str], hint: str = "") -> dict[str, np.ndarray]:

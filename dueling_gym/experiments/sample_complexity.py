@@ -1,6 +1,6 @@
 """CPE-DB sample complexity: CLUCB-Borda samples to stop against the Borda hardness ``H^B``.
 
-The study behind ``dueling-gym reproduce cpe-db-sample-complexity`` and
+The study behind ``dueling-gym reproduce chen2020-cpe-db`` and
 ``benchmarks/combinatorial.py`` (Chen, Du, Huang, Zhao, ICML 2020, Theorem 3): random bipartite
 instances with ``l`` positions and ``n = l + 2`` candidates (planted Condorcet matching, edge
 density 0.35, minimum preference gap cycling through 0.1 / 0.2 / 0.3; instances whose ``H^B``

@@ -174,7 +174,7 @@ class AgentSpec:
     def build(self, n_arms: int, horizon: int) -> Any:
         """Instantiate the agent; horizon-aware agents (a ``horizon`` keyword) receive the sweep's."""
         from dueling_gym.agents import make_agent
-        from dueling_gym.agents.base import constructor_keywords
+        from dueling_gym.agents.registry import constructor_keywords
 
         parameters = dict(self.hyperparameters)
         if "horizon" in constructor_keywords(self.agent_class) and "horizon" not in parameters:

@@ -71,7 +71,7 @@ def warm(task: str) -> float:
 
 def _warm_agent(name: str) -> None:
     from dueling_gym.agents import AGENT_REGISTRY, make_agent
-    from dueling_gym.agents.base import agent_kind
+    from dueling_gym.agents.registry import agent_kind
 
     cls = AGENT_REGISTRY[name]
     kind = agent_kind(cls)

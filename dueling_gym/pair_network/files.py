@@ -1,4 +1,4 @@
-"""The pair network's weight file: an ``.npz`` archive read with every array checked before use.
+"""The pair network's weight file: an ``.npz`` archive written atomically, read with every array checked before use.
 
 A policy file (``policy.npz`` written by ``dueling-gym train``, or a shipped ``learned_k{K}.npz``)
 holds the arrays :data:`~dueling_gym.pair_network.weights.WEIGHT_NAMES`, the sizes ``n_arms`` and
@@ -14,6 +14,11 @@ the archive's CRC-32), and the values must be finite.  Nothing is ever unpickled
 raises one :class:`ValueError` naming the file and the array; only errors of the operating system
 on opening the file (a missing file, no permission) are left as :class:`OSError`.
 
+The writer, :func:`save_policy_atomically`, is the reader's counterpart: it refuses non-finite
+weights (which the reader would refuse) and writes through
+``dueling_gym.atomic_files.atomic_write``, so a crash, a full disk or an interrupt leaves
+the complete old file or the complete new one, never a part.
+
 Files of older versions of the network are migrated on reading: a file of the first version (arm
 summaries by mean only, no global context) and files written before the self-duel count or the
 arm records existed are read as the current network with the missing parts at zero, which leaves
@@ -26,14 +31,15 @@ import json
 import math
 import zipfile
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 
+from dueling_gym.atomic_files import atomic_write
 from dueling_gym.observations import N_RECORD_FEATURES
 from dueling_gym.pair_network.weights import MEAN_ONLY_NAMES, WEIGHT_NAMES, weight_shapes
 
-__all__ = ["read_policy_file", "load_policy_weights"]
+__all__ = ["read_policy_file", "load_policy_weights", "save_policy_atomically"]
 
 #: Arrays added after the first version; a file written before they existed reads them as zero (same scores).
 _LATER_NAMES = WEIGHT_NAMES[len(MEAN_ONLY_NAMES):]
@@ -268,3 +274,37 @@ def load_policy_weights(path: str | Path, n_arms: int | None = None) -> tuple[di
     metadata["hidden"] = hidden
     metadata["n_arms"] = trained_arms
     return weights, metadata
+
+
+def save_policy_atomically(path: str | Path, weights: Mapping[str, np.ndarray], **extra: object) -> Path:
+    """Write a pair policy: ``weights`` then ``extra`` (e.g. ``n_arms``, ``hidden``, ``metadata``)
+    as ``numpy.savez`` arrays to ``path`` (exactly that name: no ``.npz`` is added), atomically.
+
+    Parameters
+    ----------
+    path : str or Path
+        The policy file; replaced whole, or left as it was when anything fails.
+    weights : mapping of str to ndarray
+        The network's arrays (:data:`~dueling_gym.pair_network.weights.WEIGHT_NAMES`).
+    **extra
+        Further arrays: the sizes and the metadata :func:`read_policy_file` reads.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        A weight holds NaN or infinity (the reader would refuse the file); nothing is written.
+    """
+    target = Path(path)
+    for name, array in weights.items():
+        values = np.asarray(array)
+        if values.dtype.kind in "fc" and not np.isfinite(values).all():
+            raise ValueError(f"refusing to write {target}: array {name} holds non-finite values (NaN or infinity); "
+                             "training produced non-finite weights (try a smaller learning rate)")
+    with atomic_write(target) as handle:
+        np.savez(handle, **weights, **extra)
+    return target

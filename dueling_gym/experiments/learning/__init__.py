@@ -4,7 +4,11 @@ Modules (the trainers are imported on demand; this package itself is light):
 
 :mod:`~dueling_gym.experiments.learning.trainer`
     :class:`~dueling_gym.experiments.learning.trainer.Trainer`, the base class of the trainers
-    (seeding, budget, checkpoints, validation log, export, command line).
+    (seeding, budget, checkpoints, validation log, export), and the declaration of their
+    ``dueling-gym train`` sub-commands.
+:mod:`~dueling_gym.experiments.learning.config`
+    :class:`~dueling_gym.experiments.learning.config.TrainerConfig`: each trainer's settings as
+    one frozen dataclass, from which its Python call, its options and its ``config.json`` derive.
 :mod:`~dueling_gym.experiments.learning.evolution`
     evolution strategies on the regret itself (``dueling-gym train es``; NumPy only).
 :mod:`~dueling_gym.experiments.learning.distillation`

@@ -29,23 +29,24 @@ thread, seeded); a run takes a few minutes and is not resumable (it restarts).
 
 from __future__ import annotations
 
-import argparse
 import inspect
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
 from dueling_gym.experiments.learning import REGRET_NOTION
 from dueling_gym.experiments.learning import trainer as base
+from dueling_gym.experiments.learning.config import TrainerConfig, check_policy_path, setting
 from dueling_gym.experiments.learning.weights import widen_weights
 from dueling_gym.observations import encode_wins
 from dueling_gym.pair_network import load_policy_weights, policy_episode_regret
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
 from dueling_gym.validation import check_integer, check_number
 
-__all__ = ["INIT_TEACHER", "DistillationTrainer", "distill_policy", "parse_teachers", "teacher_states", "build_parser",
-           "run_from_arguments", "main"]
+__all__ = ["INIT_TEACHER", "DistillationConfig", "DistillationTrainer", "distill_policy", "parse_teachers",
+           "teacher_states"]
 
 #: Teacher name meaning "the starting policy itself".
 INIT_TEACHER = "init"
@@ -128,6 +129,54 @@ def _record_teachers(config: Mapping[str, Any], seed: int) -> tuple[np.ndarray, 
     return np.concatenate(observations), np.concatenate(actions), np.concatenate(from_init)
 
 
+@dataclass(frozen=True, kw_only=True)
+class DistillationConfig(TrainerConfig):
+    """The settings of :func:`distill_policy` (each field's help is its ``--help`` line).
+
+    ``teachers`` maps a generator family to its teacher: an agent of the registry (default
+    hyperparameters; a horizon-aware agent gets ``horizon``) or ``"init"``, the starting policy
+    itself.  Each teacher plays ``runs_per_family`` runs of ``horizon`` duels on fresh problems
+    of its family with ``n_arms`` arms; Adam then minimises the mean loss over all recorded
+    states (every family weighs by its number of states, i.e. equally) for ``epochs`` passes.
+    ``seed`` seeds the problems, the teachers' runs, the shuffling and torch.  A student wider
+    than the starting policy (``hidden``) starts as exactly that policy, with new units whose
+    output weights are zero (:func:`~dueling_gym.experiments.learning.weights.widen_weights`,
+    drawn from ``seed``); the supervised steps then train them with the rest.
+    """
+
+    algorithm_name: ClassVar[str] = "distill"
+
+    init: str = setting(help="exported policy to start from (also the teacher 'init')")
+    teachers: dict[str, str] = setting(help="family=agent pairs, comma-separated; agent 'init' keeps the starting "
+                                            "policy's behaviour", parse=parse_teachers)
+    n_arms: int = setting(5, help="number of arms K of the problems")
+    horizon: int = setting(1000, help="duels per teacher run")
+    runs_per_family: int = setting(300, help="teacher runs recorded per family")
+    epochs: int = setting(6, help="passes over the recorded duels")
+    learning_rate: float = setting(2e-3, help="optimiser step size")
+    batch_size: int = setting(4096, help="minibatch size")
+    eval_problems: int = setting(150, help="held-out validation problems per family")
+    seed: int = setting(0, help="seed of every random draw of the training")
+    hidden: int | None = setting(None, help="width of the student (default: the starting policy's; wider starts as "
+                                            "the same policy)")
+
+    def __post_init__(self) -> None:
+        self._set("teachers", _check_teachers(self.teachers))
+        self._set("n_arms", check_integer("n_arms", self.n_arms, minimum=2))
+        for name in ("horizon", "runs_per_family", "epochs", "batch_size", "eval_problems"):
+            self._set(name, check_integer(name, getattr(self, name), minimum=1))
+        self._set("seed", check_integer("seed", self.seed, minimum=0))
+        self._set("learning_rate", check_number("learning_rate", self.learning_rate, minimum=0.0))
+        if self.hidden is not None:
+            self._set("hidden", check_integer("hidden", self.hidden, minimum=1))
+        self._set("init", check_policy_path("init", self.init))
+
+    @property
+    def problem_families(self) -> list[str]:
+        """The teachers' families (the final comparison of ``dueling-gym train distill``)."""
+        return list(self.teachers)
+
+
 class DistillationTrainer(base.Trainer):
     """Distillation of teachers into the pair network (see :func:`distill_policy` for the settings).
 
@@ -139,28 +188,17 @@ class DistillationTrainer(base.Trainer):
     resumable = False
     budget_unit = "epoch"
 
+    config_class = DistillationConfig
+
     def configure(self) -> dict[str, Any]:
-        s = self.settings
-        config: dict[str, Any] = {
-            "algorithm": self.algorithm, "teachers": _check_teachers(s["teachers"]),
-            "n_arms": check_integer("n_arms", s["n_arms"], minimum=2),
-            "horizon": check_integer("horizon", s["horizon"], minimum=1),
-            "runs_per_family": check_integer("runs_per_family", s["runs_per_family"], minimum=1),
-            "epochs": check_integer("epochs", s["epochs"], minimum=1),
-            "learning_rate": check_number("learning_rate", s["learning_rate"], minimum=0.0),
-            "batch_size": check_integer("batch_size", s["batch_size"], minimum=1),
-            "eval_problems": check_integer("eval_problems", s["eval_problems"], minimum=1),
-            "init": str(s["init"]), "seed": self.seed,
-        }
-        if not Path(s["init"]).is_file():
-            raise ValueError(f"init file {str(s['init'])!r} does not exist")
-        self.initial, _ = load_policy_weights(s["init"])  # any K: the weights do not depend on it
+        s: DistillationConfig = self.settings
+        config = s.recorded()
+        self.initial, _ = load_policy_weights(s.init)  # any K: the weights do not depend on it
         init_hidden = int(self.initial["W1"].shape[1])
-        hidden = s["hidden"]
-        if hidden is not None and check_integer("hidden", hidden, minimum=1) < init_hidden:
-            raise ValueError(f"hidden={hidden} is narrower than the starting policy ({init_hidden} units); "
+        if s.hidden is not None and s.hidden < init_hidden:
+            raise ValueError(f"hidden={s.hidden} is narrower than the starting policy ({init_hidden} units); "
                              "a student can only be as wide or wider")
-        config["hidden"] = init_hidden if hidden is None else int(hidden)
+        config["hidden"] = init_hidden if s.hidden is None else s.hidden
         return config
 
     @property
@@ -236,24 +274,9 @@ class DistillationTrainer(base.Trainer):
                                   hidden=np.array(self.config["hidden"]))
 
 
-def distill_policy(
-    output_dir: str | Path,
-    *,
-    init: str | Path,
-    teachers: Mapping[str, str],
-    n_arms: int = 5,
-    horizon: int = 1000,
-    runs_per_family: int = 300,
-    epochs: int = 6,
-    learning_rate: float = 2e-3,
-    batch_size: int = 4096,
-    eval_problems: int = 150,
-    seed: int = 0,
-    hidden: int | None = None,
-    progress: bool = True,
-    command: str | None = None,
-) -> Path:
-    """Distil ``teachers`` into the policy ``init``; return the path of the exported ``policy.npz``.
+def distill_policy(output_dir: str | Path, config: DistillationConfig | None = None, *, progress: bool = True,
+                   command: str | None = None, **settings: Any) -> Path:
+    """Distil teachers into a starting policy; return the path of the exported ``policy.npz``.
 
     Parameters
     ----------
@@ -261,88 +284,28 @@ def distill_policy(
         Receives ``config.json``, ``evaluations.csv`` (validation regret after every epoch) and
         ``policy.npz`` (the last epoch's weights, with the configuration and command; written
         atomically, and refused with a ValueError if the weights are not all finite).
-    init : path
-        The exported pair policy to start from; also the teacher ``"init"``.
-    teachers : mapping of str to str
-        Generator family -> teacher: an agent of the registry (default hyperparameters; a
-        horizon-aware agent gets ``horizon``) or ``"init"``.
-    n_arms, horizon, runs_per_family
-        Each teacher plays ``runs_per_family`` runs of ``horizon`` duels on fresh problems of its
-        family with ``n_arms`` arms.
-    epochs, learning_rate, batch_size
-        Adam on the mean loss over all recorded states (every family weighs by its number of
-        states, i.e. equally).
-    eval_problems : int
-        Validation problems per family (an independent stream), one run each after every epoch.
-    seed : int
-        Seeds the problems, the teachers' runs, the shuffling and torch.
-    hidden : int, optional
-        Width of the student (default: the starting policy's).  A wider student starts as
-        exactly the starting policy, with new units whose output weights are zero
-        (:func:`~dueling_gym.experiments.learning.weights.widen_weights`, drawn from ``seed``);
-        the supervised steps then train them with the rest.
+    config : DistillationConfig, optional
+        The settings; or give them as keyword arguments (``**settings``, the fields of
+        :class:`DistillationConfig`: ``init`` and ``teachers`` are required), not both.
     progress : bool
         Show a tqdm progress bar.
     command : str, optional
         The command line recorded with the exported weights (default: ``sys.argv``).
+    **settings
+        The fields of :class:`DistillationConfig`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        A setting of the wrong type or out of range (the message names it), or a student
+        narrower than the starting policy.
     """
-    settings = dict(init=init, teachers=teachers, n_arms=n_arms, horizon=horizon, runs_per_family=runs_per_family,
-                    epochs=epochs, learning_rate=learning_rate, batch_size=batch_size, eval_problems=eval_problems,
-                    hidden=hidden)
-    return DistillationTrainer(output_dir, settings, seed=seed, resume=False, progress=progress, command=command).run()
-
-
-def _teachers_argument(text: str) -> dict[str, str]:
-    # argparse shows an ArgumentTypeError's own message (a ValueError becomes "invalid value").
-    try:
-        return parse_teachers(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-#: The command-line options of :func:`distill_policy`, in ``--help`` order.
-OPTIONS = (
-    base.Option("--out", "output folder", required=True, keyword=""),
-    base.Option("--init", "exported policy to start from (also the teacher 'init')", required=True),
-    base.Option("--teachers", "family=agent pairs, comma-separated; agent 'init' keeps the starting policy's behaviour",
-                type=_teachers_argument, required=True),
-    base.Option("--n-arms", "number of arms K of the problems", 5, int),
-    base.Option("--horizon", "duels per teacher run", 1000, int),
-    base.Option("--runs-per-family", "teacher runs recorded per family", 300, int),
-    base.Option("--epochs", "passes over the recorded duels", 6, int),
-    base.Option("--learning-rate", "optimiser step size", 2e-3, float),
-    base.Option("--batch-size", "minibatch size", 4096, int),
-    base.Option("--eval-problems", "held-out validation problems per family", 150, int),
-    base.SEED,
-    base.Option("--hidden", "width of the student (default: the starting policy's; wider starts as the same policy)",
-                None, int),
-    base.NO_PROGRESS,
-)
+    config = base.make_config(DistillationConfig, config, settings)
+    return DistillationTrainer(output_dir, config, resume=False, progress=progress, command=command).run()
 
 
 #: ``dueling-gym train distill`` (its final comparison is on the teachers' families).
 TRAIN_COMMANDS = (
     base.TrainCommand("distill", "supervised learning of teachers' duels, per family (torch; the rl extra)",
-                      families=lambda arguments: list(arguments.teachers), requires=("torch",)),
+                      DistillationTrainer, requires=("torch",)),
 )
-
-
-def build_parser(parser: argparse.ArgumentParser | None = None, *,
-                 algorithm: str | None = None) -> argparse.ArgumentParser:
-    """The options of :func:`distill_policy` (shared with ``dueling-gym train distill``; ``algorithm``
-    is the sub-command's name, the one there is)."""
-    return base.build_parser(OPTIONS, parser, description="Distil teachers into a pair policy.")
-
-
-def run_from_arguments(arguments: argparse.Namespace, command: str) -> Path:
-    """Call :func:`distill_policy` with parsed :func:`build_parser` options."""
-    return base.run_from_arguments(distill_policy, OPTIONS, arguments, command)
-
-
-def main(argv: Sequence[str] | None = None) -> Path:
-    """Command-line entry point (``python -m dueling_gym.experiments.learning.distillation --help``)."""
-    return base.command_line_main(build_parser(), run_from_arguments, "dueling_gym.experiments.learning.distillation", argv)
-
-
-if __name__ == "__main__":
-    main()

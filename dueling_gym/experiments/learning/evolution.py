@@ -34,24 +34,25 @@ on.  Across machines the gradient's matrix-vector product goes through NumPy's B
 
 from __future__ import annotations
 
-import argparse
 import json
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
 from dueling_gym.experiments.learning import FAMILIES, REGRET_NOTION
 from dueling_gym.experiments.learning import trainer as base
+from dueling_gym.experiments.learning.config import TrainerConfig, check_policy_path, setting
 from dueling_gym.experiments.learning.problems import ProblemBatch, check_families
 from dueling_gym.experiments.learning.weights import flatten_weights, random_weights, unflatten_weights, widen_weights
 from dueling_gym.experiments.npz_files import check_finite, load_npz
 from dueling_gym.pair_network import load_policy_weights, policy_episode_regret
 from dueling_gym.validation import check_integer, check_number
 
-__all__ = ["FAMILIES", "REFERENCE_AGENTS", "parse_sizes", "parse_horizons", "EvolutionTrainer", "random_weights", "widen_weights", "reference_regret",
-           "train_evolution", "build_parser", "run_from_arguments", "main"]
+__all__ = ["FAMILIES", "REFERENCE_AGENTS", "ESConfig", "EvolutionTrainer", "random_weights", "widen_weights",
+           "reference_regret", "train_evolution"]
 
 _VALIDATION_SALT = 0x5E1EC7
 #: Classic agents whose best mean regret per family normalises the fitness (``normalise="classic"``):
@@ -128,6 +129,80 @@ def _load_checkpoint(path: Path, n_parameters: int,
             float(best_score), int(generation))
 
 
+@dataclass(frozen=True, kw_only=True)
+class ESConfig(TrainerConfig):
+    """The settings of :func:`train_evolution` (each field's help is its ``--help`` line).
+
+    Each generation draws ``problems_per_family`` fresh problems of each family and of each size
+    of ``n_arms`` (several sizes: the fitness averages their scores, the network's weights do not
+    depend on ``K``) and scores ``2 * pairs`` perturbations by their regret over runs of
+    ``horizon`` duels.  ``normalise="classic"`` divides each family's mean regret by the best of
+    ``REFERENCE_AGENTS`` on that family's validation problems (measured once at the start,
+    so the fitness reads "fraction of the strongest baseline's regret" and no family is
+    neglected); ``"random"`` by the regret of uniformly random duels.  ``horizons`` reads each
+    run's regret at several strictly increasing times (the last replaces ``horizon``), each
+    normalised by the reference at that time: one policy for several horizons.
+    ``safeguard_from`` trains under the safeguard (:mod:`dueling_gym.pair_network.safeguard`),
+    which the exported policy records and the ``learned`` agent then plays by default.  ``seed``
+    seeds the initial weights, the training problems and every draw; the validation problems
+    come from an independent stream.  ``generations`` and ``threads`` are not recorded in
+    ``config.json`` (a resumed run may train further, on more threads: the result does not
+    depend on them).
+    """
+
+    algorithm_name: ClassVar[str] = "es"
+
+    families: tuple[str, ...] = setting(FAMILIES, help="comma-separated generator families")
+    n_arms: int | tuple[int, ...] = setting(5, help="number of arms K of the training problems, or comma-separated "
+                                               "sizes of a mixture (each size weighs the same in the fitness)")
+    horizon: int = setting(1000, help="duels per training run (the regret the fitness measures)")
+    generations: int = setting(400, help="generations of evolution strategies", recorded=False)
+    pairs: int = setting(16, help="antithetic pairs per generation")
+    problems_per_family: int = setting(30, help="problems drawn per family for each generation")
+    sigma: float = setting(0.02, help="standard deviation of the weight perturbations")
+    learning_rate: float = setting(0.01, help="Adam step size on the estimated gradient")
+    learning_rate_decay: float = setting(0.995, help="factor applied to the step size every generation")
+    init: str | None = setting(None, help="exported policy to start from, for any K (default: random weights)")
+    hidden: int = setting(16, help="width of the pair network (ignored with --init)")
+    seed: int = setting(0, help="seed of every random draw of the training")
+    eval_every: int = setting(10, help="generations between held-out validations")
+    eval_problems: int = setting(150, help="held-out validation problems per family")
+    normalise: str = setting("classic", choices=NORMALISATIONS, help="divide each family's regret by the best "
+                                                                      "reference agent's (classic) or random duels'")
+    objective: str = setting("mean", choices=OBJECTIVES, help="fitness over families: mean or worst normalised regret")
+    horizons: tuple[int, ...] | None = setting(
+        None, omit_none=True, help="comma-separated times at which the fitness reads the regret, each normalised by "
+                                   "the reference at that time (the last replaces --horizon; default: --horizon alone)")
+    safeguard_from: int | None = setting(None, omit_none=True, help="train under the safeguard from this duel on "
+                                                                    "(recorded in the policy; default: no safeguard)")
+    threads: int = setting(2, help="worker threads evaluating the perturbations", recorded=False)
+
+    def __post_init__(self) -> None:
+        self._set("families", check_families(self.families))
+        self._set("n_arms", _check_sizes(self.n_arms))
+        for name in ("horizon", "generations", "pairs", "problems_per_family", "hidden", "eval_every", "threads"):
+            self._set(name, check_integer(name, getattr(self, name), minimum=1))
+        self._set("seed", check_integer("seed", self.seed, minimum=0))
+        self._set("eval_problems", check_integer("eval_problems", self.eval_problems, minimum=2))
+        self._set("sigma", check_number("sigma", self.sigma, minimum=0.0))
+        self._set("learning_rate", check_number("learning_rate", self.learning_rate, minimum=0.0))
+        self._set("learning_rate_decay", check_number("learning_rate_decay", self.learning_rate_decay, minimum=0.0,
+                                                      maximum=1.0))
+        self._check_choice("normalise")
+        self._check_choice("objective")
+        if self.init is not None:
+            self._set("init", check_policy_path("init", self.init))
+        if self.horizons is not None:
+            if isinstance(self.horizons, (str, bytes)) or not isinstance(self.horizons, Sequence):
+                raise TypeError(f"horizons must be a sequence of integers, got {self.horizons!r}")
+            horizons = tuple(check_integer("horizons", value, minimum=1) for value in self.horizons)
+            if not horizons or any(later <= earlier for earlier, later in zip(horizons, horizons[1:])):
+                raise ValueError(f"horizons must be a non-empty, strictly increasing list, got {list(self.horizons)}")
+            self._set("horizons", horizons)
+        if self.safeguard_from is not None:
+            self._set("safeguard_from", check_integer("safeguard_from", self.safeguard_from, minimum=1))
+
+
 class EvolutionTrainer(base.Trainer):
     """Evolution strategies on the pair network (see :func:`train_evolution` for the settings).
 
@@ -138,47 +213,21 @@ class EvolutionTrainer(base.Trainer):
     algorithm = "es"
     budget_unit = "generation"
 
+    config_class = ESConfig
+
     def configure(self) -> dict[str, Any]:
-        s = self.settings
-        config: dict[str, Any] = {
-            "algorithm": self.algorithm, "families": list(check_families(s["families"])),
-            "n_arms": _check_sizes(s["n_arms"]),
-            "horizon": check_integer("horizon", s["horizon"], minimum=1),
-            "pairs": check_integer("pairs", s["pairs"], minimum=1),
-            "problems_per_family": check_integer("problems_per_family", s["problems_per_family"], minimum=1),
-            "sigma": check_number("sigma", s["sigma"], minimum=0.0),
-            "learning_rate": check_number("learning_rate", s["learning_rate"], minimum=0.0),
-            "learning_rate_decay": check_number("learning_rate_decay", s["learning_rate_decay"], minimum=0.0, maximum=1.0),
-            "init": None if s["init"] is None else str(s["init"]), "seed": self.seed,
-            "eval_every": check_integer("eval_every", s["eval_every"], minimum=1),
-            "eval_problems": check_integer("eval_problems", s["eval_problems"], minimum=2),
-            "normalise": s["normalise"], "objective": s["objective"],
-        }
-        # Recorded only when set, so the configurations (and resumable checkpoints) of runs made
-        # before these options existed stay what they were.
-        if s.get("horizons") is not None:
-            horizons = [check_integer("horizons", value, minimum=1) for value in s["horizons"]]
-            if not horizons or any(later <= earlier for earlier, later in zip(horizons, horizons[1:])):
-                raise ValueError(f"horizons must be a non-empty, strictly increasing list, got {list(s['horizons'])}")
-            config["horizons"], config["horizon"] = horizons, horizons[-1]
-        if s.get("safeguard_from") is not None:
-            config["safeguard_from"] = check_integer("safeguard_from", s["safeguard_from"], minimum=1)
-        if s["objective"] not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {OBJECTIVES}, got {s['objective']!r}")
-        if s["normalise"] not in NORMALISATIONS:
-            raise ValueError(f"normalise must be one of {NORMALISATIONS}, got {s['normalise']!r}")
-        self.generations = check_integer("generations", s["generations"], minimum=1)
-        self.threads = check_integer("threads", s["threads"], minimum=1)
-        if s["init"] is not None:
+        s: ESConfig = self.settings
+        config = s.recorded()
+        if s.horizons is not None:
+            config["horizon"] = s.horizons[-1]  # the last time read replaces the horizon
+        self.generations, self.threads = s.generations, s.threads
+        if s.init is not None:
             # The network's weights do not depend on K (arm summaries are means over opponents), so a
             # policy trained for another number of arms is a valid starting point.
-            if not Path(s["init"]).is_file():
-                raise ValueError(f"init file {str(s['init'])!r} does not exist")
-            self.initial, _ = load_policy_weights(s["init"])
+            self.initial, _ = load_policy_weights(s.init)
             config["hidden"] = int(self.initial["W1"].shape[1])
         else:
-            config["hidden"] = check_integer("hidden", s["hidden"], minimum=1)
-            self.initial = random_weights(config["hidden"], self.stream(0))
+            self.initial = random_weights(s.hidden, self.stream(0))
         return config
 
     @property
@@ -334,32 +383,8 @@ class EvolutionTrainer(base.Trainer):
         return self.export_policy(weights, n_arms=np.array(max(self.sizes)), hidden=np.array(self.config["hidden"]))
 
 
-def train_evolution(
-    output_dir: str | Path,
-    *,
-    families: Sequence[str] = FAMILIES,
-    n_arms: int | Sequence[int] = 5,
-    horizon: int = 1000,
-    generations: int = 400,
-    pairs: int = 16,
-    problems_per_family: int = 30,
-    sigma: float = 0.02,
-    learning_rate: float = 0.01,
-    learning_rate_decay: float = 0.995,
-    init: str | Path | None = None,
-    hidden: int = 16,
-    seed: int = 0,
-    eval_every: int = 10,
-    eval_problems: int = 150,
-    normalise: str = "classic",
-    objective: str = "mean",
-    horizons: Sequence[int] | None = None,
-    safeguard_from: int | None = None,
-    threads: int = 2,
-    resume: bool = True,
-    progress: bool = True,
-    command: str | None = None,
-) -> Path:
+def train_evolution(output_dir: str | Path, config: ESConfig | None = None, *, resume: bool = True,
+                    progress: bool = True, command: str | None = None, **settings: Any) -> Path:
     """Train a pair policy with evolution strategies; return the path of the exported ``policy.npz``.
 
     Parameters
@@ -368,157 +393,39 @@ def train_evolution(
         Receives ``config.json``, ``evaluations.csv``, ``checkpoint.npz`` and ``policy.npz``.  With
         ``resume`` and a checkpoint of the same configuration there, training continues from it
         (a damaged checkpoint, or one with non-finite weights, raises ValueError: delete it or
-        pass ``resume=False``).
-    families, n_arms, horizon
-        Training problems (``problems_per_family`` fresh ones of each family, of each size, per
-        generation) and the length of every run; ``n_arms`` may list several sizes, whose
-        scores the fitness averages (the network's weights do not depend on ``K``).
-    generations : int
-        Total number of generations (a resumed run stops there too).
-    pairs : int
-        Antithetic pairs per generation (``2 * pairs`` perturbed policies).
-    sigma : float
-        Standard deviation of the weight perturbations.
-    learning_rate, learning_rate_decay : float
-        Adam step size and its factor per generation.
-    init : path, optional
-        An exported pair policy (e.g. from PPO, possibly for another number of arms: the weights
-        do not depend on K) to start from; default: random weights of width ``hidden``.
-    hidden : int
-        Width of a randomly initialised network (``init`` fixes its own).
-    seed : int
-        Seeds the initial weights, the training problems and every draw; validation problems
-        come from an independent stream.
-    eval_every, eval_problems : int
-        Validation interval (generations) and validation problems per family.
-    normalise : {"classic", "random"}
-        What each family's mean regret is divided by in the fitness: the best of
-        ``REFERENCE_AGENTS`` on that family's validation problems (measured once at the start,
-        so the fitness reads "fraction of the strongest baseline's regret" and no family is
-        neglected), or the regret of uniformly random duels on the same problems.
-    objective : {"mean", "worst"}
-        Fitness over families: the mean of the normalised regrets, or the worst family's.
-    horizons : sequence of int, optional
-        Read each run's regret at these strictly increasing times (the last replaces
-        ``horizon``) and normalise each by the reference at that time: a policy for several
-        horizons at once.  Default: ``horizon`` alone.
-    safeguard_from : int, optional
-        Train under the safeguard from this duel on (:mod:`dueling_gym.pair_network.safeguard`);
-        the exported policy records it, and the ``learned`` agent plays it so by default.
-    threads : int
-        Worker threads evaluating perturbations; the result does not depend on it.
+        pass ``resume=False``); another configuration is refused.
+    config : ESConfig, optional
+        The settings; or give them as keyword arguments (``**settings``, the fields of
+        :class:`ESConfig`), not both.
     resume : bool
         Continue from the folder's checkpoint (False: start afresh, replacing it).
     progress : bool
         Show a tqdm progress bar.
     command : str, optional
         The command line recorded with the exported weights (default: ``sys.argv``).
+    **settings
+        The fields of :class:`ESConfig` (``generations=400``, ``sigma=0.02``, ...).
+
+    Raises
+    ------
+    TypeError, ValueError
+        A setting of the wrong type or out of range (the message names it).
     """
-    settings = dict(families=families, n_arms=n_arms, horizon=horizon, generations=generations, pairs=pairs,
-                    problems_per_family=problems_per_family, sigma=sigma, learning_rate=learning_rate,
-                    learning_rate_decay=learning_rate_decay, init=init, hidden=hidden, eval_every=eval_every,
-                    eval_problems=eval_problems, normalise=normalise, objective=objective, threads=threads,
-                    horizons=None if horizons is None else list(horizons), safeguard_from=safeguard_from)
-    return EvolutionTrainer(output_dir, settings, seed=seed, resume=resume, progress=progress, command=command).run()
+    config = base.make_config(ESConfig, config, settings)
+    return EvolutionTrainer(output_dir, config, resume=resume, progress=progress, command=command).run()
 
 
-def _check_sizes(n_arms: int | Sequence[int]) -> int | list[int]:
-    """One number of arms, or a non-empty list of distinct ones (each at least 2)."""
+def _check_sizes(n_arms: Any) -> int | tuple[int, ...]:
+    """One number of arms, or a non-empty sequence of distinct ones (each at least 2; one alone is that number)."""
     if isinstance(n_arms, (list, tuple)):
-        sizes = [check_integer("n_arms", value, minimum=2) for value in n_arms]
+        sizes = tuple(check_integer("n_arms", value, minimum=2) for value in n_arms)
         if not sizes or len(set(sizes)) != len(sizes):
             raise ValueError(f"n_arms must list distinct numbers of arms, got {list(n_arms)}")
         return sizes[0] if len(sizes) == 1 else sizes
     return check_integer("n_arms", n_arms, minimum=2)
 
 
-def parse_sizes(text: str | int) -> int | list[int]:
-    """``--n-arms 4,5,8`` as a list of integers (one value, or an integer: that integer).
-
-    Raises
-    ------
-    ValueError
-        A part is not an integer.
-    """
-    if isinstance(text, int):
-        return text
-    try:
-        sizes = [int(part) for part in str(text).split(",")]
-    except ValueError:
-        raise ValueError(f"--n-arms must be an integer or comma-separated integers, got {text!r}") from None
-    return sizes[0] if len(sizes) == 1 else sizes
-
-
-def parse_horizons(text: str | None) -> list[int] | None:
-    """``--horizons 1000,10000`` as a list of integers (None when absent).
-
-    Raises
-    ------
-    ValueError
-        A part is not an integer.
-    """
-    if text is None:
-        return None
-    try:
-        return [int(part) for part in text.split(",")]
-    except ValueError:
-        raise ValueError(f"--horizons must be comma-separated integers, got {text!r}") from None
-
-
-#: The command-line options of :func:`train_evolution`, in ``--help`` order.
-OPTIONS = (
-    base.Option("--out", "output folder (resumes from its checkpoint)", required=True, keyword=""),
-    base.families_option(FAMILIES),
-    base.Option("--n-arms", "number of arms K of the training problems, or comma-separated sizes of a mixture "
-                "(each size weighs the same in the fitness)", "5", convert=parse_sizes),
-    base.Option("--horizon", "duels per training run (the regret the fitness measures)", 1000, int),
-    base.Option("--generations", "generations of evolution strategies", 400, int),
-    base.Option("--pairs", "antithetic pairs per generation", 16, int),
-    base.Option("--problems-per-family", "problems drawn per family for each generation", 30, int),
-    base.Option("--sigma", "standard deviation of the weight perturbations", 0.02, float),
-    base.Option("--learning-rate", "Adam step size on the estimated gradient", 0.01, float),
-    base.Option("--learning-rate-decay", "factor applied to the step size every generation", 0.995, float),
-    base.Option("--init", "exported policy to start from (default: random weights)"),
-    base.Option("--hidden", "width of the pair network (ignored with --init)", 16, int),
-    base.SEED,
-    base.Option("--eval-every", "generations between held-out validations", 10, int),
-    base.Option("--eval-problems", "held-out validation problems per family", 150, int),
-    base.Option("--normalise", "divide each family's regret by the best reference agent's (classic) or random duels'",
-                "classic", choices=NORMALISATIONS),
-    base.Option("--objective", "fitness over families: mean or worst normalised regret", "mean", choices=OBJECTIVES),
-    base.Option("--horizons", "comma-separated times at which the fitness reads the regret, each normalised by the "
-                "reference at that time (the last replaces --horizon; default: --horizon alone)", convert=parse_horizons),
-    base.Option("--safeguard-from", "train under the safeguard from this duel on (recorded in the policy; default: "
-                "no safeguard)", type=int),
-    base.Option("--threads", "worker threads evaluating the perturbations", 2, int),
-    base.NO_RESUME,
-    base.NO_PROGRESS,
-)
-
-
 #: ``dueling-gym train es``.
 TRAIN_COMMANDS = (
-    base.TrainCommand("es", "evolution strategies on the held-out regret itself (NumPy only)",
-                      families=base.families_of_option),
+    base.TrainCommand("es", "evolution strategies on the held-out regret itself (NumPy only)", EvolutionTrainer),
 )
-
-
-def build_parser(parser: argparse.ArgumentParser | None = None, *,
-                 algorithm: str | None = None) -> argparse.ArgumentParser:
-    """The options of :func:`train_evolution` (shared with ``dueling-gym train es``; ``algorithm``
-    is the sub-command's name, the one there is)."""
-    return base.build_parser(OPTIONS, parser, description="Train a learned dueling policy with evolution strategies.")
-
-
-def run_from_arguments(arguments: argparse.Namespace, command: str) -> Path:
-    """Call :func:`train_evolution` with parsed :func:`build_parser` options."""
-    return base.run_from_arguments(train_evolution, OPTIONS, arguments, command)
-
-
-def main(argv: Sequence[str] | None = None) -> Path:
-    """Command-line entry point (``python -m dueling_gym.experiments.learning.evolution --help``)."""
-    return base.command_line_main(build_parser(), run_from_arguments, "dueling_gym.experiments.learning.evolution", argv)
-
-
-if __name__ == "__main__":
-    main()

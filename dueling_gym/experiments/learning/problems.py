@@ -14,7 +14,10 @@ __all__ = ["check_families", "MixtureSampler", "ProblemBatch"]
 
 
 def check_families(families: Sequence[str]) -> tuple[str, ...]:
-    """``families`` as a tuple of generator names; a ValueError names the unknown ones."""
+    """``families`` as a tuple of generator names; a ValueError names the unknown ones (a TypeError:
+    one string, which would otherwise read as its letters)."""
+    if isinstance(families, (str, bytes)):
+        raise TypeError(f"families must be a sequence of generator names, not the single string {families!r}")
     families = tuple(families)
     unknown = [name for name in families if name not in GENERATORS]
     if not families or unknown:

@@ -1,4 +1,4 @@
-"""The base class of the trainers of the pair network, and their shared command-line glue.
+"""The base class of the trainers of the pair network, and the declaration of their sub-commands.
 
 :class:`Trainer` follows the design of Stable-Baselines3's ``BaseAlgorithm``
 (``stable_baselines3/common/base_class.py``; Raffin et al., *Stable-Baselines3: Reliable
@@ -24,14 +24,16 @@ The base owns:
   ``atomic_write`` behind; the next run of the folder removes them;
 * **the export** of ``policy.npz`` with the configuration and the command
   (:meth:`Trainer.export_policy`), and the final report;
-* **the command line**: :class:`Option` declares an option once (flag, help, default, how it
-  maps to the trainer's keyword), :func:`build_parser` and :func:`run_from_arguments` turn a
-  trainer's declared options into its parser and its call, and a trainer module's
-  ``TRAIN_COMMANDS`` (:class:`TrainCommand`) are its ``dueling-gym train`` sub-commands: the
-  command line finds them there, so a new trainer needs no entry elsewhere.
+* **the configuration**: a frozen dataclass of the trainer's settings
+  (:class:`~dueling_gym.experiments.learning.config.TrainerConfig`, the trainer's
+  :attr:`Trainer.config_class`), from which its Python call, its ``dueling-gym train`` options
+  (built by the command line, :mod:`dueling_gym.cli_train`) and its ``config.json`` derive;
+  a trainer module's ``TRAIN_COMMANDS`` (:class:`TrainCommand`) are its ``dueling-gym train``
+  sub-commands: the command line finds them there, so a new trainer needs no entry elsewhere.
 
-A subclass implements :meth:`~Trainer.configure` (check the settings, return the
-configuration), :meth:`~Trainer.setup` (problems, model, starting weights),
+A subclass declares its :attr:`~Trainer.config_class`, may extend :meth:`~Trainer.configure`
+(what ``config.json`` records: the recorded settings and what derives from them), and
+implements :meth:`~Trainer.setup` (problems, model, starting weights),
 :meth:`~Trainer.update` (one unit of the budget: a generation, an epoch),
 :meth:`~Trainer.validate` (evaluate and log) and :meth:`~Trainer.export` (write the result);
 resumable trainers add :meth:`~Trainer.load_checkpoint` and :meth:`~Trainer.save_checkpoint`.
@@ -41,26 +43,26 @@ A trainer whose library runs its own loop (Stable-Baselines3) overrides :meth:`~
 from __future__ import annotations
 
 import abc
-import argparse
 import csv
 import json
 import re
 import shlex
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
 from dueling_gym.atomic_files import atomic_write
 from dueling_gym.experiments.learning import OBSERVATION
-from dueling_gym.experiments.npz_files import check_finite, save_npz_atomically, save_policy_atomically
-from dueling_gym.validation import check_bool, check_integer, check_regular_file
+from dueling_gym.experiments.learning.config import TrainerConfig
+from dueling_gym.experiments.npz_files import check_finite, save_npz_atomically
+from dueling_gym.pair_network.files import save_policy_atomically
+from dueling_gym.validation import check_bool, check_regular_file
 
-__all__ = ["Trainer", "Option", "TrainCommand", "families_of_option", "build_parser", "run_from_arguments",
-           "command_line_main", "START_AFRESH"]
+__all__ = ["Trainer", "TrainCommand", "make_config", "START_AFRESH"]
 
 #: How to get past a run that cannot resume, in the words of the command line and of Python.
 START_AFRESH = "--no-resume (resume=False from Python)"
@@ -77,10 +79,9 @@ class Trainer(abc.ABC):
     ----------
     output_dir : path
         The run's folder (created if missing).
-    settings : dict
-        The trainer's own keyword arguments, checked by :meth:`configure`.
-    seed : int
-        Seeds every draw of the run (through :meth:`stream`).
+    config : TrainerConfig
+        The run's settings, an instance of the trainer's :attr:`config_class` (kept as
+        :attr:`settings`); its ``seed`` seeds every draw of the run (through :meth:`stream`).
     resume : bool
         Continue from the folder's checkpoint (if the trainer is resumable and there is one).
     progress : bool
@@ -91,6 +92,8 @@ class Trainer(abc.ABC):
 
     #: Short name of the algorithm (``config["algorithm"]`` where the trainer records it).
     algorithm: ClassVar[str]
+    #: The frozen dataclass of the trainer's settings.
+    config_class: ClassVar[type[TrainerConfig]]
     #: Whether a run continues from the folder's checkpoint (and checks its configuration).
     resumable: ClassVar[bool] = True
     #: Key of ``finished.json`` counting the budget trained; None: no "already finished" rule.
@@ -100,10 +103,13 @@ class Trainer(abc.ABC):
     #: The configuration key of the budget, ignored when a resumed run's configuration is compared.
     budget_key: ClassVar[str | None] = None
 
-    def __init__(self, output_dir: str | Path, settings: Mapping[str, Any], *, seed: int, resume: bool = True,
+    def __init__(self, output_dir: str | Path, config: TrainerConfig, *, resume: bool = True,
                  progress: bool = True, command: str | None = None):
-        self.settings = dict(settings)
-        self.seed = check_integer("seed", seed, minimum=0)
+        if not isinstance(config, self.config_class):
+            raise TypeError(f"config must be a {self.config_class.__name__}, got {type(config).__name__}")
+        #: The run's settings (the frozen :attr:`config_class` instance).
+        self.settings = config
+        self.seed: int = config.seed
         self.resume = check_bool("resume", resume)
         self.progress = check_bool("progress", progress)
         self.output = Path(output_dir)
@@ -121,10 +127,11 @@ class Trainer(abc.ABC):
     def budget(self) -> int:
         """Total units of training (a resumed run stops there too)."""
 
-    @abc.abstractmethod
     def configure(self) -> dict[str, Any]:
-        """Check ``settings`` (``ValueError``/``TypeError`` naming the bad one) and return the
-        configuration written to ``config.json`` and recorded with the policy."""
+        """The configuration written to ``config.json`` and recorded with the policy: by default
+        the recorded settings (:meth:`~dueling_gym.experiments.learning.config.TrainerConfig.recorded`);
+        a trainer adds what derives from them (e.g. the width of a starting policy)."""
+        return self.settings.recorded()
 
     @abc.abstractmethod
     def setup(self) -> None:
@@ -366,87 +373,56 @@ class Trainer(abc.ABC):
         return target
 
 
-@dataclass(frozen=True)
-class Option:
-    """One command-line option of a trainer, declared once for its parser and its call.
+def make_config(config_class: type[TrainerConfig], config: TrainerConfig | None,
+                settings: Mapping[str, Any]) -> TrainerConfig:
+    """``config``, or ``config_class(**settings)`` when it is None (a trainer function's two ways
+    of being called).
 
-    Attributes
-    ----------
-    flag : str
-        The option (``"--n-arms"``); its destination is the flag without dashes, ``-`` as ``_``.
-    help : str
-    default : object
-        Shown in ``--help`` (the parsers use :class:`argparse.ArgumentDefaultsHelpFormatter`).
-    type : callable, optional
-        Parses the text (``int``, ``float``, ...).
-    choices : sequence, optional
-    required : bool
-    switch : bool
-        A flag without value (``store_true``).
-    keyword : str, optional
-        The trainer's keyword argument (default: the destination); ``""``: passed to none.
-    convert : callable, optional
-        Parsed value -> keyword value (e.g. the comma-separated families -> a list).
+    Raises
+    ------
+    TypeError
+        Both or a config of another class are given, or a setting is unknown or of the wrong type.
+    ValueError
+        A setting is out of range.
     """
-
-    flag: str
-    help: str
-    default: Any = None
-    type: Callable[[str], Any] | None = None
-    choices: Sequence[Any] | None = None
-    required: bool = False
-    switch: bool = False
-    keyword: str | None = None
-    convert: Callable[[Any], Any] | None = None
-
-    @property
-    def destination(self) -> str:
-        return self.flag.lstrip("-").replace("-", "_")
-
-    def add_to(self, parser: argparse.ArgumentParser) -> None:
-        if self.switch:
-            parser.add_argument(self.flag, action="store_true", help=self.help)
-            return
-        extra: dict[str, Any] = {"required": True} if self.required else {"default": self.default}
-        if self.type is not None:
-            extra["type"] = self.type
-        if self.choices is not None:
-            extra["choices"] = self.choices
-        parser.add_argument(self.flag, help=self.help, **extra)
-
-    def keyword_value(self, arguments: argparse.Namespace) -> tuple[str, Any] | None:
-        if self.keyword == "":
-            return None
-        value = getattr(arguments, self.destination)
-        return self.keyword or self.destination, self.convert(value) if self.convert else value
+    if config is None:
+        return config_class(**settings)
+    if settings:
+        raise TypeError(f"pass a {config_class.__name__} or keyword settings, not both (got {sorted(settings)} too)")
+    if not isinstance(config, config_class):
+        raise TypeError(f"config must be a {config_class.__name__}, got {type(config).__name__}")
+    return config
 
 
 @dataclass(frozen=True)
 class TrainCommand:
     """A ``dueling-gym train`` sub-command, declared by the trainer module that runs it.
 
-    The module lists its commands in ``TRAIN_COMMANDS`` and provides ``build_parser(parser, *,
-    algorithm=None)`` and ``run_from_arguments(arguments, command)``;
-    :func:`dueling_gym.experiments.learning.train_commands` collects them.
+    The module lists its commands in ``TRAIN_COMMANDS``;
+    :func:`dueling_gym.experiments.learning.train_commands` collects them and the command line
+    (:mod:`dueling_gym.cli_train`) builds each one's options from the trainer's
+    :attr:`~Trainer.config_class`.
 
     Attributes
     ----------
     name : str
-        The sub-command (``dueling-gym train NAME``); passed to the module's ``build_parser`` as
-        ``algorithm``.
+        The sub-command (``dueling-gym train NAME``).
     help : str
         Its line in ``dueling-gym train --help``.
-    families : callable
-        The problem families of the final comparison, read from the parsed options.
+    trainer : type of Trainer
+        What it runs.
     requires : tuple of str
         Modules it needs beyond the core install (checked before it runs: a missing one is one
         line naming the extra that provides it).
+    fixed : mapping
+        Settings the sub-command fixes (no option for them), e.g. ``{"algorithm": "a2c"}``.
     """
 
     name: str
     help: str
-    families: Callable[[argparse.Namespace], list[str]]
+    trainer: type[Trainer]
     requires: tuple[str, ...] = ()
+    fixed: Mapping[str, Any] = field(default_factory=dict)
 
     def check_installed(self) -> None:
         """Refuse, before any work, a command whose modules are not installed (one line)."""
@@ -455,60 +431,3 @@ class TrainCommand:
         for module in self.requires:
             if importlib.util.find_spec(module) is None:
                 raise ImportError(f"dueling-gym train {self.name} needs {module}: pip install 'dueling-gym[rl]'")
-
-
-def families_of_option(arguments: argparse.Namespace) -> list[str]:
-    """The families named by ``--families`` (the final comparison of most trainers)."""
-    return _split_families(arguments.families)
-
-
-def _split_families(text: str) -> list[str]:
-    return [name for name in text.split(",") if name]
-
-
-def _negate(value: bool) -> bool:
-    return not value
-
-
-def families_option(default: Sequence[str]) -> Option:
-    """``--families``: comma-separated generator families (the keyword ``families``, a list)."""
-    return Option("--families", "comma-separated generator families", ",".join(default), convert=_split_families)
-
-
-#: ``--out``, the output folder (the trainers' first positional argument).
-OUT = Option("--out", "output folder (resumes from its checkpoint)", required=True, keyword="")
-#: ``--seed``.
-SEED = Option("--seed", "seed of every random draw of the training", 0, int)
-#: ``--no-resume`` (the keyword ``resume``, negated).
-NO_RESUME = Option("--no-resume", "start afresh instead of resuming from the folder's checkpoint", switch=True,
-                   keyword="resume", convert=_negate)
-#: ``--no-progress`` (the keyword ``progress``, negated).
-NO_PROGRESS = Option("--no-progress", "no progress bar", switch=True, keyword="progress", convert=_negate)
-
-
-def build_parser(options: Sequence[Option], parser: argparse.ArgumentParser | None = None, *,
-                 description: str = "") -> argparse.ArgumentParser:
-    """Add ``options`` to ``parser`` (default: a new parser showing every default in ``--help``)."""
-    if parser is None:
-        parser = argparse.ArgumentParser(description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    for option in options:
-        option.add_to(parser)
-    return parser
-
-
-def run_from_arguments(function: Callable[..., Path], options: Sequence[Option], arguments: argparse.Namespace,
-                       command: str) -> Path:
-    """Call ``function(arguments.out, **keywords, command=command)`` with the keyword of every option."""
-    keywords = dict(pair for pair in (option.keyword_value(arguments) for option in options) if pair is not None)
-    return function(arguments.out, **keywords, command=command)
-
-
-def command_line_main(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace, str], Path], module: str,
-                      argv: Sequence[str] | None) -> Path:
-    """Parse ``argv``, train through ``run(arguments, command)`` recording ``python -m module ...``
-    as the command, and report the result's path."""
-    arguments = parser.parse_args(argv)
-    command = shlex.join(["python", "-m", module, *(sys.argv[1:] if argv is None else argv)])
-    path = run(arguments, command)
-    print(f"wrote {path}")
-    return path

@@ -18,15 +18,15 @@ written atomically (a crash leaves the previous file whole), and a checkpoint th
 holds non-finite values is refused on resume rather than trained on.  A run that has trained its
 budget is left as it is (``finished.json``): re-running its command does nothing.
 
-    python -m dueling_gym.experiments.learning.training --out results/learned-k5 --n-arms 5 --timesteps 20000000
+    dueling-gym train ppo --out results/learned-k5 --n-arms 5 --timesteps 20000000
 
 Needs the ``rl`` extra (stable-baselines3, torch) and ``tqdm``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
@@ -35,12 +35,13 @@ import numpy as np
 from dueling_gym.atomic_files import atomic_write
 from dueling_gym.experiments.learning import FAMILIES, REGRET_NOTION
 from dueling_gym.experiments.learning import trainer as base
-from dueling_gym.experiments.learning.problems import MixtureSampler
+from dueling_gym.experiments.learning.config import TrainerConfig, setting
+from dueling_gym.experiments.learning.problems import MixtureSampler, check_families
 from dueling_gym.experiments.npz_files import check_finite, load_npz, save_npz_atomically
 from dueling_gym.validation import check_integer, check_number
 
-__all__ = ["FAMILIES", "MixtureSampler", "StableBaselinesTrainer", "make_training_env", "held_out_regret", "train",
-           "build_parser", "run_from_arguments", "main"]
+__all__ = ["FAMILIES", "MixtureSampler", "PPOConfig", "StableBaselinesTrainer", "make_training_env", "held_out_regret",
+           "train"]
 
 ALGORITHMS = ("ppo", "a2c")
 POLICIES = ("pair", "mlp")
@@ -225,6 +226,62 @@ def _progress_callback(trainer: StableBaselinesTrainer) -> Any:
     return Progress()
 
 
+@dataclass(frozen=True, kw_only=True)
+class PPOConfig(TrainerConfig):
+    """The settings of :func:`train` (each field's help is its ``--help`` line).
+
+    Each episode draws a problem of ``n_arms`` arms from a uniformly chosen family and lasts
+    ``horizon`` duels; ``n_steps`` must divide ``horizon`` so that checkpoints fall on episode
+    boundaries.  ``policy="pair"`` is the permutation-equivariant pair network (exported to
+    ``policy.npz`` for the ``learned`` agent), ``"mlp"`` SB3's MLP (for comparison; its result
+    is ``model.zip``).  ``seed`` seeds torch, SB3 and the training problems; the held-out
+    problems use independent streams.  ``eval_every``, ``eval_problems`` and
+    ``checkpoint_episodes`` are not recorded in ``config.json`` (they change what is logged and
+    kept, not the training), and ``timesteps``, the budget, is recorded but a resumed run may
+    raise it.
+    """
+
+    families: tuple[str, ...] = setting(FAMILIES, help="comma-separated generator families")
+    n_arms: int = setting(5, help="number of arms K of the training problems")
+    horizon: int = setting(1000, help="duels per episode (one run on one problem)")
+    timesteps: int = setting(10_000_000, help="total duels of training (the budget)")
+    algorithm: str = setting("ppo", choices=ALGORITHMS, command_line=False, help="reinforcement-learning algorithm")
+    policy: str = setting("pair", choices=POLICIES,
+                          help="policy network (the pair network exports to the learned agent)")
+    seed: int = setting(0, help="seed of every random draw of the training")
+    n_envs: int = setting(1024, help="environments stepped together (one fresh problem per episode)")
+    n_steps: int = setting(50, help="steps per environment between updates")
+    batch_size: int = setting(12_800, help="minibatch size of an update")
+    n_epochs: int = setting(4, help="passes over the collected steps per update")
+    hidden: int = setting(32, help="width of the policy network")
+    gamma: float = setting(0.99, help="discount factor")
+    gae_lambda: float = setting(0.95, help="GAE lambda")
+    learning_rate: float = setting(1e-3, help="optimiser step size")
+    ent_coef: float = setting(0.0, help="entropy bonus coefficient")
+    eval_every: int = setting(5_000_000, help="duels of training between held-out validations", recorded=False)
+    eval_problems: int = setting(100, help="held-out validation problems per family", recorded=False)
+    checkpoint_episodes: int = setting(1, help="episodes (of all environments together) between checkpoints",
+                                       recorded=False)
+
+    def __post_init__(self) -> None:
+        self._check_choice("algorithm")
+        self._check_choice("policy")
+        self._set("families", check_families(self.families))
+        self._set("n_arms", check_integer("n_arms", self.n_arms, minimum=2))
+        self._set("batch_size", check_integer("batch_size", self.batch_size, minimum=2))
+        self._set("seed", check_integer("seed", self.seed, minimum=0))
+        for name in ("horizon", "timesteps", "n_envs", "n_steps", "n_epochs", "hidden", "eval_every", "eval_problems",
+                     "checkpoint_episodes"):
+            self._set(name, check_integer(name, getattr(self, name), minimum=1))
+        for name in ("gamma", "gae_lambda"):
+            self._set(name, check_number(name, getattr(self, name), minimum=0.0, maximum=1.0))
+        self._set("learning_rate", check_number("learning_rate", self.learning_rate, minimum=0.0))
+        self._set("ent_coef", check_number("ent_coef", self.ent_coef, strict=False, minimum=0.0))
+        if self.horizon % self.n_steps:
+            raise ValueError(f"n_steps ({self.n_steps}) must divide horizon ({self.horizon}) so checkpoints "
+                             "fall on episode boundaries")
+
+
 class StableBaselinesTrainer(base.Trainer):
     """PPO or A2C of Stable-Baselines3 on the pair network or an MLP (see :func:`train`).
 
@@ -237,34 +294,13 @@ class StableBaselinesTrainer(base.Trainer):
     budget_unit = "duel"
     budget_key = "timesteps"
 
+    config_class = PPOConfig
+
     def configure(self) -> dict[str, Any]:
-        s = self.settings
-        if s["algorithm"] not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {s['algorithm']!r}")
-        if s["policy"] not in POLICIES:
-            raise ValueError(f"policy must be one of {POLICIES}, got {s['policy']!r}")
-        config = {
-            "families": list(MixtureSampler(s["families"], s["n_arms"]).families),
-            "n_arms": check_integer("n_arms", s["n_arms"], minimum=2),
-            "horizon": check_integer("horizon", s["horizon"], minimum=1),
-            "timesteps": check_integer("timesteps", s["timesteps"], minimum=1),
-            "algorithm": s["algorithm"], "policy": s["policy"], "seed": self.seed,
-            "n_envs": check_integer("n_envs", s["n_envs"], minimum=1), "n_steps": check_integer("n_steps", s["n_steps"], minimum=1),
-            "batch_size": check_integer("batch_size", s["batch_size"], minimum=2),
-            "n_epochs": check_integer("n_epochs", s["n_epochs"], minimum=1),
-            "hidden": check_integer("hidden", s["hidden"], minimum=1),
-            "gamma": check_number("gamma", s["gamma"], minimum=0.0, maximum=1.0),
-            "gae_lambda": check_number("gae_lambda", s["gae_lambda"], minimum=0.0, maximum=1.0),
-            "learning_rate": check_number("learning_rate", s["learning_rate"], minimum=0.0),
-            "ent_coef": check_number("ent_coef", s["ent_coef"], strict=False, minimum=0.0),
-        }
-        if config["horizon"] % config["n_steps"]:
-            raise ValueError(f"n_steps ({config['n_steps']}) must divide horizon ({config['horizon']}) so checkpoints "
-                             "fall on episode boundaries")
-        self.eval_every = check_integer("eval_every", s["eval_every"], minimum=1)
-        self.eval_problems = check_integer("eval_problems", s["eval_problems"], minimum=1)
-        self.checkpoint_episodes = check_integer("checkpoint_episodes", s["checkpoint_episodes"], minimum=1)
-        return config
+        s: PPOConfig = self.settings
+        self.eval_every, self.eval_problems = s.eval_every, s.eval_problems
+        self.checkpoint_episodes = s.checkpoint_episodes
+        return s.recorded()
 
     @property
     def budget(self) -> int:
@@ -366,32 +402,8 @@ class StableBaselinesTrainer(base.Trainer):
         return self.export_policy(export_policy_weights(self.model.policy))
 
 
-def train(
-    output_dir: str | Path,
-    *,
-    families: Sequence[str] = FAMILIES,
-    n_arms: int = 5,
-    horizon: int = 1000,
-    timesteps: int = 10_000_000,
-    algorithm: str = "ppo",
-    policy: str = "pair",
-    seed: int = 0,
-    n_envs: int = 1024,
-    n_steps: int = 50,
-    batch_size: int = 12_800,
-    n_epochs: int = 4,
-    hidden: int = 32,
-    gamma: float = 0.99,
-    gae_lambda: float = 0.95,
-    learning_rate: float = 1e-3,
-    ent_coef: float = 0.0,
-    eval_every: int = 5_000_000,
-    eval_problems: int = 100,
-    checkpoint_episodes: int = 1,
-    resume: bool = True,
-    progress: bool = True,
-    command: str | None = None,
-) -> Path:
+def train(output_dir: str | Path, config: PPOConfig | None = None, *, resume: bool = True, progress: bool = True,
+          command: str | None = None, **settings: Any) -> Path:
     """Train a policy; return the path of the exported weights (``policy.npz``, ``policy="pair"``)
     or of the final SB3 model (``model.zip``, ``policy="mlp"``).
 
@@ -403,92 +415,30 @@ def train(
         checkpoint of the same configuration there, training continues from the latest checkpoint
         (a damaged one, or one with non-finite values, raises ValueError: delete it or pass
         ``resume=False``); a run that finished its budget is left as it is.
-    families, n_arms, horizon
-        Problems (each episode draws one from a uniformly chosen family) and duels per episode.
-    timesteps : int
-        Total duels over all environments (rounded up to whole rollouts).
-    algorithm : {"ppo", "a2c"}
-    policy : {"pair", "mlp"}
-        The permutation-equivariant pair network (exportable) or SB3's MLP (for comparison).
-    seed : int
-        Seeds torch, SB3 and the training problems; held-out problems use independent streams.
-    n_envs, n_steps, batch_size, n_epochs, hidden, gamma, gae_lambda, learning_rate, ent_coef
-        Algorithm settings (``n_steps`` must divide ``horizon``).
-    eval_every, eval_problems
-        Held-out evaluation interval (duels) and problems per family.
-    checkpoint_episodes : int
-        Checkpoint every this many episodes (of all environments together).
+    config : PPOConfig, optional
+        The settings; or give them as keyword arguments (``**settings``, the fields of
+        :class:`PPOConfig`), not both.
     resume : bool
         Continue from the folder's latest checkpoint (False: start afresh).
     progress : bool
         Show a tqdm progress bar.
     command : str, optional
         The command line recorded with the exported weights (default: ``sys.argv``).
+    **settings
+        The fields of :class:`PPOConfig` (``timesteps=10_000_000``, ``algorithm="ppo"``, ...).
+
+    Raises
+    ------
+    TypeError, ValueError
+        A setting of the wrong type or out of range (the message names it).
     """
-    settings = dict(families=families, n_arms=n_arms, horizon=horizon, timesteps=timesteps, algorithm=algorithm,
-                    policy=policy, n_envs=n_envs, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs,
-                    hidden=hidden, gamma=gamma, gae_lambda=gae_lambda, learning_rate=learning_rate, ent_coef=ent_coef,
-                    eval_every=eval_every, eval_problems=eval_problems, checkpoint_episodes=checkpoint_episodes)
-    return StableBaselinesTrainer(output_dir, settings, seed=seed, resume=resume, progress=progress,
-                                  command=command).run()
-
-
-_ALGORITHM = base.Option("--algorithm", "reinforcement-learning algorithm", "ppo", choices=ALGORITHMS)
-#: The command-line options of :func:`train`, in ``--help`` order (``--algorithm`` after ``--timesteps``).
-OPTIONS = (
-    base.Option("--out", "output directory (resumes from its checkpoints)", required=True, keyword=""),
-    base.families_option(FAMILIES),
-    base.Option("--n-arms", "number of arms K of the training problems", 5, int),
-    base.Option("--horizon", "duels per episode (one run on one problem)", 1000, int),
-    base.Option("--timesteps", "total duels of training (the budget)", 10_000_000, int),
-    _ALGORITHM,
-    base.Option("--policy", "policy network (the pair network exports to the learned agent)", "pair", choices=POLICIES),
-    base.SEED,
-    base.Option("--n-envs", "environments stepped together (one fresh problem per episode)", 1024, int),
-    base.Option("--n-steps", "steps per environment between updates", 50, int),
-    base.Option("--batch-size", "minibatch size of an update", 12_800, int),
-    base.Option("--n-epochs", "passes over the collected steps per update", 4, int),
-    base.Option("--hidden", "width of the policy network", 32, int),
-    base.Option("--gamma", "discount factor", 0.99, float),
-    base.Option("--gae-lambda", "GAE lambda", 0.95, float),
-    base.Option("--learning-rate", "optimiser step size", 1e-3, float),
-    base.Option("--ent-coef", "entropy bonus coefficient", 0.0, float),
-    base.Option("--eval-every", "duels of training between held-out validations", 5_000_000, int),
-    base.Option("--eval-problems", "held-out validation problems per family", 100, int),
-    base.Option("--no-resume", "start afresh instead of resuming from the folder's checkpoints", switch=True,
-                keyword="resume", convert=base.NO_RESUME.convert),
-    base.NO_PROGRESS,
-)
+    config = base.make_config(PPOConfig, config, settings)
+    return StableBaselinesTrainer(output_dir, config, resume=resume, progress=progress, command=command).run()
 
 
 #: ``dueling-gym train ppo`` and ``dueling-gym train a2c``.
 TRAIN_COMMANDS = tuple(
-    base.TrainCommand(name, f"{name.upper()} (Stable-Baselines3; the rl extra)", families=base.families_of_option,
-                      requires=("stable_baselines3",))
-    for name in ("ppo", "a2c")
+    base.TrainCommand(name, f"{name.upper()} (Stable-Baselines3; the rl extra)", StableBaselinesTrainer,
+                      requires=("stable_baselines3",), fixed={"algorithm": name})
+    for name in ALGORITHMS
 )
-
-
-def build_parser(parser: argparse.ArgumentParser | None = None, *, algorithm: str | None = None) -> argparse.ArgumentParser:
-    """The options of :func:`train` (shared with ``dueling-gym train ppo|a2c``; with ``algorithm``
-    given, the parser has no ``--algorithm`` option and uses that one)."""
-    options = OPTIONS if algorithm is None else tuple(option for option in OPTIONS if option is not _ALGORITHM)
-    parser = base.build_parser(options, parser,
-                               description="Train a learned dueling policy (PPO on batched bandit runs).")
-    if algorithm is not None:
-        parser.set_defaults(algorithm=algorithm)
-    return parser
-
-
-def run_from_arguments(arguments: argparse.Namespace, command: str) -> Path:
-    """Call :func:`train` with parsed :func:`build_parser` options."""
-    return base.run_from_arguments(train, OPTIONS, arguments, command)
-
-
-def main(argv: Sequence[str] | None = None) -> Path:
-    """Command-line entry point (``python -m dueling_gym.experiments.learning.training --help``)."""
-    return base.command_line_main(build_parser(), run_from_arguments, "dueling_gym.experiments.learning.training", argv)
-
-
-if __name__ == "__main__":
-    main()

@@ -14,8 +14,8 @@ and every algorithm through
 (:func:`~dueling_gym.experiments.report.summary_markdown`): cumulative Copeland regret
 (Komiyama scale) at ``T = --horizon``, mean and 95% CI over the held-out problems.
 
-    python examples/train_ppo.py              # defaults (a few minutes on 2 CPU cores)
-    python examples/train_ppo.py --quick      # a smoke run (seconds)
+    python docs/tutorials/train_ppo.py              # defaults (a few minutes on 2 CPU cores)
+    python docs/tutorials/train_ppo.py --quick      # a smoke run (seconds)
 """
 
 from __future__ import annotations

@@ -24,9 +24,9 @@ seed"): the script seeds Python/NumPy/torch with ``set_random_seed`` and the env
 
 Run::
 
-    python examples/sparring_ppo_selfplay.py                      # smoke run: 2048 steps
-    python examples/sparring_ppo_selfplay.py --timesteps 100000   # ~20 s: ~90% on arm 0 of Sushi
-    python examples/sparring_ppo_selfplay.py --timesteps 100000 --seeds 5 --out results/sparring-ppo
+    python docs/tutorials/sparring_ppo_selfplay.py                      # smoke run: 2048 steps
+    python docs/tutorials/sparring_ppo_selfplay.py --timesteps 100000   # ~20 s: ~90% on arm 0 of Sushi
+    python docs/tutorials/sparring_ppo_selfplay.py --timesteps 100000 --seeds 5 --out results/sparring-ppo
 
 ``--timesteps`` counts seat-steps (two per duel).
 """
