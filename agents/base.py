@@ -32,7 +32,8 @@ fast, subclass :class:`~dueling_gym.agents.KernelDuelingAgent` instead: the Pyth
 the kernels, and the fast simulator calls the very same kernels inside one compiled loop, so
 both paths give the same trajectory for the same seeds.  See ``agents/rucb.py`` for a complete
 example.  :func:`~dueling_gym.agents.register_agent` (in :mod:`dueling_gym.agents.registry`)
-makes the class constructible by name.
+makes the class constructible by name.  Its class attributes ``paper`` and ``guarantee`` say where
+the algorithm comes from and what that paper proves about it; the algorithm pages print both.
 
 Pickling and copying
 --------------------
@@ -110,6 +111,14 @@ class SeededAgent(ABC):
     #: The paper the algorithm implements, by its venue and, where confirmed, the publisher's page
     #: (its documentation page links it); empty for the library's own agents only.
     paper: ClassVar[tuple[PaperLink, ...]] = ()
+    #: One sentence on what the paper proves about the algorithm.  It gives the kind of result
+    #: (expected or high-probability regret, sample complexity, finite-time or asymptotic), its order
+    #: and the assumption it needs (a Condorcet winner, a total order with stochastic transitivity, a
+    #: utility-based model, none for Copeland) and cites the theorem or section; or it says plainly
+    #: that the paper proves none, or reports what the abstract claims, marked "(as stated in the
+    #: abstract)", where the theorem was not checked.  Each registered agent declares its own (the
+    #: algorithm pages show it); empty for an agent that states none, such as a user's.
+    guarantee: ClassVar[str] = ""
 
     def __init__(self, *, seed: SeedLike = None):
         self.seed = check_seed("seed", seed)

@@ -32,7 +32,7 @@ from dueling_gym.agents.registry import register_agent
 from dueling_gym.agents.state import AgentState
 from dueling_gym.validation import SeedLike, check_integer, check_number
 
-__all__ = ["BeatTheMean", "record_and_eliminate", "only_survivor"]
+__all__ = ["BeatTheMean", "record_and_eliminate", "only_survivor", "working_set_arrays"]
 
 
 class BeatTheMeanState(AgentState, fields=[
@@ -49,6 +49,22 @@ class BeatTheMeanState(AgentState, fields=[
     "t",
 ]):
     """Numba-side state of :class:`BeatTheMean`."""
+
+
+def working_set_arrays(n_arms: int) -> dict[str, np.ndarray]:
+    """Fresh Beat-the-Mean bookkeeping for ``n_arms`` arms: ``W`` = every arm, no comparisons yet.
+
+    Returns the state fields ``active``, ``pair_counts``, ``pair_wins``, ``counts`` and ``wins``
+    (see ``BeatTheMeanState``) by name; the agents keep them as attributes too, so the arrays the
+    kernels update in place stay readable from Python.
+    """
+    return {
+        "active": np.ones(n_arms, dtype=np.bool_),
+        "pair_counts": np.zeros((n_arms, n_arms), dtype=np.int64),
+        "pair_wins": np.zeros((n_arms, n_arms), dtype=np.int64),
+        "counts": np.zeros(n_arms, dtype=np.int64),
+        "wins": np.zeros(n_arms, dtype=np.int64),
+    }
 
 
 @numba.njit(cache=True, nogil=True)
@@ -235,6 +251,11 @@ class BeatTheMean(KernelDuelingAgent):
     """
 
     paper = (PaperLink("ICML 2011"),)
+    guarantee = (
+        "High-probability regret ``O(γ^7 K log T)`` (gap-dependent factors aside) under a total order with "
+        "γ-relaxed stochastic transitivity and the stochastic triangle inequality, ``γ = 1`` being strong "
+        "stochastic transitivity (Yue & Joachims, ICML 2011, §4)."
+    )
 
     act_kernel = beat_the_mean_act
     observe_kernel = beat_the_mean_observe
@@ -247,15 +268,10 @@ class BeatTheMean(KernelDuelingAgent):
 
     def _reset_state(self) -> None:
         n_arms = self.n_arms
-        # The kernels update these arrays in place; they stay readable here.
-        self.active = np.ones(n_arms, dtype=np.bool_)
-        self.pair_counts = np.zeros((n_arms, n_arms), dtype=np.int64)
-        self.pair_wins = np.zeros((n_arms, n_arms), dtype=np.int64)
-        self.counts = np.zeros(n_arms, dtype=np.int64)
-        self.wins = np.zeros(n_arms, dtype=np.int64)
+        arrays = working_set_arrays(n_arms)
+        vars(self).update(arrays)  # the kernels update them in place; they stay readable here
         self.state = BeatTheMeanState(
-            rng=self.rng, pair_counts=self.pair_counts, pair_wins=self.pair_wins, counts=self.counts, wins=self.wins,
-            estimates=np.full(n_arms, 0.5), active=self.active, n_active=n_arms,
+            rng=self.rng, **arrays, estimates=np.full(n_arms, 0.5), n_active=n_arms,
             log_level=math.log(2.0 * self.horizon * n_arms), gamma=self.gamma, t=0,
         )
 

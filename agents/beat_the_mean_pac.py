@@ -44,6 +44,7 @@ from dueling_gym.agents.beat_the_mean import (
     beat_the_mean_recommend,
     only_survivor,
     record_and_eliminate,
+    working_set_arrays,
 )
 from dueling_gym.agents.identification import KernelIdentificationAgent
 from dueling_gym.agents.registry import register_agent
@@ -122,11 +123,6 @@ def btm_pac_observe(state, first, second, first_won):
 
 
 @numba.njit(cache=True, nogil=True)
-def btm_pac_done(state):
-    return state.finished
-
-
-@numba.njit(cache=True, nogil=True)
 def btm_pac_ranking(state):
     n_arms = state.active.shape[0]
     ranking = np.empty(n_arms, dtype=np.int64)
@@ -188,13 +184,17 @@ class BeatTheMeanPAC(KernelIdentificationAgent):
     """
 
     paper = (PaperLink("ICML 2011"),)
+    guarantee = (
+        "(ε, δ)-PAC: under a total order with γ-relaxed stochastic transitivity and the stochastic triangle "
+        "inequality the answer ``b̂`` is ε-optimal (``P[b*, b̂] <= 1/2 + ε``) with probability at least ``1 - "
+        "δ`` after ``O(K γ^6 / ε² · ln(K N / δ))`` duels (Yue & Joachims, ICML 2011, §4)."
+    )
 
     answer_type = "winner"
     target = "condorcet"
     act_kernel = btm_pac_act
     observe_kernel = btm_pac_observe
     recommend_kernel = beat_the_mean_recommend
-    done_kernel = btm_pac_done
     ranking_kernel = btm_pac_ranking
 
     def __init__(self, n_arms: int, *, epsilon: float = 0.1, delta: float = 0.1, gamma: float = 1.0,
@@ -212,15 +212,10 @@ class BeatTheMeanPAC(KernelIdentificationAgent):
     def _reset_state(self) -> None:
         n_arms = self.n_arms
         budget = self.budget
-        # The kernels update these arrays in place; they stay readable here.
-        self.active = np.ones(n_arms, dtype=np.bool_)
-        self.pair_counts = np.zeros((n_arms, n_arms), dtype=np.int64)
-        self.pair_wins = np.zeros((n_arms, n_arms), dtype=np.int64)
-        self.counts = np.zeros(n_arms, dtype=np.int64)
-        self.wins = np.zeros(n_arms, dtype=np.int64)
+        arrays = working_set_arrays(n_arms)
+        vars(self).update(arrays)  # the kernels update them in place; they stay readable here
         self.state = BeatTheMeanPACState(
-            rng=self.rng, pair_counts=self.pair_counts, pair_wins=self.pair_wins, counts=self.counts, wins=self.wins,
-            estimates=np.full(n_arms, 0.5), active=self.active, n_active=n_arms,
+            rng=self.rng, **arrays, estimates=np.full(n_arms, 0.5), n_active=n_arms,
             log_level=math.log(n_arms ** 3 * budget / self.delta), gamma=self.gamma, budget=budget, finished=False,
             elimination_order=np.full(n_arms, -1, dtype=np.int64), t=0,
         )

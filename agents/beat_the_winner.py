@@ -101,6 +101,13 @@ class BeatTheWinner(KernelDuelingAgent):
     """
 
     paper = (PaperLink("Probability in the Engineering and Informational Sciences 36(2), 2022"),)
+    guarantee = (
+        "Bounded expected weak regret: with a Condorcet winner, the expected number of duels in which it does "
+        "not play stays bounded as ``T`` grows, because matches lengthen and the Condorcet winner, once "
+        "incumbent, loses one with a geometrically decaying probability (Peköz, Ross & Zhang, Probab. Eng. "
+        "Inf. Sci. 36(2), 2022; no theorem number cited); its strong regret is linear, since the incumbent "
+        "always plays a challenger."
+    )
 
     act_kernel = beat_the_winner_act
     observe_kernel = beat_the_winner_observe

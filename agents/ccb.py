@@ -409,6 +409,12 @@ class CCB(KernelDuelingAgent):
         PaperLink("NeurIPS 2015 proceedings",
                   "https://proceedings.neurips.cc/paper/2015/hash/9872ed9fc22fc182d371c3e9ed316094-Abstract.html"),
     )
+    guarantee = (
+        "Expected regret ``O((K² + (C + L_C) K ln T) / Δ²)`` for ``α > 1``, and with probability ``1 - δ`` for "
+        "``α > 1/2`` at most ``A_δ + B_δ sqrt(ln T) + 2K (C + L_C + 1) ln T / Δ²``, on any Copeland problem "
+        "without ties ``p_ij = 1/2``, no Condorcet winner needed (``C`` Copeland winners, ``L_C`` their "
+        "losses; Zoghi, Karnin, Whiteson & de Rijke, NIPS 2015, eq. (1) and Theorem 11)."
+    )
 
     act_kernel = ccb_act
     observe_kernel = ccb_observe

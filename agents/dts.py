@@ -343,6 +343,10 @@ class DTS(RUCBBoundsAgent):
         PaperLink("NeurIPS 2016 proceedings",
                   "https://proceedings.neurips.cc/paper/2016/hash/9de6d14fff9806d4bcd1ef555be766cd-Abstract.html"),
     )
+    guarantee = (
+        "Regret ``O(K² log T)`` on Copeland dueling bandits, refined to ``O(K log T + K² log log T)`` on "
+        "Condorcet ones and many practical Copeland ones (Wu & Liu, NIPS 2016, as stated in the abstract)."
+    )
 
     act_kernel = dts_act
     observe_kernel = dts_observe

@@ -27,10 +27,10 @@ import numba
 import numpy as np
 
 from dueling_gym.agents.base import DuelingAgent, KernelDuelingAgent, ReplayPickling
-from dueling_gym.validation import check_action, check_integer, check_outcome
+from dueling_gym.validation import check_action, check_integer, check_outcome, check_probability
 
-__all__ = ["IdentificationMixin", "KernelIdentificationAgent", "ProcedureIdentificationAgent", "shuffle_prefix",
-           "uniform_below", "ANSWER_TYPES", "TARGETS"]
+__all__ = ["IdentificationMixin", "KernelIdentificationAgent", "ProcedureIdentificationAgent",
+           "ConfidentProcedureAgent", "finished_done", "shuffle_prefix", "uniform_below", "ANSWER_TYPES", "TARGETS"]
 
 _BOOLEANS = (bool, np.bool_)
 
@@ -74,10 +74,19 @@ class IdentificationMixin:
         return self.ranking()
 
 
-class KernelIdentificationAgent(IdentificationMixin, KernelDuelingAgent):
-    """A :class:`~dueling_gym.agents.KernelDuelingAgent` that stops: adds the ``done`` and ``ranking`` kernels."""
+@numba.njit(cache=True, nogil=True)
+def finished_done(state):
+    """The default ``done_kernel``: the state's ``finished`` flag, set by the observe kernel when it stops."""
+    return state.finished
 
-    done_kernel: ClassVar[Callable[..., Any]]
+
+class KernelIdentificationAgent(IdentificationMixin, KernelDuelingAgent):
+    """A :class:`~dueling_gym.agents.KernelDuelingAgent` that stops: adds the ``done`` and ``ranking`` kernels.
+
+    ``done_kernel`` defaults to ``finished_done`` (this module), for states that keep a ``finished`` flag.
+    """
+
+    done_kernel: ClassVar[Callable[..., Any]] = finished_done
     ranking_kernel: ClassVar[Callable[..., Any]]
 
     @property
@@ -160,6 +169,32 @@ class ProcedureIdentificationAgent(IdentificationMixin, ReplayPickling, DuelingA
 
     def _replay_outcome(self, first_won: bool) -> None:
         self._advance(first_won)
+
+
+class ConfidentProcedureAgent(ProcedureIdentificationAgent):
+    """A :class:`ProcedureIdentificationAgent` at confidence ``δ`` that tallies its duels per pair.
+
+    ``wins`` and ``counts`` (``K x K`` floats, zero after every reset) are the outcome tallies the
+    procedure fills; subclasses that keep more answer attributes extend ``_reset_answer`` and
+    call it first.
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms ``K >= 2``.
+    delta : float, default 0.05
+        Confidence ``δ`` in ``(0, 1)``.
+    seed : int, optional
+        Seed of the agent's generator.
+    """
+
+    def __init__(self, n_arms: int, *, delta: float = 0.05, seed=None):
+        self.delta = check_probability("delta", delta, open_low=True, open_high=True)
+        super().__init__(n_arms, seed=seed)
+
+    def _reset_answer(self) -> None:
+        self.wins = np.zeros((self.n_arms, self.n_arms))
+        self.counts = np.zeros((self.n_arms, self.n_arms))
 
 
 @numba.njit(cache=True, nogil=True)

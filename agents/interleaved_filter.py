@@ -147,6 +147,11 @@ class InterleavedFilter2(KernelDuelingAgent):
     """
 
     paper = (PaperLink("JCSS 78(5), doi:10.1016/j.jcss.2011.12.028", "https://doi.org/10.1016/j.jcss.2011.12.028"),)
+    guarantee = (
+        "Expected regret ``O(K log T / ε_{1,2})``, ``ε_{1,2}`` the gap between the two best arms, under a "
+        "total order with strong stochastic transitivity and the stochastic triangle inequality (Yue, Broder, "
+        "Kleinberg & Joachims, JCSS 2012, Theorem 2)."
+    )
 
     act_kernel = interleaved_filter_act
     observe_kernel = interleaved_filter_observe

@@ -134,11 +134,6 @@ def knockout_recommend(state):
 
 
 @numba.njit(cache=True, nogil=True)
-def knockout_done(state):
-    return state.finished
-
-
-@numba.njit(cache=True, nogil=True)
 def knockout_ranking(state):
     # Arms knocked out later rank higher; the survivors of the current round share the top.
     n_arms = state.out_round.shape[0]
@@ -176,13 +171,17 @@ class Knockout(KernelIdentificationAgent):
     """
 
     paper = (PaperLink("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/falahatgar17a.html"),)
+    guarantee = (
+        "(ε, δ)-PAC: under strong stochastic transitivity and the stochastic triangle inequality the output is "
+        "an ε-maximum (``P[i*, out] <= 1/2 + ε``) with probability at least ``1 - δ`` after ``O(K/ε² (1 + ln "
+        "1/δ))`` duels (Falahatgar, Orlitsky, Pichapati & Suresh, ICML 2017, as stated in the abstract)."
+    )
 
     answer_type = "winner"
     target = "condorcet"
     act_kernel = knockout_act
     observe_kernel = knockout_observe
     recommend_kernel = knockout_recommend
-    done_kernel = knockout_done
     ranking_kernel = knockout_ranking
 
     def __init__(self, n_arms: int, *, epsilon: float = 0.05, delta: float = 0.1, gamma: float = 1.0, seed=None):

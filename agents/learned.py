@@ -192,6 +192,14 @@ class LearnedAgent(KernelDuelingAgent):
     published matrices is in ``docs/learned.md``).
     """
 
+    guarantee = (
+        "None proven: dueling-gym's own reinforcement-learned policy (no paper) whose regret is measured on "
+        "the published matrices, not bounded; beyond the horizons it was trained on the network alone may "
+        "commit to a wrong arm (linear regret), and the library's safeguard (``safeguard_from``) re-checks "
+        "such commitments with RMED's divergence test so that the regret grows like ``log t``, an argument "
+        "checked by measurement, not a proof."
+    )
+
     act_kernel = learned_act
     observe_kernel = learned_observe
     recommend_kernel = learned_recommend

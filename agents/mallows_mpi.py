@@ -29,15 +29,14 @@ import numpy as np
 
 from dueling_gym.agents._mallows import confident_compare, mallows_preferences
 from dueling_gym.agents.base import PaperLink
-from dueling_gym.agents.identification import ProcedureIdentificationAgent
+from dueling_gym.agents.identification import ConfidentProcedureAgent
 from dueling_gym.agents.registry import register_agent
-from dueling_gym.validation import check_probability
 
 __all__ = ["MallowsMPI", "mallows_preferences"]
 
 
 @register_agent("mallows_mpi")
-class MallowsMPI(ProcedureIdentificationAgent):
+class MallowsMPI(ConfidentProcedureAgent):
     """MallowsMPI (Busa-Fekete et al., ICML 2014): the Condorcet winner of a Mallows model.
 
     Parameters
@@ -57,20 +56,19 @@ class MallowsMPI(ProcedureIdentificationAgent):
     """
 
     paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/busa-fekete14.html"),)
+    guarantee = (
+        "Under a Mallows model with dispersion ``φ``, the first item of its mode (the Condorcet winner) with "
+        "probability at least ``1 - δ`` after ``O(K/ρ² ln(K/(δρ)))`` duels, ``ρ = (1 - φ)/(1 + φ)`` "
+        "(Busa-Fekete, Hüllermeier & Szörényi, ICML 2014, the MPI problem)."
+    )
 
     answer_type = "winner"
     target = "condorcet"
 
-    def __init__(self, n_arms: int, *, delta: float = 0.05, seed=None):
-        self.delta = check_probability("delta", delta, open_low=True, open_high=True)
-        super().__init__(n_arms, seed=seed)
-
     def _reset_answer(self) -> None:
-        n_arms = self.n_arms
-        self.wins = np.zeros((n_arms, n_arms))
-        self.counts = np.zeros((n_arms, n_arms))
+        super()._reset_answer()
         self.candidate = 0
-        self.beaten = np.zeros(n_arms, dtype=bool)
+        self.beaten = np.zeros(self.n_arms, dtype=bool)
 
     def _procedure(self) -> Generator[tuple[int, int], bool, None]:
         log_level = math.log(4.0 * self.n_arms / self.delta)

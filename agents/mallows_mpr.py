@@ -25,15 +25,14 @@ import numpy as np
 
 from dueling_gym.agents._mallows import confident_compare
 from dueling_gym.agents.base import PaperLink
-from dueling_gym.agents.identification import ProcedureIdentificationAgent
+from dueling_gym.agents.identification import ConfidentProcedureAgent
 from dueling_gym.agents.registry import register_agent
-from dueling_gym.validation import check_probability
 
 __all__ = ["MallowsMPR"]
 
 
 @register_agent("mallows_mpr")
-class MallowsMPR(ProcedureIdentificationAgent):
+class MallowsMPR(ConfidentProcedureAgent):
     """MallowsMPR (Busa-Fekete et al., ICML 2014): the mode of a Mallows model by merge sort.
 
     Parameters
@@ -52,13 +51,14 @@ class MallowsMPR(ProcedureIdentificationAgent):
     """
 
     paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/busa-fekete14.html"),)
+    guarantee = (
+        "Under a Mallows model with dispersion ``φ``, its mode (the most probable ranking) with probability at "
+        "least ``1 - δ`` after ``O(K log K / ρ² ln(K log K / (δρ)))`` duels, ``ρ = (1 - φ)/(1 + φ)`` "
+        "(Busa-Fekete, Hüllermeier & Szörényi, ICML 2014, the MPR problem)."
+    )
 
     answer_type = "ranking"
     target = "condorcet"
-
-    def __init__(self, n_arms: int, *, delta: float = 0.05, seed=None):
-        self.delta = check_probability("delta", delta, open_low=True, open_high=True)
-        super().__init__(n_arms, seed=seed)
 
     @property
     def comparison_bound(self) -> int:
@@ -66,10 +66,8 @@ class MallowsMPR(ProcedureIdentificationAgent):
         return self.n_arms * math.ceil(math.log2(self.n_arms))
 
     def _reset_answer(self) -> None:
-        n_arms = self.n_arms
-        self.wins = np.zeros((n_arms, n_arms))
-        self.counts = np.zeros((n_arms, n_arms))
-        self.runs: list[list[int]] = [[arm] for arm in range(n_arms)]
+        super()._reset_answer()
+        self.runs: list[list[int]] = [[arm] for arm in range(self.n_arms)]
 
     def _procedure(self) -> Generator[tuple[int, int], bool, None]:
         log_level = math.log(4.0 * self.comparison_bound / self.delta)

@@ -282,6 +282,11 @@ class MergeRUCB(KernelDuelingAgent):
     """
 
     paper = (PaperLink("WSDM 2015"),)
+    guarantee = (
+        "Assumes a Condorcet winner; the paper calls MergeRUCB the first provably scalable dueling bandit "
+        "algorithm and gives theoretical guarantees of its soundness, whose bound its abstract does not state "
+        "(Zoghi, Whiteson & de Rijke, WSDM 2015, as stated in the abstract)."
+    )
 
     act_kernel = merge_rucb_act
     observe_kernel = merge_rucb_observe

@@ -128,6 +128,11 @@ class MultiRUCB(RUCBBoundsAgent):
     """
 
     paper = (PaperLink("CIKM 2016, doi:10.1145/2983323.2983659", "https://doi.org/10.1145/2983323.2983659"),)
+    guarantee = (
+        "None stated: the paper reports experimental gains over dueling bandit algorithms and no regret bound "
+        "(Brost, Seldin, Cox & Lioma, CIKM 2016, as stated in the abstract); it keeps RUCB's confidence bounds "
+        "and assumes a Condorcet winner."
+    )
 
     act_kernel = multi_rucb_act
     observe_kernel = rucb_observe

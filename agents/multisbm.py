@@ -94,6 +94,10 @@ class MultiSBM(KernelDuelingAgent):
     """
 
     paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),)
+    guarantee = (
+        "Regret ``O(K log T)`` under the utility-based (linear link) model, whose best arm is the Condorcet "
+        "winner, and no guarantee without it (Ailon, Karnin & Joachims, ICML 2014, Theorem 4.1)."
+    )
 
     act_kernel = multisbm_act
     observe_kernel = multisbm_observe

@@ -320,6 +320,11 @@ class OptMax(KernelIdentificationAgent):
         PaperLink("NeurIPS 2017 proceedings",
                   "https://proceedings.neurips.cc/paper/2017/hash/db98dc0dbafde48e8f74c0de001d35e4-Abstract.html"),
     )
+    guarantee = (
+        "(ε, δ)-PAC: under strong stochastic transitivity an ε-maximum (``P[i*, out] <= 1/2 + ε``) with "
+        "probability at least ``1 - δ`` after ``O(K/ε² · ln(1/δ))`` duels (Falahatgar, Hao, Orlitsky, "
+        "Pichapati & Ravindrakumar, NeurIPS 2017, Theorem 6)."
+    )
 
     answer_type = "winner"
     target = "condorcet"

@@ -33,9 +33,9 @@ import numba
 import numpy as np
 
 from dueling_gym.agents.base import PaperLink
-from dueling_gym.agents.identification import ProcedureIdentificationAgent
+from dueling_gym.agents.identification import ConfidentProcedureAgent
 from dueling_gym.agents.registry import register_agent
-from dueling_gym.validation import check_number, check_probability
+from dueling_gym.validation import check_number
 
 __all__ = ["PLPAC", "budgeted_quicksort"]
 
@@ -140,7 +140,7 @@ def budgeted_quicksort(arms: list[int], budget: int, rng: np.random.Generator
 
 
 @register_agent("pl_pac")
-class PLPAC(ProcedureIdentificationAgent):
+class PLPAC(ConfidentProcedureAgent):
     """PLPAC (Szörényi et al., NIPS 2015, Algorithm 1): an ε-best item under Plackett-Luce.
 
     Parameters
@@ -166,20 +166,22 @@ class PLPAC(ProcedureIdentificationAgent):
         PaperLink("NeurIPS 2015 proceedings",
                   "https://proceedings.neurips.cc/paper/2015/hash/7eacb532570ff6858afd2723755ff790-Abstract.html"),
     )
+    guarantee = (
+        "Under a Plackett-Luce model, an ε-best item (``P[i*, out] < 1/2 + ε``) with probability at least ``1 "
+        "- δ``, after ``O(max_i 1/Δ_i² ln(K/(Δ_i δ)))`` duels per QuickSort round, ``Δ_i = max(ε, P[i*, i] - "
+        "1/2)/2`` (Szörényi, Busa-Fekete, Paul & Hüllermeier, NIPS 2015, the PLPAC sample-complexity bound)."
+    )
 
     answer_type = "winner"
     target = "condorcet"
 
     def __init__(self, n_arms: int, *, epsilon: float = 0.1, delta: float = 0.05, seed=None):
         self.epsilon = check_number("epsilon", epsilon, minimum=0.0, maximum=0.5)
-        self.delta = check_probability("delta", delta, open_low=True, open_high=True)
-        super().__init__(n_arms, seed=seed)
+        super().__init__(n_arms, delta=delta, seed=seed)
 
     def _reset_answer(self) -> None:
-        n_arms = self.n_arms
-        self.wins = np.zeros((n_arms, n_arms))
-        self.counts = np.zeros((n_arms, n_arms))
-        self.active = np.ones(n_arms, dtype=bool)
+        super()._reset_answer()
+        self.active = np.ones(self.n_arms, dtype=bool)
         self.answer_arm: int | None = None
         self.sorts = 0
 

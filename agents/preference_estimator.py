@@ -126,11 +126,6 @@ def preference_estimator_recommend(state):
 
 
 @numba.njit(cache=True, nogil=True)
-def preference_estimator_done(state):
-    return state.finished
-
-
-@numba.njit(cache=True, nogil=True)
 def preference_estimator_ranking(state):
     return _ranking(state)
 
@@ -159,11 +154,17 @@ class PreferenceEstimator(KernelIdentificationAgent):
     ``Σ_{i<j} ln(N/(δ Δ_ij)) / (2 Δ_ij²)`` with ``Δ_ij = |P[i, j] - 1/2|``.  Per duel ``O(1)``.
     """
 
+    guarantee = (
+        "The library's own baseline (no paper): when it stops by itself every pairwise sign, hence the "
+        "Copeland ranking, is right with probability at least ``1 - δ`` (Hoeffding's inequality with a union "
+        "bound over the pairs and the sample counts); no sample-complexity bound is claimed, and a pair tied "
+        "at exactly 1/2 keeps it sampling until its budget."
+    )
+
     answer_type = "ranking"
     act_kernel = preference_estimator_act
     observe_kernel = preference_estimator_observe
     recommend_kernel = preference_estimator_recommend
-    done_kernel = preference_estimator_done
     ranking_kernel = preference_estimator_ranking
 
     def __init__(self, n_arms: int, *, delta: float = 0.05, budget: int | None = None, score: str = "copeland",

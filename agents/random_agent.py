@@ -76,6 +76,11 @@ class UniformRandom(KernelDuelingAgent):
     """
 
     paper = (PaperLink("ICML 2016, PMLR 48", "https://proceedings.mlr.press/v48/komiyama16.html"),)
+    guarantee = (
+        "None: uniform play, the scale the other agents are read against; its expected per-round Copeland "
+        "regret is ``Σ_i (L_i - L^(1)) / (K (K - 1))`` (the regret of Komiyama et al., ICML 2016), so its "
+        "regret is linear in ``T``."
+    )
 
     act_kernel = random_act
     observe_kernel = random_observe

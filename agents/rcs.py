@@ -258,6 +258,10 @@ class RCS(RUCBBoundsAgent):
     """
 
     paper = (PaperLink("WSDM 2014, doi:10.1145/2556195.2556256", "https://doi.org/10.1145/2556195.2556256"),)
+    guarantee = (
+        "None: the paper compares RCS with RUCB and SAVAGE in experiments and states no regret bound (Zoghi, "
+        "Whiteson, de Rijke & Munos, WSDM 2014, as stated in the abstract); it assumes a Condorcet winner."
+    )
 
     act_kernel = rcs_act
     observe_kernel = rcs_observe

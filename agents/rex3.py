@@ -105,6 +105,11 @@ class REX3(KernelDuelingAgent):
     """
 
     paper = (PaperLink("ICML 2015, PMLR 37", "https://proceedings.mlr.press/v37/gajane15.html"),)
+    guarantee = (
+        "Expected regret ``O(sqrt(K ln K · T))`` against the best arm of a utility-based model, even when an "
+        "adversary chooses the utilities (Gajane, Urvoy & Clérot, ICML 2015, Theorem 1): sublinear, not "
+        "logarithmic, on stochastic problems."
+    )
 
     act_kernel = rex3_act
     observe_kernel = rex3_observe

@@ -147,6 +147,11 @@ class RUCB(RUCBBoundsAgent):
     """
 
     paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/zoghi14.html"),)
+    guarantee = (
+        "Finite-time regret of order ``O(K log T)`` under a Condorcet winner, with probability ``1 - δ`` for "
+        "``α > 1/2`` and in expectation for ``α > 1`` (Zoghi, Whiteson, Munos & de Rijke, ICML 2014, §4; the "
+        "order as stated in the abstract)."
+    )
 
     act_kernel = rucb_act
     observe_kernel = rucb_observe

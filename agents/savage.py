@@ -366,6 +366,12 @@ class SAVAGE(KernelDuelingAgent):
     """
 
     paper = (PaperLink("ICML 2013, PMLR 28", "https://proceedings.mlr.press/v28/urvoy13.html"),)
+    guarantee = (
+        "Pure exploration: with probability at least ``1 - δ`` the answer is a Copeland winner, after an "
+        "exploration time bounded through how far each pair is from deciding the answer (Urvoy, Clérot, Féraud "
+        "& Naamane, ICML 2013, Theorem 1, applied to Copeland bandits in §4.1); with ``exploit=True`` it then "
+        "plays that answer (Appendix B.1)."
+    )
 
     pure_exploration = True
     explore_then_exploit = True
@@ -455,6 +461,13 @@ class SAVAGE(KernelDuelingAgent):
 class SAVAGEBorda(SAVAGE):
     """:class:`SAVAGE` with ``variant="borda"`` (Urvoy et al., ICML 2013, §4.2): Borda bandits on the row parameters ``x_i.`` of the matrix."""
 
+    guarantee = (
+        "The generic SAVAGE guarantee on the ``K`` Borda parameters: with probability at least ``1 - δ`` the "
+        "answer is the Borda winner, after an exploration time bounded through the Borda gaps (Urvoy, Clérot, "
+        "Féraud & Naamane, ICML 2013, Theorem 1 with the argmax predicate of §3.1, used for Borda bandits in "
+        "§4.2)."
+    )
+
     def __init__(self, n_arms: int, *, horizon: int | None = None, delta: float | None = None,
                  exploit: bool = True, seed=None):
         super().__init__(n_arms, horizon=horizon, delta=delta, variant="borda", exploit=exploit, seed=seed)
@@ -463,6 +476,12 @@ class SAVAGEBorda(SAVAGE):
 @register_agent("savage_condorcet", target="condorcet")
 class SAVAGECondorcet(SAVAGE):
     """:class:`SAVAGE` with ``variant="condorcet"`` (Urvoy et al., ICML 2013, §4.1, Theorem 3): the Condorcet feasible set."""
+
+    guarantee = (
+        "If the matrix has a Condorcet winner, SAVAGE on the Condorcet feasible set is (ε, δ)-PAC for the "
+        "Copeland bandits problem, with an exploration time that improves on the Copeland variant's but keeps "
+        "a ``K²`` term (Urvoy, Clérot, Féraud & Naamane, ICML 2013, Theorem 3)."
+    )
 
     def __init__(self, n_arms: int, *, horizon: int | None = None, delta: float | None = None,
                  exploit: bool = True, seed=None):

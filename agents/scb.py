@@ -447,6 +447,12 @@ class CopelandPAC(_CopelandSolverAgent):
     Algorithm 4 ``O(K)`` bisections; memory ``O(K²)``.
     """
 
+    guarantee = (
+        "With probability at least ``1 - δ`` it returns an ε-Copeland winner after ``O((1/K) Σ_i H_i (1 - "
+        "cpld(a_i)) / (Δ_i^ε)²) log(1/δ)`` duels, at most ``O(H_∞ (log K + min(ε^-2, L_C))) log(1/δ)``, on any "
+        "Copeland problem without ties (Zoghi, Karnin, Whiteson & de Rijke, NIPS 2015, Lemma 14)."
+    )
+
     pure_exploration = True
     _epochs = False
 
@@ -504,6 +510,12 @@ class SCB(_CopelandSolverAgent):
     solver is still exploring.  Per duel ``O(1)``; per round of Algorithm 4 ``O(K)``
     bisections; memory ``O(K²)``.
     """
+
+    guarantee = (
+        "Expected regret ``O(K (L_C + log K) log T / Δ_min²)`` on any Copeland problem without ties, no "
+        "Condorcet winner needed (Zoghi, Karnin, Whiteson & de Rijke, NIPS 2015, Theorem 13: Lemma 14 with the "
+        "squaring trick)."
+    )
 
     _epochs = True
 

@@ -86,6 +86,10 @@ class SelfSparring(KernelDuelingAgent):
     """
 
     paper = (PaperLink("UAI 2017"),)
+    guarantee = (
+        "No-regret in the multi-dueling setting, of which the duel is the case ``m = 2`` (Sui, Zhuang, Burdick "
+        "& Yue, UAI 2017: \"a no-regret analysis\", as stated in the abstract)."
+    )
 
     act_kernel = self_sparring_act
     observe_kernel = self_sparring_observe

@@ -102,11 +102,6 @@ def sequential_elimination_recommend(state):
 
 
 @numba.njit(cache=True, nogil=True)
-def sequential_elimination_done(state):
-    return state.finished
-
-
-@numba.njit(cache=True, nogil=True)
 def sequential_elimination_ranking(state):
     # The anchor first, then the other arms by index: SEQ-ELIMINATE orders nothing else.
     n_arms = state.order.shape[0]
@@ -147,13 +142,17 @@ class SequentialElimination(KernelIdentificationAgent):
         PaperLink("NeurIPS 2017 proceedings",
                   "https://proceedings.neurips.cc/paper/2017/hash/db98dc0dbafde48e8f74c0de001d35e4-Abstract.html"),
     )
+    guarantee = (
+        "Under strong stochastic transitivity the final anchor is an ``ε_u``-maximum (``P[i*, out] <= 1/2 + "
+        "ε_u``) with probability at least ``1 - δ``, after ``O(K/ε² · ln(K/δ))`` duels with ``ε = ε_u - ε_l`` "
+        "(Falahatgar, Hao, Orlitsky, Pichapati & Ravindrakumar, NeurIPS 2017, Theorem 2)."
+    )
 
     answer_type = "winner"
     target = "condorcet"
     act_kernel = sequential_elimination_act
     observe_kernel = sequential_elimination_observe
     recommend_kernel = sequential_elimination_recommend
-    done_kernel = sequential_elimination_done
     ranking_kernel = sequential_elimination_ranking
 
     def __init__(self, n_arms: int, *, epsilon: float = 0.05, epsilon_lower: float = 0.0, delta: float = 0.1,

@@ -178,11 +178,6 @@ def single_elimination_recommend(state):
 
 
 @numba.njit(cache=True, nogil=True)
-def single_elimination_done(state):
-    return state.finished
-
-
-@numba.njit(cache=True, nogil=True)
 def single_elimination_ranking(state):
     # The extracted arms in order, then the rest by index.
     n_arms = state.leaf.shape[0]
@@ -226,12 +221,17 @@ class SingleElimination(KernelIdentificationAgent):
     """
 
     paper = (PaperLink("ICML 2017, PMLR 70", "https://proceedings.mlr.press/v70/mohajer17a.html"),)
+    guarantee = (
+        "With the library's number of duels per match (Hoeffding's inequality with a union bound over the "
+        "matches that count), the answer is right with probability at least ``1 - δ`` whenever every pair "
+        "involving a top arm has ``|P - 1/2| >= gap``; the paper's analysis takes matches of ``(1 + ε) log log "
+        "K / Δ`` duels for the top arm (Mohajer, Suh & Elmahdy, ICML 2017, eq. (16))."
+    )
 
     target = "condorcet"
     act_kernel = single_elimination_act
     observe_kernel = single_elimination_observe
     recommend_kernel = single_elimination_recommend
-    done_kernel = single_elimination_done
     ranking_kernel = single_elimination_ranking
 
     def __init__(self, n_arms: int, *, k: int = 1, gap: float = 0.1, delta: float = 0.01,

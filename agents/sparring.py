@@ -93,6 +93,11 @@ class Sparring(KernelDuelingAgent):
     """
 
     paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),)
+    guarantee = (
+        "None proven: the paper proves bounds for Doubler and MultiSBM and only conjectures about Sparring, "
+        "which does best in its experiments (Ailon, Karnin & Joachims, ICML 2014, as stated in the abstract); "
+        "the reduction is meant for the utility-based (linear link) model."
+    )
 
     act_kernel = sparring_act
     observe_kernel = sparring_observe
@@ -128,6 +133,12 @@ class SparringThompson(Sparring):
         Seed of the agent's generator.
     """
 
+    guarantee = (
+        "None proven: Sparring, with Thompson-sampling learners here, is only conjectured about in its paper, "
+        "where it does best in the experiments (Ailon, Karnin & Joachims, ICML 2014, as stated in the "
+        "abstract)."
+    )
+
     def __init__(self, n_arms: int, *, seed: SeedLike = None):
         super().__init__(n_arms, learner="thompson", seed=seed)
 
@@ -143,6 +154,11 @@ class SparringUCB1(Sparring):
     seed : int, optional
         Seed of the agent's generator.
     """
+
+    guarantee = (
+        "None proven: Sparring, with UCB1 learners here, is only conjectured about in its paper, where it does "
+        "best in the experiments (Ailon, Karnin & Joachims, ICML 2014, as stated in the abstract)."
+    )
 
     def __init__(self, n_arms: int, *, seed: SeedLike = None):
         super().__init__(n_arms, learner="ucb1", seed=seed)

@@ -54,7 +54,9 @@ class AgentState(structref.StructRefProxy):
     index find types by module and name, so the name stays the one of a hand-written type), and
     defines the proxy's constructor (in Python and in compiled code) and its boxing.  Fields are
     stored in declaration order; construction requires every field, by keyword, and raises
-    :class:`TypeError` naming the missing or unexpected ones.
+    :class:`TypeError` naming the missing or unexpected ones.  A state class must live in an
+    importable module: one declared in ``__main__`` is a :class:`TypeError` (Numba rebuilds the
+    class from a pickle, which for ``__main__`` is a copy without its fields).
 
     Attributes
     ----------
@@ -69,6 +71,15 @@ class AgentState(structref.StructRefProxy):
 
     def __init_subclass__(cls, *, fields: Iterable[str] | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if cls.__module__ == "__main__":
+            # Numba hands a state back to Python by rebuilding its class from a pickle; a class of
+            # ``__main__`` is pickled by value and comes back as a copy without its fields, so every
+            # construction would fail later, far from the cause.
+            raise TypeError(
+                f"{cls.__name__} is defined in __main__ (a script run directly): Numba cannot build the "
+                "states of such a class; define the agent and its state in an importable module "
+                "(e.g. my_agents.py next to the script) and import it from there"
+            )
         if fields is None:
             raise TypeError(f"{cls.__name__} must name its fields: class {cls.__name__}(AgentState, fields=[...])")
         names = tuple(fields)
@@ -129,7 +140,7 @@ def _state_constructor(cls: type[AgentState]) -> Callable[..., AgentState]:
     0.02 ms) and is compiled with Numba's on-disk cache: its code object is attributed to this
     file, whose stamp Numba checks, and its name carries the class's module and name, so every
     class has its own cache entry.  Classes another process could not import by name (defined
-    in ``__main__`` or inside a function) are compiled per process instead.
+    inside a function) are compiled per process instead; ``__main__`` is refused at declaration.
     """
     constructor = cls.__dict__.get("_compiled_constructor")
     if constructor is None:
@@ -139,7 +150,7 @@ def _state_constructor(cls: type[AgentState]) -> Callable[..., AgentState]:
         # The function lives in this module's name space as far as Numba's cache is concerned.
         namespace: dict[str, Any] = {"__name__": __name__, "_STATE_CLASS": cls}
         exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - field names are checked identifiers
-        importable = cls.__module__ != "__main__" and "<" not in cls.__qualname__
+        importable = "<" not in cls.__qualname__
         constructor = numba.njit(cache=importable, nogil=True)(namespace[name])
         cls._compiled_constructor = constructor
     return constructor

@@ -120,11 +120,6 @@ def successive_elimination_borda_recommend(state):
 
 
 @numba.njit(cache=True, nogil=True)
-def successive_elimination_borda_done(state):
-    return state.finished
-
-
-@numba.njit(cache=True, nogil=True)
 def successive_elimination_borda_ranking(state):
     # Active arms first, then by elimination round (later is better); within a group by wins.
     # Every arm eliminated in round t was sampled exactly t times, so wins compare fairly.
@@ -158,13 +153,18 @@ class SuccessiveEliminationBorda(KernelIdentificationAgent):
     """
 
     paper = (PaperLink("AISTATS 2015, PMLR 38", "https://proceedings.mlr.press/v38/jamieson15.html"),)
+    guarantee = (
+        "With probability at least ``1 - δ`` the Borda winner of any matrix that has a unique one, after a "
+        "number of duels of the order of the sum of the inverse squared Borda gaps (up to logarithmic "
+        "factors), which the paper shows no algorithm can beat without structural assumptions (Jamieson, "
+        "Katariya, Deshpande & Nowak, AISTATS 2015, as stated in the abstract)."
+    )
 
     answer_type = "winner"
     target = "borda"
     act_kernel = successive_elimination_borda_act
     observe_kernel = successive_elimination_borda_observe
     recommend_kernel = successive_elimination_borda_recommend
-    done_kernel = successive_elimination_borda_done
     ranking_kernel = successive_elimination_borda_ranking
 
     def __init__(self, n_arms: int, *, delta: float = 0.1, seed=None):

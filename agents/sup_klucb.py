@@ -478,6 +478,11 @@ class SupKLUCB(KernelDuelingAgent):
     """
 
     paper = (PaperLink("arXiv:1902.02778", "https://arxiv.org/abs/1902.02778"),)
+    guarantee = (
+        "No regret bound: the paper proves only that, with a unique winner, the arm Sup-KLUCB settles on is "
+        "the Copeland (or other score) winner (Agrawal & Chaporkar 2019, Theorem 1 and Lemma 1.1), supports "
+        "the method in experiments and leaves the regret analysis to future work."
+    )
 
     act_kernel = sup_klucb_act
     observe_kernel = sup_klucb_observe

@@ -84,6 +84,10 @@ class BernoulliThompson(KernelBanditAgent):
         PaperLink("COLT 2012, PMLR 23",
                   "https://proceedings.mlr.press/v23/agrawal12.html"),
     )
+    guarantee = (
+        "Expected regret ``O((Σ_{i ≠ i*} 1/Δ_i²)² ln T)`` for ``K`` arms with rewards in [0, 1], and ``O(ln T "
+        "/ Δ + 1/Δ³)`` for two arms (Agrawal & Goyal, COLT 2012, Theorems 2 and 1)."
+    )
 
     act_kernel = thompson_act
     observe_kernel = thompson_observe

@@ -74,6 +74,11 @@ class UCB1(KernelBanditAgent):
     """
 
     paper = (PaperLink("Machine Learning 47, doi:10.1023/A:1013689704352", "https://doi.org/10.1023/A:1013689704352"),)
+    guarantee = (
+        "Finite-time: for rewards in [0, 1] the expected regret after any ``n`` pulls is at most ``8 Σ_{i: Δ_i "
+        "> 0} ln n / Δ_i + (1 + π²/3) Σ_i Δ_i`` (Auer, Cesa-Bianchi & Fischer, Machine Learning 47, 2002, "
+        "Theorem 1)."
+    )
 
     act_kernel = ucb1_act
     observe_kernel = ucb1_observe

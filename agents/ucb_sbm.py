@@ -80,6 +80,12 @@ class UCBSBM(KernelBanditAgent):
     """
 
     paper = (PaperLink("ICML 2014, PMLR 32", "https://proceedings.mlr.press/v32/ailon14.html"),)
+    guarantee = (
+        "No bound of its own: Ailon, Karnin & Joachims (ICML 2014) use this UCB index as the singleton bandit "
+        "machine of MultiSBM, whose ``O(K log T)`` regret holds under the utility-based model (Theorem 4.1), "
+        "and of Sparring, which has no proven bound; as a cardinal bandit it is UCB with a larger exploration "
+        "constant than UCB1's (``(a + 2)/2 = 2.5`` against 2)."
+    )
 
     act_kernel = ucb_sbm_act
     observe_kernel = ucb_sbm_observe

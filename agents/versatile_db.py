@@ -173,6 +173,11 @@ class VersatileDB(KernelDuelingAgent):
     """
 
     paper = (PaperLink("ICML 2022, PMLR 162", "https://proceedings.mlr.press/v162/saha22a.html"),)
+    guarantee = (
+        "Regret ``O(sqrt(K T))`` against any (adversarial) sequence of preference matrices with a Condorcet "
+        "winner, and ``O(Σ_{i ≠ i*} log T / Δ_i)`` under stochastic preferences with one, at once and without "
+        "knowing which (Saha & Gaillard, ICML 2022, the best-of-both-worlds results for Versatile-DB, §4)."
+    )
 
     act_kernel = versatile_db_act
     observe_kernel = versatile_db_observe

@@ -78,15 +78,24 @@ def _max_score(score, excluded):
 
 
 @numba.njit(cache=True, nogil=True)
-def _choose_first(state):
-    # Step 1: keep I_{t-1}, else J_{t-1}, when among argmax_i C; else a uniform draw.
+def _kept_incumbent(state):
+    """Step 1's incumbent: I_{t-1}, else J_{t-1}, when it is among argmax_i C; else -1."""
     score = state.score
     top = _max_score(score, -1)
     if state.last_first >= 0 and score[state.last_first] == top:
         return state.last_first
     if state.last_second >= 0 and score[state.last_second] == top:
         return state.last_second
-    return random_argmax(score, state.eligible, state.rng)
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _choose_first(state):
+    # Step 1: keep the incumbent when among argmax_i C; else a uniform draw.
+    kept = _kept_incumbent(state)
+    if kept >= 0:
+        return kept
+    return random_argmax(state.score, state.eligible, state.rng)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -146,13 +155,10 @@ def winner_stays_recommend(state):
     if state.exploit_left > 0:
         return state.exploit_arm
     # The arm step 1 would keep (the incumbent), else the lowest index among argmax C.
-    score = state.score
-    top = _max_score(score, -1)
-    if state.last_first >= 0 and score[state.last_first] == top:
-        return state.last_first
-    if state.last_second >= 0 and score[state.last_second] == top:
-        return state.last_second
-    return int(np.argmax(score))
+    kept = _kept_incumbent(state)
+    if kept >= 0:
+        return kept
+    return int(np.argmax(state.score))
 
 
 class _WinnerStays(KernelDuelingAgent):
@@ -209,6 +215,11 @@ class WinnerStaysWeak(_WinnerStays):
     Java port of the round picture draws the first challenger of a round at random instead.
     """
 
+    guarantee = (
+        "Expected cumulative weak regret ``O(K²)``, and ``O(K log K)`` under a total order, constant in ``T``, "
+        "assuming a Condorcet winner (Chen & Frazier, ICML 2017, as stated in the abstract)."
+    )
+
     def __init__(self, n_arms: int, *, seed: SeedLike = None):
         super().__init__(n_arms, seed=seed)
 
@@ -239,6 +250,11 @@ class WinnerStaysStrong(_WinnerStays):
     Python port runs a single WS-W duel before each exploitation phase instead of a full round;
     we follow the paper (and the public Java port), whose bound needs the round to finish.
     """
+
+    guarantee = (
+        "Expected cumulative strong regret ``O(K² + K log T)``, and ``O(K log K + K log T)`` under a total "
+        "order, assuming a Condorcet winner (Chen & Frazier, ICML 2017, as stated in the abstract)."
+    )
 
     def __init__(self, n_arms: int, *, beta: float = 2.0, seed: SeedLike = None):
         self.beta = check_number("beta", beta, minimum=1.0)

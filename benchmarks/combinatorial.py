@@ -2,7 +2,7 @@
 
 The study is the preset ``chen2020-cpe-db`` (``dueling-gym reproduce chen2020-cpe-db``; Chen, Du,
 Huang, Zhao, ICML 2020, Theorem 3): this script runs that preset through its public API
-(:func:`dueling_gym.experiments.presets.get_preset`, :meth:`SampleComplexityPreset.run`) into a
+(:func:`dueling_gym.experiments.studies.presets.get_preset`, :meth:`SampleComplexityPreset.run`) into a
 fresh folder, and adds what a benchmark needs on top: the wall time of the whole study, and the
 preset's log-log plot of samples against ``H^B ln(1/δ)`` (Theorem 3's lower-bound scale) copied
 where the docs keep it.  The preset's table already gives microseconds per sample for every run.
@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from dueling_gym.experiments.presets import get_preset
+from dueling_gym.experiments.studies.presets import get_preset
 
 RESULTS = Path(__file__).parent / "results"
 PRESET = "chen2020-cpe-db"

@@ -67,9 +67,9 @@ def run_command(preset: str, jobs: int, out: Path) -> tuple[float, float]:
 
 _DUELS_ALONE = """
 import sys, time
-from dueling_gym.experiments.presets import get_preset
+from dueling_gym.experiments.studies.presets import get_preset
 from dueling_gym.experiments.simulate import simulate
-from dueling_gym.experiments.sweep import SweepSpec, unit_problem
+from dueling_gym.experiments.sweeps.sweep import SweepSpec, unit_problem
 
 spec = SweepSpec(**get_preset("komiyama2016").sweep_arguments(sys.argv[1] == "quick"))
 runs = []

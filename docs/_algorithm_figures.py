@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 
 from dueling_gym.agents.catalogue import agent_role, agent_target
-from dueling_gym.experiments.report import BELOW_ZERO_MARK, regret_interval_cell
+from dueling_gym.experiments.sweeps.report import BELOW_ZERO_MARK, regret_interval_cell
 
 #: The uniform-play agent, the scale every panel states.
 REFERENCE_AGENT = "random"

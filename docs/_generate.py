@@ -22,7 +22,9 @@
   and ``algorithms/paper/<module>`` for the hand-written algorithm pages, ``environments/vector``
   for the vector-environment page, ``environments/toctree`` for the index page (every registered
   environment, so a new one needs no entry), and ``run/<script>.py``: the output and figures of a script
-  beside the page (the quickstart of the index page, the tutorials), run during the build.
+  beside the page (the quickstart of the index page, the tutorials), run during the build;
+  ``learned/...``: the tables of the learned-vs-classic evaluation from its files in
+  ``data/learned_vs_classic/`` (``_learned_tables.py``).
 
 Nothing is written below ``docs/``: the pages, figures and frames go to a folder of the build,
 ``<doctree dir>/generated-sources`` (``setup`` adds the pages to the Sphinx project as documents
@@ -54,6 +56,7 @@ from dueling_gym.agents import AGENT_REGISTRY
 from dueling_gym.agents.catalogue import agent_role, agent_target
 
 from _env_media import episode_media, overview_page
+from _learned_tables import learned_fragments
 from _algorithm_pages import (
     _cell,
     _sections,
@@ -486,6 +489,7 @@ def generate_pages(docs: Path, out: Path, scripts: list[str] | None = None) -> G
     generated.fragments["environments/vector"] = _vector_fragment()
     generated.fragments["environments/toctree"] = _environments_toctree()
     generated.fragments.update(run_scripts(docs, script_blocks(docs) if scripts is None else scripts, out))
+    generated.fragments.update(learned_fragments(docs))
 
     modules: dict[str, list[tuple[str, type]]] = defaultdict(list)
     for name, cls in sorted(AGENT_REGISTRY.items()):

@@ -70,7 +70,7 @@ def _header(command: str, notes: list[str]) -> str:
 
 def measure_regret(results: Path, jobs: int) -> None:
     """Run (or complete) the ``baselines`` preset into ``results`` and write :data:`REGRET_CSV`."""
-    from dueling_gym.experiments.sweep import load_results
+    from dueling_gym.experiments.sweeps.sweep import load_results
 
     command = ["dueling-gym", "reproduce", "baselines", "--jobs", str(jobs), "--out", str(results), "--no-plot"]
     subprocess.run(command, check=True)

@@ -3,7 +3,7 @@
 :func:`atomic_write` writes to a temporary file in the same folder (created with the permissions
 of any new file: ``0666`` minus the umask) and renames it over the target; the temporary file
 is removed if anything fails.  Results folders (:func:`atomic_write_text`) and training
-checkpoints and policies (:mod:`dueling_gym.experiments.npz_files`) are written through it.
+checkpoints and policies (:mod:`dueling_gym.experiments.learning.npz_files`) are written through it.
 
 Only a regular file or a new path is written: a FIFO, a device node, a folder or a symbolic
 link at the target is refused before anything is written, since the rename would replace it

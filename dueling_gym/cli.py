@@ -68,7 +68,7 @@ def _command_demo(args: argparse.Namespace) -> int:
 
 
 def _command_warmup(args: argparse.Namespace) -> int:
-    from dueling_gym.experiments.warmup import warmup
+    from dueling_gym.experiments.runs.warmup import warmup
 
     start = time.perf_counter()
     report = warmup(jobs=args.jobs, progress=not args.no_progress)
@@ -187,8 +187,8 @@ def _require_plot_extra(args: argparse.Namespace) -> None:
 
 def _command_run(args: argparse.Namespace) -> int:
     _require_plot_extra(args)
-    from dueling_gym.experiments.folder_report import run_and_report
-    from dueling_gym.experiments.sweep import SweepSpec
+    from dueling_gym.experiments.sweeps.folder_report import run_and_report
+    from dueling_gym.experiments.sweeps.sweep import SweepSpec
 
     spec = SweepSpec(agents=tuple(args.agents), problems=tuple(args.problems), seeds=args.seeds,
                      horizon=args.horizon, shuffle_arms=not args.no_shuffle)
@@ -199,13 +199,13 @@ def _command_run(args: argparse.Namespace) -> int:
 
 def _command_plot(args: argparse.Namespace) -> int:
     _require_plot_extra(args)
-    from dueling_gym.experiments.folder_report import plot_folder
+    from dueling_gym.experiments.sweeps.folder_report import plot_folder
 
     return _print_report(plot_folder(args.results, notion=args.notion, svg=args.svg), _SWEEP_FILES)
 
 
 def _command_benchmark(args: argparse.Namespace) -> int:
-    from dueling_gym.experiments.benchmark import benchmark
+    from dueling_gym.experiments.studies.benchmark import benchmark
 
     report = benchmark(args.agents, args.out, quick=args.quick, baselines=args.baselines, jobs=args.jobs,
                        backend=args.backend, address=args.address, progress=not args.no_progress)
@@ -224,7 +224,7 @@ def _command_verify(args: argparse.Namespace) -> int:
 
 
 def _command_reproduce(args: argparse.Namespace) -> int:
-    from dueling_gym.experiments.presets import PRESETS, get_preset, reproduce
+    from dueling_gym.experiments.studies.presets import PRESETS, get_preset, reproduce
 
     if args.list or args.name is None:
         rows = [[p.name, p.title, p.reference] for p in PRESETS.values()]
@@ -297,7 +297,8 @@ def _add_run_command(subcommands: Any) -> None:
     run.add_argument("--agents", nargs="+", required=True, metavar="AGENT")
     run.add_argument("--problems", nargs="+", required=True, metavar="PROBLEM")
     run.add_argument("--seeds", type=_parse_seeds, default=tuple(range(10)), help="count, range or list (default: 10)")
-    run.add_argument("--horizon", type=_horizon, required=True, help="duels per run (at most 10^12)")
+    # Checked by SweepSpec (at most MAX_HORIZON), whose error main() prints as one line.
+    run.add_argument("--horizon", type=positive_int, required=True, help="duels per run (at most 10^12)")
     run.add_argument("--out", required=True, help="results folder")
     run.add_argument("--no-shuffle", action="store_true", help="keep the problem's arm order in every run")
     _add_sweep_options(run, "copeland_komiyama")
@@ -404,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     import warnings
 
-    from dueling_gym.experiments.sweep import SweepInterrupted, UnitFailed
+    from dueling_gym.experiments.sweeps.sweep import SweepInterrupted, UnitFailed
 
     parser = build_parser()
     args = parser.parse_args(argv)

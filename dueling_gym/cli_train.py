@@ -2,7 +2,8 @@
 
 Every trainer declares its settings once, as a frozen dataclass
 (:class:`~dueling_gym.experiments.learning.config.TrainerConfig`), and its sub-commands in its
-module's ``TRAIN_COMMANDS``.  This module turns each field into an option: the name from the
+module's ``TRAIN_COMMANDS``, which :data:`~dueling_gym.experiments.learning.TRAINERS` names by
+sub-command.  This module turns each field into an option: the name from the
 field's (``n_arms`` -> ``--n-arms``), the value's type from its annotation (an integer, a number,
 a word, comma-separated values for a tuple, one value or several for ``int | tuple[int, ...]``,
 or the field's own ``parse``), the default (shown once in ``--help`` by
@@ -198,7 +199,7 @@ def command_train(args: argparse.Namespace) -> int:
 
 def _compare(config: Any, policy: Path, out_dir: Path, n_problems: int, *, progress: bool) -> None:
     """The final comparison with every classic agent, for each size the policy was trained on."""
-    from dueling_gym.experiments.learned_evaluation import evaluate
+    from dueling_gym.experiments.studies.learned_evaluation import evaluate
 
     sizes = list(config.n_arms) if isinstance(config.n_arms, tuple) else [config.n_arms]
     horizons = list(getattr(config, "horizons", None) or [config.horizon])

@@ -70,6 +70,24 @@ def kl_bernoulli_scalar(p: float, q: float) -> float:
 
 
 @numba.njit(cache=True, nogil=True)
+def _kl_region_edge(mean: float, threshold: float, inside: float, outside: float) -> float:
+    """The edge of ``{q : d(mean, q) <= threshold}`` between ``inside`` (in it) and ``outside``, by bisection.
+
+    ``d(mean, .)`` is monotone on either side of ``mean``, so the region is an interval around it;
+    the point returned is always inside, within ``_BISECTION_WIDTH`` of the edge.
+    """
+    for _ in range(_BISECTION_STEPS):
+        if abs(outside - inside) < _BISECTION_WIDTH:
+            break
+        middle = 0.5 * (inside + outside)
+        if kl_bernoulli_scalar(mean, middle) > threshold:
+            outside = middle
+        else:
+            inside = middle
+    return inside
+
+
+@numba.njit(cache=True, nogil=True)
 def kl_upper_bound_scalar(mean: float, count: float, level: float) -> float:
     """``max{q in [mean, 1] : count * d(mean, q) <= level}`` (the KL-UCB index)."""
     if count <= 0.0:
@@ -80,17 +98,7 @@ def kl_upper_bound_scalar(mean: float, count: float, level: float) -> float:
     if mean <= 0.0:
         # closed form of d(0, q) = -ln(1 - q) <= threshold
         return 1.0 - math.exp(-threshold)
-    low = mean
-    high = 1.0
-    for _ in range(_BISECTION_STEPS):
-        if high - low < _BISECTION_WIDTH:
-            break
-        middle = 0.5 * (low + high)
-        if kl_bernoulli_scalar(mean, middle) > threshold:
-            high = middle
-        else:
-            low = middle
-    return low
+    return _kl_region_edge(mean, threshold, mean, 1.0)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -103,17 +111,7 @@ def kl_lower_bound_scalar(mean: float, count: float, level: float) -> float:
     threshold = level / count
     if mean >= 1.0:
         return math.exp(-threshold)
-    low = 0.0
-    high = mean
-    for _ in range(_BISECTION_STEPS):
-        if high - low < _BISECTION_WIDTH:
-            break
-        middle = 0.5 * (low + high)
-        if kl_bernoulli_scalar(mean, middle) > threshold:
-            low = middle
-        else:
-            high = middle
-    return high
+    return _kl_region_edge(mean, threshold, mean, 0.0)
 
 
 # Elementwise loops over broadcast, flattened inputs.  Plain dispatchers rather than

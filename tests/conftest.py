@@ -19,6 +19,10 @@ ORACLE_TO_PROBLEM = {
     "MSLR5_nonCondorcet": "mslr5-noncondorcet",
     "Table2_Cyclic4": "cyclic4",
 }
+#: (oracle key, problem name) pairs in a stable order, for parametrising.
+ORACLE_CASES = sorted(ORACLE_TO_PROBLEM.items())
+#: Absolute tolerance against the oracle numbers: the oracle file rounds to 6 decimals.
+ORACLE_TOLERANCE = 1e-5
 
 
 def load_oracles() -> dict:
@@ -28,6 +32,20 @@ def load_oracles() -> dict:
 @pytest.fixture(scope="session")
 def oracles() -> dict:
     return load_oracles()
+
+
+@pytest.fixture(scope="module")
+def cpe(oracles):
+    """The oracle numbers of the CPE-DB five-edge example (combinatorial tests)."""
+    return oracles["CPE_DB_5edge_example"]
+
+
+@pytest.fixture(scope="module")
+def example():
+    """The five-edge bipartite problem of the CPE-DB paper (combinatorial tests)."""
+    from dueling_gym.problems import five_edge_example
+
+    return five_edge_example()
 
 
 try:  # keep torch from oversubscribing the two CI cores in any test that imports it

@@ -72,6 +72,12 @@ def _shared_agent(name: str):
     return build_agent(name, seed=0)
 
 
+def _refuses_feedback(name: str, feedback, match: str) -> None:
+    agent = _shared_agent(name)
+    with pytest.raises((TypeError, ValueError), match=match):
+        agent.observe(agent.act(), feedback)
+
+
 def _refused(call, value) -> None:
     with pytest.raises((TypeError, ValueError)) as error:
         call()
@@ -79,21 +85,19 @@ def _refused(call, value) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Dueling agents
+# Dueling and combinatorial agents
 # ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", DUELING)
+@pytest.mark.parametrize("name", DUELING + COMBINATORIAL)
 @EXAMPLES
 @given(outcome=bad_outcomes)
-def test_dueling_agents_refuse_anything_but_a_boolean_outcome(name, outcome):
-    agent = _shared_agent(name)
-    with pytest.raises((TypeError, ValueError), match="first_won"):
-        agent.observe(agent.act(), outcome)
+def test_dueling_and_combinatorial_agents_refuse_anything_but_a_boolean_outcome(name, outcome):
+    _refuses_feedback(name, outcome, "first_won")
 
 
-@pytest.mark.parametrize("name", DUELING)
+@pytest.mark.parametrize("name", DUELING + COMBINATORIAL)
 @EXAMPLES
 @given(action=bad_actions)
-def test_dueling_agents_refuse_anything_but_a_pair_of_arms(name, action):
+def test_dueling_and_combinatorial_agents_refuse_anything_but_a_pair_of_arms_or_edges(name, action):
     agent = _shared_agent(name)
     _refused(lambda: agent.observe(action, True), action)
 
@@ -121,35 +125,13 @@ def test_accepted_outcomes_mean_their_bool_and_refused_inputs_change_nothing(nam
 
 
 # ---------------------------------------------------------------------------------------------
-# Combinatorial agents
-# ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", COMBINATORIAL)
-@EXAMPLES
-@given(outcome=bad_outcomes)
-def test_combinatorial_agents_refuse_anything_but_a_boolean_outcome(name, outcome):
-    agent = _shared_agent(name)
-    with pytest.raises((TypeError, ValueError), match="first_won"):
-        agent.observe(agent.act(), outcome)
-
-
-@pytest.mark.parametrize("name", COMBINATORIAL)
-@EXAMPLES
-@given(action=bad_actions)
-def test_combinatorial_agents_refuse_anything_but_a_pair_of_edges(name, action):
-    agent = _shared_agent(name)
-    _refused(lambda: agent.observe(action, True), action)
-
-
-# ---------------------------------------------------------------------------------------------
 # Bandit agents
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", BANDIT)
 @EXAMPLES
 @given(reward=bad_rewards)
 def test_bandit_agents_refuse_rewards_outside_the_unit_interval(name, reward):
-    agent = _shared_agent(name)
-    with pytest.raises((TypeError, ValueError), match="reward"):
-        agent.observe(agent.act(), reward)
+    _refuses_feedback(name, reward, "reward")
 
 
 @pytest.mark.parametrize("name", BANDIT)

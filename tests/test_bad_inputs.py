@@ -12,7 +12,7 @@ import dueling_gym  # noqa: F401 - registers the environments
 from dueling_gym.agents import make_agent
 from dueling_gym.cli import main
 from dueling_gym.experiments.simulate import simulate
-from dueling_gym.experiments.sweep import SweepSpec
+from dueling_gym.experiments.sweeps.sweep import SweepSpec
 from dueling_gym.problems import PreferenceMatrix, five_edge_example, load_problem
 from dueling_gym.problems.generators import GENERATORS
 
@@ -28,7 +28,7 @@ def _one_line_error(capsys, argv: list[str], pattern: str, code: int = 2) -> Non
 @pytest.mark.parametrize("horizon", ["100000000000000000000", "9223372036854775807", "1000000000001"])
 def test_horizons_beyond_the_limit(capsys, horizon, tmp_path):
     _one_line_error(capsys, ["run", "--agents", "rucb", "--problems", "cyclic4", "--seeds", "1", "--horizon", horizon,
-                             "--out", str(tmp_path / "x")], "expected a horizon of at most 10^12 duels")
+                             "--out", str(tmp_path / "x")], "horizon must be at most 1000000000000")
     with pytest.raises(ValueError, match="horizon must be at most 1000000000000"):
         SweepSpec(agents=("rucb",), problems=("cyclic4",), seeds=(0,), horizon=int(horizon))
     with pytest.raises(ValueError, match="horizon must be at most"):
@@ -114,7 +114,7 @@ def test_ctrl_c_while_starting_is_one_line(capsys, monkeypatch):
 
 
 def test_a_folder_of_too_many_runs_is_refused_before_anything_is_read(capsys, tmp_path):
-    from dueling_gym.experiments.sweep import MAX_RUNS, run_sweep
+    from dueling_gym.experiments.sweeps.sweep import MAX_RUNS, run_sweep
 
     with pytest.raises(ValueError, match=f"more than the {MAX_RUNS} one results folder holds"):
         SweepSpec(agents=("rucb",), problems=("cyclic4",), seeds=range(MAX_RUNS + 1), horizon=10)

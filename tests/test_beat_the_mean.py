@@ -7,26 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from agent_helpers import assert_paths_agree
+from agent_checks import assert_paths_agree_on, bradley_terry
 from condorcet_behaviour import CONDORCET_PROBLEMS
 from dueling_gym.agents import BeatTheMean, make_agent
 from dueling_gym.experiments import simulate
 from dueling_gym.problems import load_problem
-from dueling_gym.problems.preference import PreferenceMatrix
-
-
-def bradley_terry(utilities) -> PreferenceMatrix:
-    """A utility-based problem ``P[i, j] = 1 / (1 + exp(u_j - u_i))`` (total order, SST holds)."""
-    utilities = np.asarray(utilities, dtype=float)
-    matrix = 1.0 / (1.0 + np.exp(utilities[None, :] - utilities[:, None]))
-    np.fill_diagonal(matrix, 0.5)
-    return PreferenceMatrix(matrix, name="bradley-terry")
 
 
 @pytest.mark.parametrize("problem", ["cyclic4", "sushi"])
 def test_fused_act_observe_and_gym_paths_agree(problem):
-    n_arms = load_problem(problem).n_arms
-    assert_paths_agree(lambda: BeatTheMean(n_arms, horizon=3000), problem, 3000, seed=2)
+    assert_paths_agree_on(problem, lambda n_arms: BeatTheMean(n_arms, horizon=3000), 3000, seed=2)
 
 
 def test_identifies_the_best_arm_of_a_utility_based_problem_then_exploits():

@@ -7,25 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from agent_helpers import assert_paths_agree
+from agent_checks import assert_paths_agree_on, assert_registered, bradley_terry, refusal_test
 from dueling_gym.agents import BeatTheMeanPAC, make_agent
 from dueling_gym.agents.beat_the_mean_pac import comparison_budget
 from dueling_gym.experiments.pure_exploration import run_pure_exploration
-from dueling_gym.problems import PreferenceMatrix, load_problem
-
-
-def bradley_terry(utilities) -> PreferenceMatrix:
-    """A total order with strong stochastic transitivity and the stochastic triangle inequality."""
-    utilities = np.asarray(utilities, dtype=float)
-    matrix = 1.0 / (1.0 + np.exp(utilities[None, :] - utilities[:, None]))
-    np.fill_diagonal(matrix, 0.5)
-    return PreferenceMatrix(matrix, name="bradley-terry")
+from dueling_gym.problems import PreferenceMatrix
 
 
 @pytest.mark.parametrize("problem", ["cyclic4", "sushi"])
 def test_fused_act_observe_and_gym_paths_agree(problem):
-    n_arms = load_problem(problem).n_arms
-    assert_paths_agree(lambda: BeatTheMeanPAC(n_arms, epsilon=0.45, delta=0.3), problem, 3000, seed=2)
+    assert_paths_agree_on(problem, lambda n_arms: BeatTheMeanPAC(n_arms, epsilon=0.45, delta=0.3), 3000, seed=2)
 
 
 @pytest.mark.parametrize(("n_arms", "epsilon", "delta", "gamma"), [(5, 0.1, 0.1, 1.0), (16, 0.2, 0.05, 1.2), (2, 0.45, 0.5, 1.0)])
@@ -78,22 +69,15 @@ def test_is_pac_on_utility_based_problems():
     assert np.mean(correct) >= 1 - delta
 
 
-@pytest.mark.parametrize(
-    ("factory", "error"),
-    [
-        (lambda: BeatTheMeanPAC(5, epsilon=0.0), ValueError),
-        (lambda: BeatTheMeanPAC(5, delta=0.0), ValueError),
-        (lambda: BeatTheMeanPAC(5, gamma=0.9), ValueError),
-        (lambda: BeatTheMeanPAC(5, epsilon="0.1"), TypeError),
-        (lambda: make_agent("btm_pac", 5, horizon=10), TypeError),
-    ],
+test_bad_hyperparameters_raise = refusal_test(
+    (lambda: BeatTheMeanPAC(5, epsilon=0.0), ValueError),
+    (lambda: BeatTheMeanPAC(5, delta=0.0), ValueError),
+    (lambda: BeatTheMeanPAC(5, gamma=0.9), ValueError),
+    (lambda: BeatTheMeanPAC(5, epsilon="0.1"), TypeError),
+    (lambda: make_agent("btm_pac", 5, horizon=10), TypeError),
 )
-def test_bad_hyperparameters_raise(factory, error):
-    with pytest.raises(error):
-        factory()
 
 
 def test_registry():
-    agent = make_agent("btm_pac", 4, seed=0, epsilon=0.2)
-    assert isinstance(agent, BeatTheMeanPAC) and agent.pure_exploration
-    assert agent.hyperparameters == {"epsilon": 0.2, "delta": 0.1, "gamma": 1.0}
+    agent = assert_registered("btm_pac", BeatTheMeanPAC, 4, {"epsilon": 0.2, "delta": 0.1, "gamma": 1.0}, epsilon=0.2)
+    assert agent.pure_exploration

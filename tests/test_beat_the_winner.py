@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent_helpers import assert_paths_agree
+from agent_checks import assert_paths_agree_on
 from condorcet_behaviour import CONDORCET_PROBLEMS
 from dueling_gym.agents import BeatTheWinner, make_agent
 from dueling_gym.experiments import simulate
@@ -14,8 +14,7 @@ from dueling_gym.problems import load_problem
 
 @pytest.mark.parametrize("problem", ["cyclic4", "sushi"])
 def test_fused_act_observe_and_gym_paths_agree(problem):
-    n_arms = load_problem(problem).n_arms
-    assert_paths_agree(lambda: BeatTheWinner(n_arms), problem, 3000, seed=9)
+    assert_paths_agree_on(problem, BeatTheWinner, 3000, seed=9)
 
 
 def test_matches_are_first_to_r_wins_and_the_winner_stays():

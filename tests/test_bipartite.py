@@ -24,16 +24,6 @@ from dueling_gym.problems import (
 from dueling_gym.problems.bipartite.enumeration import uniform_below
 
 
-@pytest.fixture(scope="module")
-def cpe(oracles):
-    return oracles["CPE_DB_5edge_example"]
-
-
-@pytest.fixture(scope="module")
-def example():
-    return five_edge_example()
-
-
 def _edge_set(label: str) -> tuple[int, ...]:
     """``"{e1,e5}"`` -> ``(0, 4)``."""
     return tuple(int(part.strip()[1:]) - 1 for part in label.strip("{}").split(","))

@@ -11,19 +11,19 @@ from dueling_gym.agents.registry import TARGETS
 from dueling_gym.cli import main
 
 
-def test_the_modules_read_from_the_sources_match_the_registered_classes():
+def test_the_modules_of_the_agent_table_match_the_registered_classes():
     """``dueling_gym.agents`` imports agent modules on first use; which module registers which
-    name it reads from the sources' ``@register_agent`` lines, and importing them all agrees."""
+    name it reads from ``LIBRARY_AGENTS``, and importing them all agrees."""
     import dueling_gym.agents as agents_package
-    from dueling_gym.agents import _agent_modules  # noqa: PLC2701 - the reading under test
+    from dueling_gym.agents.registry import LIBRARY_AGENTS
 
     AGENT_REGISTRY.load_all()
     read = {}
-    for module, classes in _agent_modules().items():
-        for class_name, registry_name in classes.items():
-            cls = getattr(agents_package, class_name)
-            assert cls.__module__ == f"dueling_gym.agents.{module}", class_name
-            read[registry_name] = cls
+    for registry_name, target in LIBRARY_AGENTS.items():
+        module, _, class_name = target.partition(":")
+        cls = getattr(agents_package, class_name)
+        assert cls.__module__ == module, class_name
+        read[registry_name] = cls
     library = {name: cls for name, cls in AGENT_REGISTRY.items() if cls.__module__.startswith("dueling_gym.agents.")}
     assert read == library
     assert len(library) >= 52

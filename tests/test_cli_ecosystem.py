@@ -103,7 +103,7 @@ def test_benchmark_needs_no_out_and_writes_results_benchmark_quick(tmp_path, mon
 
 
 def test_benchmark_creates_missing_parents_of_out(tmp_path, monkeypatch):
-    from dueling_gym.experiments import sweep
+    from dueling_gym.experiments.sweeps import sweep
 
     class Stop(Exception):
         pass

@@ -55,16 +55,6 @@ BORDA_5EDGE = (0, 4)      # {e1, e5}
 CONDORCET_5EDGE = (1, 4)  # {e2, e5}
 
 
-@pytest.fixture(scope="module")
-def cpe(oracles):
-    return oracles["CPE_DB_5edge_example"]
-
-
-@pytest.fixture(scope="module")
-def example():
-    return five_edge_example()
-
-
 def planted(n_positions, n_candidates, seed, *, min_gap=0.3, edge_probability=0.4):
     return random_bipartite_problem(n_positions, n_candidates, np.random.default_rng(seed), planted_condorcet=True,
                                     min_gap=min_gap, edge_probability=edge_probability)

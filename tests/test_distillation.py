@@ -110,7 +110,7 @@ def test_a_wider_student_starts_as_the_starting_policy_and_narrower_is_refused(t
 
 def test_cli_train_distill_writes_a_policy_and_names_a_malformed_teacher(tmp_path, capsys, monkeypatch):
     from dueling_gym.cli import main as cli_main
-    from dueling_gym.experiments import learned_evaluation
+    from dueling_gym.experiments.studies import learned_evaluation
 
     reports = []
 

@@ -47,9 +47,38 @@ def test_when_to_use_reads_the_catalogue():
     rows = {line.split(" | ")[0].strip("| `"): line for line in text.splitlines() if line.startswith("| `")}
     assert "yes: its guarantees assume a Condorcet winner" in rows["rucb"]
     assert "no: a Copeland winner always exists" in rows["ccb"] and "``" not in rows["ccb"]
-    assert "Regret `O(K^2 + K ln T)`" in rows["ccb"]
+    assert "Expected regret `O((K² + (C + L_C) K ln T) / Δ²)`" in rows["ccb"]  # CCB.guarantee
     assert "needs the horizon" in rows["btm"] and "anytime (no horizon)" in rows["rucb"]
     assert "identification" in rows["knockout"] and "stops by itself" in rows["knockout"]
+
+
+# The library's own agents: a user's agent registered in the same process may declare nothing.
+LIBRARY_AGENTS = sorted(name for name, cls in AGENT_REGISTRY.items() if cls.__module__.startswith("dueling_gym."))
+
+
+@pytest.mark.parametrize("name", LIBRARY_AGENTS)
+def test_every_library_agent_declares_what_its_paper_proves(name):
+    cls = AGENT_REGISTRY[name]
+    # Declared on the class itself: a subclass (SAVAGEBorda, SparringUCB1, ...) must not inherit
+    # its parent's statement, which is about another variant.
+    stated = vars(cls).get("guarantee")
+    assert isinstance(stated, str) and stated.strip(), f"{cls.__name__} declares no guarantee"
+    assert stated == " ".join(stated.split()) and stated.endswith("."), "one sentence, single-spaced"
+    assert usage.guarantee(name) == stated
+
+
+def test_the_guarantee_column_reads_the_class_attribute():
+    rows = "\n".join(usage.when_to_use(["dts_plus", "learned"], {}))
+    assert "No bound of its own" in rows and "None proven: dueling-gym's own" in rows
+    assert "none declared" not in rows
+
+
+def test_an_agent_without_a_guarantee_states_none(monkeypatch):
+    class Plain:  # a user's agent: no ``guarantee`` attribute at all
+        pass
+
+    monkeypatch.setattr(usage, "AGENT_REGISTRY", {"mine": Plain})
+    assert usage.guarantee("mine") == ""
 
 
 def test_intervals_are_student_t_from_the_standard_error():

@@ -19,7 +19,7 @@ import gymnasium as gym  # noqa: E402
 
 import dueling_gym  # noqa: E402
 from dueling_gym.agents import AGENT_REGISTRY  # noqa: E402
-from dueling_gym.experiments.presets import get_preset  # noqa: E402
+from dueling_gym.experiments.studies.presets import get_preset  # noqa: E402
 
 from repository_paths import DOCS, import_docs_module  # noqa: E402
 

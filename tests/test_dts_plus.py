@@ -3,12 +3,19 @@ behaviour on the shipped problems and validation."""
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
 
-from agent_helpers import assert_paths_agree
+from agent_checks import (
+    assert_paths_agree_on,
+    assert_registered,
+    beta_sampled_matrices,
+    feed_wins,
+    leader_wins,
+    optimistic_candidates,
+    refusal_test,
+)
 from condorcet_behaviour import CONDORCET_PROBLEMS, assert_finds_condorcet_winner_with_sublinear_regret, regret_at
 from dueling_gym.agents import DTS, DTSPlus, make_agent
 from dueling_gym.problems import load_problem
@@ -20,31 +27,11 @@ from dueling_gym.stats import kl_bernoulli
 WINS = np.array([[0, 20, 2, 6], [18, 0, 3, 6], [12, 10, 0, 6], [5, 6, 5, 0]])
 
 
-def _feed(agent, wins: np.ndarray) -> None:
-    for i, j in zip(*np.nonzero(wins)):
-        for _ in range(wins[i, j]):
-            agent.observe((i, j), True)
-    np.testing.assert_array_equal(agent.wins, wins)
-
-
-def _candidates(wins: np.ndarray, alpha: float, t: int) -> np.ndarray:
-    totals = wins + wins.T
-    means = np.divide(wins, totals, out=np.full(wins.shape, 0.5), where=totals > 0)
-    upper = np.where(totals > 0, means + np.sqrt(alpha * math.log(t + 1) / np.maximum(totals, 1)), 1.0)
-    np.fill_diagonal(upper, 0.5)
-    counts = (upper >= 0.5).sum(axis=1) - 1
-    return counts == counts.max()
-
-
 def _reference_first_arm_law(wins: np.ndarray, candidates: np.ndarray, n_samples: int, rng) -> np.ndarray:
     """Step 3 of D-TS+ written out with every theta_ij drawn: most sampled wins among C, ties
     broken by the least R_i = sum_j (2 zeta* - zeta_i - zeta_j) / d(theta_ij, 1/2)."""
     n_arms = wins.shape[0]
-    theta = np.full((n_samples, n_arms, n_arms), 0.5)
-    for i in range(n_arms):
-        for j in range(i + 1, n_arms):
-            theta[:, i, j] = rng.beta(wins[i, j] + 1, wins[j, i] + 1, size=n_samples)
-            theta[:, j, i] = 1 - theta[:, i, j]
+    theta = beta_sampled_matrices(wins, n_samples, rng)
     votes = (theta > 0.5).sum(axis=2)
     top = np.where(candidates, votes, -1).max(axis=1)
     tied = candidates & (votes == top[:, None])
@@ -59,14 +46,13 @@ def _reference_first_arm_law(wins: np.ndarray, candidates: np.ndarray, n_samples
 
 @pytest.mark.parametrize("problem", ["sushi", "multisol"])
 def test_fused_generic_and_gym_loops_are_identical(problem):
-    n_arms = load_problem(problem).n_arms
-    assert_paths_agree(lambda: DTSPlus(n_arms), problem, 1500, seed=13)
+    assert_paths_agree_on(problem, DTSPlus, 1500, seed=13)
 
 
 def test_first_arm_has_the_law_of_the_tie_broken_sample():
     agent = DTSPlus(4, seed=1)
-    _feed(agent, WINS)
-    candidates = _candidates(WINS, agent.alpha, int(WINS.sum()))
+    feed_wins(agent, WINS)
+    candidates = optimistic_candidates(WINS, agent.alpha, int(WINS.sum()))
     assert candidates.all()
     n_draws = 20_000
     firsts = np.array([agent.act()[0] for _ in range(n_draws)])
@@ -75,7 +61,7 @@ def test_first_arm_has_the_law_of_the_tie_broken_sample():
     np.testing.assert_allclose(observed, reference, atol=0.015)
     # The tie-breaking matters: D-TS (random ties) has a different law on the same statistics.
     dts = DTS(4, seed=1)
-    _feed(dts, WINS)
+    feed_wins(dts, WINS)
     dts_law = np.bincount([dts.act()[0] for _ in range(n_draws)], minlength=4) / n_draws
     assert np.abs(dts_law - reference).max() > 0.07
 
@@ -83,12 +69,10 @@ def test_first_arm_has_the_law_of_the_tie_broken_sample():
 def test_single_candidate_draws_no_first_sample():
     # Arm 0 beats everyone clearly, so C = {0}; only the second sample (of the arms that may
     # still beat 0) is drawn.
-    wins = np.zeros((3, 3), dtype=np.int64)
-    wins[0, 1:] = 300
-    wins[1:, 0] = 100
+    wins = leader_wins(3, 300, 100)
     wins[1, 2] = wins[2, 1] = 50
     agent = DTSPlus(3, seed=2)
-    _feed(agent, wins)
+    feed_wins(agent, wins)
     assert all(agent.act() == (0, 0) for _ in range(100))
 
 
@@ -107,22 +91,14 @@ def test_finds_a_copeland_winner_without_a_condorcet_winner():
 
 
 def test_registry_and_hyperparameters():
-    agent = make_agent("dts_plus", 5, seed=0, alpha=0.6)
-    assert isinstance(agent, DTSPlus) and agent.name == "dts_plus"
-    assert agent.hyperparameters == {"alpha": 0.6}
+    agent = assert_registered("dts_plus", DTSPlus, 5, {"alpha": 0.6}, alpha=0.6)
     assert repr(agent) == "DTSPlus(n_arms=5, alpha=0.6, seed=0)"
     assert make_agent("dts", 5).name == "dts"  # the D-TS registration is untouched
 
 
-@pytest.mark.parametrize(
-    ("factory", "error"),
-    [
-        (lambda: DTSPlus(5, alpha=0.5), ValueError),
-        (lambda: DTSPlus(5, alpha="0.51"), TypeError),
-        (lambda: DTSPlus(1), ValueError),
-        (lambda: make_agent("dts_plus", 5, beta=1.0), TypeError),
-    ],
+test_bad_hyperparameters_raise = refusal_test(
+    (lambda: DTSPlus(5, alpha=0.5), ValueError),
+    (lambda: DTSPlus(5, alpha="0.51"), TypeError),
+    (lambda: DTSPlus(1), ValueError),
+    (lambda: make_agent("dts_plus", 5, beta=1.0), TypeError),
 )
-def test_bad_hyperparameters_raise(factory, error):
-    with pytest.raises(error):
-        factory()

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from agent_helpers import assert_paths_agree
-from conftest import ORACLE_TO_PROBLEM, load_oracles
+from conftest import ORACLE_CASES, ORACLE_TOLERANCE, load_oracles
 from dueling_gym.agents import RUCB, make_agent
-from dueling_gym.agents.cw_rmed import CWRMED
-from dueling_gym.agents.ecw_rmed import ECWRMED
+from dueling_gym.agents.rmed.cw_rmed import CWRMED
+from dueling_gym.agents.rmed.ecw_rmed import ECWRMED
 from dueling_gym.experiments import simulate
 from dueling_gym.problems import load_problem
 from dueling_gym.problems.lower_bounds import (
@@ -30,8 +30,6 @@ from dueling_gym.problems.lower_bounds import (
 )
 
 ORACLES = load_oracles()
-CASES = sorted(ORACLE_TO_PROBLEM.items())
-ORACLE_TOLERANCE = 1e-5  # the oracle file rounds to 6 decimals
 KOMIYAMA = "copeland_komiyama"
 
 
@@ -189,16 +187,25 @@ def test_reset_replays_the_same_run():
 
 
 # ---------------------------------------------------------------------- line 11 on the true matrices
-@pytest.mark.parametrize("oracle_key,name", CASES)
-def test_ecw_exploration_targets_match_the_ecwb_machinery(oracle_key, name):
+def _solution_matches_the_oracle(agent_class, oracle_key, name, constant_key):
+    """Line 11 of ``agent_class`` on the problem ``name``: its winners are the Copeland winners and its
+    constant for each is the oracle's ``constant_key``.  Returns the solution, the expected values and
+    the lower-bound structure."""
     problem = load_problem(name)
     expected = ORACLES[oracle_key]["lower_bounds"]
     structure = CopelandLowerBoundStructure(problem)
-    solution = ECWRMED(problem.n_arms).exploration_solution(problem)
+    solution = agent_class(problem.n_arms).exploration_solution(problem)
     np.testing.assert_array_equal(solution.winners, structure.winners)
     for i1, value in zip(solution.winners.tolist(), solution.constants):
-        oracle = expected["per_copeland_winner_1based"][str(i1 + 1)]["C_E_star_sortscan"]
+        oracle = expected["per_copeland_winner_1based"][str(i1 + 1)][constant_key]
         assert value == pytest.approx(oracle, abs=ORACLE_TOLERANCE)
+    return solution, expected, structure
+
+
+@pytest.mark.parametrize("oracle_key,name", ORACLE_CASES)
+def test_ecw_exploration_targets_match_the_ecwb_machinery(oracle_key, name):
+    solution, expected, structure = _solution_matches_the_oracle(ECWRMED, oracle_key, name, "C_E_star_sortscan")
+    for i1, value in zip(solution.winners.tolist(), solution.constants):
         assert value == structure.relaxed_region_constant(i1).value
     assert solution.best == int(solution.winners[np.argmin(solution.constants)])
     assert solution.constants.min() == pytest.approx(expected["ECWB_constant"], abs=ORACLE_TOLERANCE)
@@ -206,16 +213,9 @@ def test_ecw_exploration_targets_match_the_ecwb_machinery(oracle_key, name):
     np.testing.assert_array_equal(solution.allocation, structure.relaxed_region_constant(solution.best).allocation)
 
 
-@pytest.mark.parametrize("oracle_key,name", CASES)
+@pytest.mark.parametrize("oracle_key,name", ORACLE_CASES)
 def test_cw_lp_solutions_match_the_lb_constants(oracle_key, name):
-    problem = load_problem(name)
-    expected = ORACLES[oracle_key]["lower_bounds"]
-    structure = CopelandLowerBoundStructure(problem)
-    solution = CWRMED(problem.n_arms).exploration_solution(problem)
-    np.testing.assert_array_equal(solution.winners, structure.winners)
-    for i1, value in zip(solution.winners.tolist(), solution.constants):
-        oracle = expected["per_copeland_winner_1based"][str(i1 + 1)]["C_star_LP"]
-        assert value == pytest.approx(oracle, abs=ORACLE_TOLERANCE)
+    solution, expected, structure = _solution_matches_the_oracle(CWRMED, oracle_key, name, "C_star_LP")
     assert solution.constants.min() == pytest.approx(expected["LB_constant"], abs=ORACLE_TOLERANCE)
     assert structure.in_full_region(solution.best, solution.allocation, atol=1e-7)
     assert structure.objective(solution.allocation) == pytest.approx(solution.constants.min(), rel=1e-9)

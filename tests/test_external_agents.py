@@ -13,7 +13,7 @@ import pytest
 from dueling_gym.agents import make_agent
 from dueling_gym.cli import main
 from dueling_gym.experiments.simulate import simulate
-from dueling_gym.experiments.sweep import SweepSpec, load_results, run_sweep
+from dueling_gym.experiments.sweeps.sweep import SweepSpec, load_results, run_sweep
 from dueling_gym.problems import load_problem
 
 SUBCLASS = '''

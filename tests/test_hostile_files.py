@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from dueling_gym.atomic_files import atomic_write_text
 from dueling_gym.cli import main
-from dueling_gym.experiments.sweep import ProblemSpec
+from dueling_gym.experiments.sweeps.sweep import ProblemSpec
 from dueling_gym.problems import PreferenceMatrix, load_comparisons, read_problem_file, save_problem
 from dueling_gym.problems.datasets import canonical_name
 from dueling_gym.validation import MAX_ECHO, check_regular_file, echo

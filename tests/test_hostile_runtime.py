@@ -270,8 +270,8 @@ def test_an_agent_calling_sys_exit_fails_its_unit_in_one_line_naming_it(tmp_path
 
 
 def test_an_interrupted_sweep_counts_the_unit_files_on_disk(tmp_path, monkeypatch):
-    from dueling_gym.experiments import runner
-    from dueling_gym.experiments.sweep import SweepInterrupted, SweepSpec, run_sweep
+    from dueling_gym.experiments.runs import runner
+    from dueling_gym.experiments.sweeps.sweep import SweepInterrupted, SweepSpec, run_sweep
 
     original, calls = runner.run_one, [0]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from dueling_gym.cli import main
-from dueling_gym.experiments.sweep import ProblemSpec, SweepSpec, folder_units, load_results, run_sweep
+from dueling_gym.experiments.sweeps.sweep import ProblemSpec, SweepSpec, folder_units, load_results, run_sweep
 from dueling_gym.experiments.verify import verify_folder
 from dueling_gym.problems import save_problem
 from dueling_gym.problems.preference import PreferenceMatrix

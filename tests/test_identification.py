@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from agent_checks import bradley_terry
 from agent_helpers import assert_paths_agree
 from dueling_gym.agents import make_agent
 from dueling_gym.agents.knockout import Knockout
@@ -30,17 +31,30 @@ from dueling_gym.problems import PreferenceMatrix
 from dueling_gym.problems.generators import utility_based
 
 
-def bradley_terry(utilities) -> PreferenceMatrix:
-    """The Bradley-Terry matrix of the given utilities."""
-    utilities = np.asarray(utilities, dtype=float)
-    matrix = 1.0 / (1.0 + np.exp(-(utilities[:, None] - utilities[None, :])))
-    np.fill_diagonal(matrix, 0.5)
-    return PreferenceMatrix.from_upper_triangle(matrix, name="bt")
-
-
 def run_many(make, problem, seeds, **kwargs):
     agent = make()
     return [run_pure_exploration(agent, problem, seed=seed, **kwargs) for seed in seeds]
+
+
+def assert_pac_on_utility_based_problems(make, n_arms, runs, delta):
+    """``make()`` is epsilon-correct in at least ``1 - delta`` of ``runs`` runs on each of two
+    utility-based problems of ``n_arms`` arms (problem seeds 0 and 1).  Returns the runs per problem."""
+    runs_per_problem = []
+    for problem_seed in range(2):
+        problem = utility_based(n_arms, np.random.default_rng(problem_seed))
+        results = run_many(make, problem, range(runs))
+        assert np.mean([r.epsilon_correct for r in results]) >= 1 - delta
+        runs_per_problem.append(results)
+    return runs_per_problem
+
+
+def assert_wide_gaps_cost_less(make):
+    """On eight Bradley-Terry arms, utility gaps of 1 cost under half the duels of gaps of 0.2 (30 runs each)."""
+    easy = bradley_terry(np.arange(8) * 1.0)
+    hard = bradley_terry(np.arange(8) * 0.2)
+    easy_samples = np.mean([r.samples for r in run_many(make, easy, range(30))])
+    hard_samples = np.mean([r.samples for r in run_many(make, hard, range(30))])
+    assert easy_samples < 0.5 * hard_samples
 
 
 # ------------------------------------------------------------------------------------------
@@ -143,17 +157,11 @@ def test_knockout_structure_and_validation():
 @pytest.mark.slow
 def test_knockout_is_pac_and_adapts_to_the_gap():
     epsilon, delta = 0.05, 0.1
-    for problem_seed in range(2):
-        problem = utility_based(12, np.random.default_rng(problem_seed))
-        results = run_many(lambda: Knockout(12, epsilon=epsilon, delta=delta), problem, range(60))
-        assert np.mean([r.epsilon_correct for r in results]) >= 1 - delta
+    runs_per_problem = assert_pac_on_utility_based_problems(lambda: Knockout(12, epsilon=epsilon, delta=delta), 12, 60, delta)
+    for results in runs_per_problem:
         assert max(r.samples for r in results) <= knockout_worst_case(12, epsilon, delta)
     # Early stopping of COMPARE: well separated arms cost fewer duels.
-    easy = bradley_terry(np.arange(8) * 1.0)
-    hard = bradley_terry(np.arange(8) * 0.2)
-    easy_samples = np.mean([r.samples for r in run_many(lambda: Knockout(8), easy, range(30))])
-    hard_samples = np.mean([r.samples for r in run_many(lambda: Knockout(8), hard, range(30))])
-    assert easy_samples < 0.5 * hard_samples
+    assert_wide_gaps_cost_less(lambda: Knockout(8))
 
 
 # ------------------------------------------------------------------------------------------
@@ -216,15 +224,8 @@ def test_sequential_elimination_structure():
 @pytest.mark.slow
 def test_sequential_elimination_is_pac_and_adapts_to_the_gap():
     delta = 0.1
-    for problem_seed in range(2):
-        problem = utility_based(10, np.random.default_rng(problem_seed))
-        results = run_many(lambda: SequentialElimination(10, epsilon=0.05, delta=delta), problem, range(60))
-        assert np.mean([r.epsilon_correct for r in results]) >= 1 - delta
-    easy = bradley_terry(np.arange(8) * 1.0)
-    hard = bradley_terry(np.arange(8) * 0.2)
-    easy_samples = np.mean([r.samples for r in run_many(lambda: SequentialElimination(8), easy, range(30))])
-    hard_samples = np.mean([r.samples for r in run_many(lambda: SequentialElimination(8), hard, range(30))])
-    assert easy_samples < 0.5 * hard_samples
+    assert_pac_on_utility_based_problems(lambda: SequentialElimination(10, epsilon=0.05, delta=delta), 10, 60, delta)
+    assert_wide_gaps_cost_less(lambda: SequentialElimination(8))
 
 
 # ------------------------------------------------------------------------------------------
@@ -354,10 +355,7 @@ def test_pl_pac_paths_agree_and_answer():
 @pytest.mark.slow
 def test_pl_pac_is_pac_under_plackett_luce():
     delta = 0.1
-    for problem_seed in range(2):
-        problem = utility_based(8, np.random.default_rng(problem_seed))
-        results = run_many(lambda: PLPAC(8, epsilon=0.1, delta=delta), problem, range(30))
-        assert np.mean([r.epsilon_correct for r in results]) >= 1 - delta
+    assert_pac_on_utility_based_problems(lambda: PLPAC(8, epsilon=0.1, delta=delta), 8, 30, delta)
     easy = bradley_terry(np.arange(6) * 1.0)
     hard = bradley_terry(np.arange(6) * 0.3)
     easy_samples = np.mean([r.samples for r in run_many(lambda: PLPAC(6, epsilon=0.02), easy, range(10))])

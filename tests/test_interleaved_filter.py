@@ -5,24 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent_helpers import assert_paths_agree
+from agent_checks import assert_paths_agree_on, bradley_terry
 from dueling_gym.agents import InterleavedFilter2, make_agent
 from dueling_gym.experiments import simulate
 from dueling_gym.problems import load_problem
-from dueling_gym.problems.preference import PreferenceMatrix
-
-
-def bradley_terry(utilities) -> PreferenceMatrix:
-    utilities = np.asarray(utilities, dtype=float)
-    matrix = 1.0 / (1.0 + np.exp(utilities[None, :] - utilities[:, None]))
-    np.fill_diagonal(matrix, 0.5)
-    return PreferenceMatrix(matrix, name="bradley-terry")
 
 
 @pytest.mark.parametrize("problem", ["cyclic4", "sushi"])
 def test_fused_act_observe_and_gym_paths_agree(problem):
-    n_arms = load_problem(problem).n_arms
-    assert_paths_agree(lambda: InterleavedFilter2(n_arms, horizon=3000), problem, 3000, seed=8)
+    assert_paths_agree_on(problem, lambda n_arms: InterleavedFilter2(n_arms, horizon=3000), 3000, seed=8)
 
 
 def test_identifies_the_best_arm_of_utility_based_problems_then_exploits():

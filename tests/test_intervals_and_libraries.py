@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from dueling_gym.experiments.report import RegretCurve, family_summary_markdown, summary_csv, summary_markdown
+from dueling_gym.experiments.sweeps.report import RegretCurve, family_summary_markdown, summary_csv, summary_markdown
 from dueling_gym.stats import NO_SPREAD_NOTE, bootstrap_mean_interval, mean_half_width, student_t_quantile
 
 
@@ -100,8 +100,8 @@ def test_a_t_interval_of_regret_below_zero_is_marked_beside_its_bootstrap_interv
 
 
 def test_the_benchmark_table_shows_the_bootstrap_interval_where_the_t_one_reaches_below_zero():
-    from dueling_gym.experiments.benchmark import _report_section
-    from dueling_gym.experiments.report import summary_rows
+    from dueling_gym.experiments.studies.benchmark import _report_section
+    from dueling_gym.experiments.sweeps.report import summary_rows
 
     rows = [dict(r, agent=agent) for agent, curve in (("mine", _curve(SKEWED)), ("base", _curve([5.0])))
             for r in summary_rows([curve])]
@@ -118,7 +118,7 @@ def test_the_benchmark_table_shows_the_bootstrap_interval_where_the_t_one_reache
 # ------------------------------------------------------------------------------------------
 
 def test_learned_evaluation_tables_print_n_a_for_one_run_and_bootstrap_below_zero():
-    from dueling_gym.experiments import learned_evaluation as evaluation
+    from dueling_gym.experiments.studies import learned_evaluation as evaluation
 
     per_run = {("set", "learned"): np.array([[3.0, 4.0]]), ("set", "classic"): np.array([[5.0, 9.0]])}
     rows = evaluation._regret_rows(per_run, [10, 20])

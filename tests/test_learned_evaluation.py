@@ -11,8 +11,8 @@ import pytest
 
 from dueling_gym.agents import make_agent
 from dueling_gym.agents.learned import DATA_DIRECTORY, load_policy_weights
-from dueling_gym.experiments import learned_evaluation
-from dueling_gym.experiments.learned_evaluation import evaluate
+from dueling_gym.experiments.studies import learned_evaluation
+from dueling_gym.experiments.studies.learned_evaluation import evaluate
 
 
 def _scripted_regrets(calls: list):
@@ -94,11 +94,14 @@ def test_agents_keep_their_own_copy_of_cached_weights_and_a_rewritten_file_is_re
 
 def test_the_preset_runs_the_follow_up_with_the_workers_asked_for(tmp_path, monkeypatch, capsys):
     from dueling_gym.cli import main
-    from dueling_gym.experiments.presets import get_preset
+    from dueling_gym.experiments.studies.presets import get_preset
+
+    from dueling_gym.experiments.studies import learned_consistency
 
     full = get_preset("learned-vs-classic").sweep_arguments(quick=False)
-    assert (full["follow_up_problems"], full["follow_up_horizon"]) == (40_000, 1000)
-    received = {}
+    assert (full["follow_up_problems"], full["follow_up_horizon"]) == ({4: 40_000, 5: 40_000, 8: 40_000, 16: 0}, 1000)
+    assert full["consistency"]["long_horizon"] == 100_000 and set(full["consistency"]["published"]) == set(full["published"])
+    received, checked = {}, {}
 
     def record(output_dir, **options):
         received.update(options)
@@ -106,9 +109,19 @@ def test_the_preset_runs_the_follow_up_with_the_workers_asked_for(tmp_path, monk
         (output_dir / "follow_up.csv").write_text("problems\n")
         return []
 
+    def record_check(output_dir, published, **options):
+        checked.update(options, published=published)
+        (output_dir / "consistency.csv").write_text("problems\n")
+        return [{"problems": "cyclic4", "variant": "as shipped", "horizon": 1000, "long_horizon": 10_000, "mean": 1.0,
+                 "long_mean": 1.5, "growth": 1.5, "growth_low": 1.2, "growth_high": 1.9, "runs": 2,
+                 "verdict": "logarithmic"}]
+
     monkeypatch.setattr(learned_evaluation, "evaluate", record)
+    monkeypatch.setattr(learned_consistency, "check_consistency", record_check)
     assert main(["reproduce", "learned-vs-classic", "--quick", "--out", str(tmp_path), "--jobs", "2", "--no-progress"]) == 0
     assert (received["follow_up_problems"], received["follow_up_horizon"], received["jobs"]) == (20, 1000, 2)
     assert received["n_arms"] == (5,) and received["progress"] is False
+    assert checked["published"] == ("cyclic4",) and checked["jobs"] == 2 and checked["long_horizon"] == 10_000
     printed = capsys.readouterr().out
-    assert "the summary" in printed and "(units/, follow_up.csv, summary.md)" in printed  # the files written
+    assert "the summary" in printed and "Consistency" in printed
+    assert "(units/, follow_up.csv, consistency.csv, summary.md)" in printed  # the files written

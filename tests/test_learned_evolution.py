@@ -177,7 +177,7 @@ def test_classic_normalisation_measures_the_reference_once(tmp_path):
 
 
 def test_evaluation_over_several_arm_counts_plays_learned_where_it_has_a_policy(tmp_path):
-    from dueling_gym.experiments.learned_evaluation import evaluate
+    from dueling_gym.experiments.studies.learned_evaluation import evaluate
 
     # A policy file trained for one size plays that size only ...
     rows = evaluate(tmp_path, agents=["learned", "random"], families=("utility_based",), n_arms=(5, 4),
@@ -198,7 +198,7 @@ def test_evaluation_over_several_arm_counts_plays_learned_where_it_has_a_policy(
 
 
 def test_the_paired_comparison_takes_the_best_other_agent_and_says_below_above_or_tied():
-    from dueling_gym.experiments.learned_evaluation import paired_comparison
+    from dueling_gym.experiments.studies.learned_evaluation import paired_comparison
 
     runs = {("set", "learned"): np.array([[1.0, 10.0], [3.0, 14.0], [2.0, 12.0]]),
             ("set", "weak"): np.array([[9.0, 9.0], [9.0, 9.0], [9.0, 9.0]]),
@@ -215,10 +215,10 @@ def test_the_paired_comparison_takes_the_best_other_agent_and_says_below_above_o
 
 
 def test_the_learned_vs_classic_preset_is_listed():
-    from dueling_gym.experiments.presets import get_preset
+    from dueling_gym.experiments.studies.presets import get_preset
 
     preset = get_preset("learned-vs-classic")
-    assert preset.kind == "learned" and preset.full["n_arms"] == (5, 8) and preset.full["horizons"] == (100, 1000, 10_000)
+    assert preset.kind == "learned" and preset.full["n_arms"] == (4, 5, 8, 16) and preset.full["horizons"] == (100, 1000, 10_000)
 
 
 def test_policies_are_shipped_for_five_and_eight_arms_with_their_commands():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import dueling_gym  # noqa: F401  (registers the environments)
-from dueling_gym.experiments.sweep import ProblemSpec
+from dueling_gym.experiments.sweeps.sweep import ProblemSpec
 from dueling_gym.problems import PreferenceMatrix, as_preference_matrix, list_problems, load_problem, save_problem
 
 MATRIX = [[0.5, 0.7, 0.4], [0.3, 0.5, 0.8], [0.6, 0.2, 0.5]]

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import ORACLE_TO_PROBLEM, load_oracles
+from conftest import ORACLE_CASES, ORACLE_TOLERANCE, load_oracles
 from dueling_gym.problems import (
     PreferenceMatrix,
     cyclic_copeland_winners,
@@ -30,8 +30,6 @@ from lower_bound_oracles import full_region_constant_bruteforce, full_region_row
 from dueling_gym.stats import kl_bernoulli
 
 ORACLES = load_oracles()
-CASES = sorted(ORACLE_TO_PROBLEM.items())
-ORACLE_TOLERANCE = 1e-5  # the oracle file rounds to 6 decimals
 
 
 def _structure(name: str) -> CopelandLowerBoundStructure:
@@ -69,7 +67,7 @@ MULTI_WINNER_STRUCTURES = [
 
 
 # ---------------------------------------------------------------------- published matrices
-@pytest.mark.parametrize("oracle_key,name", CASES)
+@pytest.mark.parametrize("oracle_key,name", ORACLE_CASES)
 def test_constants_match_oracles(oracle_key, name):
     expected = ORACLES[oracle_key]["lower_bounds"]
     problem = load_problem(name)
@@ -79,7 +77,7 @@ def test_constants_match_oracles(oracle_key, name):
     assert lower_bound_constant(problem.matrix) == pytest.approx(expected["LB_constant"], abs=ORACLE_TOLERANCE)
 
 
-@pytest.mark.parametrize("oracle_key,name", CASES)
+@pytest.mark.parametrize("oracle_key,name", ORACLE_CASES)
 def test_per_winner_constants_match_oracles(oracle_key, name):
     per_winner = ORACLES[oracle_key]["lower_bounds"]["per_copeland_winner_1based"]
     structure = _structure(name)
@@ -98,7 +96,7 @@ def test_per_winner_constants_match_oracles(oracle_key, name):
         assert abs(generated.n_rows - expected_rows) <= max(3, expected_rows // 2)
 
 
-@pytest.mark.parametrize("oracle_key,name", CASES)
+@pytest.mark.parametrize("oracle_key,name", ORACLE_CASES)
 def test_published_matrices_agree_with_brute_force(oracle_key, name):
     structure = _structure(name)
     for i1 in structure.winners.tolist():
@@ -259,7 +257,7 @@ def _check_lp_optimum(structure: CopelandLowerBoundStructure, i1: int) -> None:
                 assert structure.min_lhs(i1, i2, level, allocation).value >= 1.0 - 1e-7
 
 
-@pytest.mark.parametrize("oracle_key,name", CASES)
+@pytest.mark.parametrize("oracle_key,name", ORACLE_CASES)
 def test_lp_optimum_lies_in_full_region(oracle_key, name):
     structure = _structure(name)
     for i1 in structure.winners.tolist():
@@ -272,7 +270,7 @@ def test_random_lp_optima_lie_in_full_region():
             _check_lp_optimum(structure, i1)
 
 
-@pytest.mark.parametrize("oracle_key,name", CASES)
+@pytest.mark.parametrize("oracle_key,name", ORACLE_CASES)
 def test_membership_boundaries(oracle_key, name):
     structure = _structure(name)
     for i1 in structure.winners.tolist():
@@ -382,7 +380,7 @@ def test_arxiv_tied_pair_carries_no_information():
     assert structure.relaxed_region_constant(0).allocation[3, 5] == 0.0
 
 
-@pytest.mark.parametrize("oracle_key,name", CASES)
+@pytest.mark.parametrize("oracle_key,name", ORACLE_CASES)
 def test_structure_facts_match_preference_matrix(oracle_key, name):
     problem = load_problem(name)
     structure = CopelandLowerBoundStructure(problem)

@@ -8,13 +8,14 @@ import math
 import numpy as np
 import pytest
 
+from agent_checks import assert_observe_validates_the_action, assert_registered, assert_reset_replays, refusal_test
 from agent_helpers import assert_paths_agree
 from condorcet_behaviour import (
     CONDORCET_PROBLEMS,
     assert_finds_condorcet_winner_with_sublinear_regret,
     regret_at,
 )
-from dueling_gym.agents import MergeRUCB, make_agent
+from dueling_gym.agents import MergeRUCB
 from dueling_gym.experiments import simulate
 from dueling_gym.problems.generators import utility_based
 
@@ -143,38 +144,25 @@ def test_linear_regret_when_local_eliminations_leave_a_non_copeland_arm():
 
 
 def test_registry_hyperparameters_and_offset():
-    agent = make_agent("merge_rucb", 16, seed=0, partition_size=6)
-    assert isinstance(agent, MergeRUCB) and agent.name == "merge_rucb"
-    assert agent.hyperparameters == {"partition_size": 6, "alpha": 1.01, "failure_probability": 0.01}
+    expected_hyperparameters = {"partition_size": 6, "alpha": 1.01, "failure_probability": 0.01}
+    agent = assert_registered("merge_rucb", MergeRUCB, 16, expected_hyperparameters, partition_size=6)
     expected = (3.04 * 256 / (1.02 * 0.01)) ** (1 / 1.02)
     assert agent.exploration_offset == pytest.approx(expected)
     assert "partition_size=6" in repr(agent)
-    first = [agent.act() for _ in range(30)]
-    agent.reset(seed=0)
-    assert [agent.act() for _ in range(30)] == first
+    assert_reset_replays(agent, 30)
 
 
-@pytest.mark.parametrize(
-    ("factory", "error"),
-    [
-        (lambda: MergeRUCB(8, partition_size=1), ValueError),
-        (lambda: MergeRUCB(8, partition_size=2.5), TypeError),
-        (lambda: MergeRUCB(8, partition_size=True), TypeError),
-        (lambda: MergeRUCB(8, alpha=0.5), ValueError),
-        (lambda: MergeRUCB(8, alpha="1"), TypeError),
-        (lambda: MergeRUCB(8, failure_probability=0.0), ValueError),
-        (lambda: MergeRUCB(8, failure_probability=1.0), ValueError),
-        (lambda: MergeRUCB(1), ValueError),
-    ],
+test_bad_hyperparameters_raise = refusal_test(
+    (lambda: MergeRUCB(8, partition_size=1), ValueError),
+    (lambda: MergeRUCB(8, partition_size=2.5), TypeError),
+    (lambda: MergeRUCB(8, partition_size=True), TypeError),
+    (lambda: MergeRUCB(8, alpha=0.5), ValueError),
+    (lambda: MergeRUCB(8, alpha="1"), TypeError),
+    (lambda: MergeRUCB(8, failure_probability=0.0), ValueError),
+    (lambda: MergeRUCB(8, failure_probability=1.0), ValueError),
+    (lambda: MergeRUCB(1), ValueError),
 )
-def test_bad_hyperparameters_raise(factory, error):
-    with pytest.raises(error):
-        factory()
 
 
 def test_observe_validates_the_action():
-    agent = MergeRUCB(4)
-    with pytest.raises(ValueError):
-        agent.observe((0, 4), True)
-    with pytest.raises(TypeError):
-        agent.observe(0, True)
+    assert_observe_validates_the_action(MergeRUCB(4))

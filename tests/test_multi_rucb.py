@@ -8,6 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from agent_checks import assert_registered, assert_self_duels_arm_zero, feed_wins, leader_wins, refusal_test
 from agent_helpers import assert_paths_agree
 from condorcet_behaviour import (
     CONDORCET_PROBLEMS,
@@ -18,13 +19,6 @@ from dueling_gym.agents import make_agent
 from dueling_gym.agents.multi_rucb import MultiRUCB
 
 
-def _feed(agent, wins: np.ndarray) -> None:
-    for i, j in zip(*np.nonzero(wins)):
-        for _ in range(wins[i, j]):
-            agent.observe((i, j), True)
-    np.testing.assert_array_equal(agent.wins, wins)
-
-
 @pytest.mark.parametrize(("problem", "n_arms"), [("sushi", 16), ("gap", 5)])
 def test_fused_generic_and_gym_loops_are_identical(problem, n_arms):
     assert_paths_agree(lambda: MultiRUCB(n_arms), problem, 3000, seed=17)
@@ -33,21 +27,14 @@ def test_fused_generic_and_gym_loops_are_identical(problem, n_arms):
 def test_no_candidate_gives_a_uniform_duel_of_two_distinct_arms():
     # A clear 3-cycle: every arm trails another one, so C is empty.
     agent = MultiRUCB(3, seed=1)
-    _feed(agent, np.array([[0, 300, 100], [100, 0, 300], [300, 100, 0]]))
+    feed_wins(agent, np.array([[0, 300, 100], [100, 0, 300], [300, 100, 0]]))
     duels = Counter(agent.act() for _ in range(3000))
     assert all(first != second for first, second in duels)
     assert len(duels) == 6 and min(duels.values()) > 400  # all ordered pairs, about 500 each
 
 
 def test_single_candidate_is_exploited_and_becomes_the_hypothesis():
-    agent = MultiRUCB(4, seed=2)
-    wins = np.zeros((4, 4), dtype=np.int64)
-    wins[0, 1:] = 400
-    wins[1:, 0] = 100
-    _feed(agent, wins)
-    assert all(agent.act() == (0, 0) for _ in range(100))
-    agent.observe((0, 0), True)
-    np.testing.assert_array_equal(agent.wins, wins)  # a self-duel carries no information
+    assert_self_duels_arm_zero(MultiRUCB(4, seed=2), leader_wins(4, 400, 100), 100)
 
 
 def test_two_candidates_duel_each_other():
@@ -57,7 +44,7 @@ def test_two_candidates_duel_each_other():
     wins[0, 1] = wins[0, 3] = wins[2, 1] = wins[2, 3] = 400
     wins[1, 0] = wins[3, 0] = wins[1, 2] = wins[3, 2] = 100
     wins[0, 2] = wins[2, 0] = 50
-    _feed(agent, wins)
+    feed_wins(agent, wins)
     assert all(agent.act() == (0, 2) for _ in range(100))
 
 
@@ -65,10 +52,8 @@ def test_many_candidates_include_the_hypothesis_half_of_the_time():
     agent = MultiRUCB(4, seed=4)
     # Arms 1, 2, 3 trail 0 (10 to 30 each): evidence 40 (1/4)^2 / 0.51 = 4.90 > ln 121, so at
     # t = 120 only arm 0 is a candidate and becomes the hypothesis B.
-    wins = np.zeros((4, 4), dtype=np.int64)
-    wins[0, 1:] = 30
-    wins[1:, 0] = 10
-    _feed(agent, wins)
+    wins = leader_wins(4, 30, 10)
+    feed_wins(agent, wins)
     assert agent.act() == (0, 0)
     # Self-duels advance t without adding evidence; from t = 134 on (ln t > 4.90) every arm is a
     # candidate again, and B = 0 is still one.
@@ -105,21 +90,13 @@ def test_linear_copeland_regret_without_a_condorcet_winner():
 
 
 def test_registry_and_hyperparameters():
-    agent = make_agent("multi_rucb", 5, seed=0, alpha=0.7)
-    assert isinstance(agent, MultiRUCB) and agent.name == "multi_rucb"
-    assert agent.hyperparameters == {"alpha": 0.7}
+    agent = assert_registered("multi_rucb", MultiRUCB, 5, {"alpha": 0.7}, alpha=0.7)
     assert repr(agent) == "MultiRUCB(n_arms=5, alpha=0.7, seed=0)"
 
 
-@pytest.mark.parametrize(
-    ("factory", "error"),
-    [
-        (lambda: MultiRUCB(5, alpha=0.5), ValueError),
-        (lambda: MultiRUCB(5, alpha="1"), TypeError),
-        (lambda: MultiRUCB(1), ValueError),
-        (lambda: make_agent("multi_rucb", 5, m=3), TypeError),
-    ],
+test_bad_hyperparameters_raise = refusal_test(
+    (lambda: MultiRUCB(5, alpha=0.5), ValueError),
+    (lambda: MultiRUCB(5, alpha="1"), TypeError),
+    (lambda: MultiRUCB(1), ValueError),
+    (lambda: make_agent("multi_rucb", 5, m=3), TypeError),
 )
-def test_bad_hyperparameters_raise(factory, error):
-    with pytest.raises(error):
-        factory()

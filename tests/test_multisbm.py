@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent_helpers import assert_paths_agree
+from agent_checks import assert_paths_agree_on
 from dueling_gym.agents import MultiSBM, make_agent
 from dueling_gym.experiments import simulate
 from dueling_gym.problems import load_problem
@@ -14,8 +14,7 @@ from dueling_gym.problems.generators import utility_based
 
 @pytest.mark.parametrize("problem", ["cyclic4", "sushi"])
 def test_fused_act_observe_and_gym_paths_agree(problem):
-    n_arms = load_problem(problem).n_arms
-    assert_paths_agree(lambda: MultiSBM(n_arms), problem, 3000, seed=4)
+    assert_paths_agree_on(problem, MultiSBM, 3000, seed=4)
 
 
 def test_left_arm_is_the_previous_right_arm():

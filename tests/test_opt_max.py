@@ -9,18 +9,12 @@ import math
 import numpy as np
 import pytest
 
+from agent_checks import bradley_terry, refusal_test
 from agent_helpers import assert_paths_agree
 from dueling_gym.agents import OptMax, SequentialElimination, make_agent
 from dueling_gym.experiments.pure_exploration import run_pure_exploration
 from dueling_gym.problems import PreferenceMatrix
 from dueling_gym.problems.generators import utility_based
-
-
-def bradley_terry(utilities) -> PreferenceMatrix:
-    utilities = np.asarray(utilities, dtype=float)
-    matrix = 1.0 / (1.0 + np.exp(-(utilities[:, None] - utilities[None, :])))
-    np.fill_diagonal(matrix, 0.5)
-    return PreferenceMatrix.from_upper_triangle(matrix, name="bt")
 
 
 def indifferent(n_arms: int) -> PreferenceMatrix:
@@ -136,17 +130,11 @@ def test_duels_per_arm_are_flat_in_k():
     assert seq_large > 1.15 * seq_small, (seq_small, seq_large)
 
 
-@pytest.mark.parametrize(
-    ("factory", "error"),
-    [
-        (lambda: OptMax(5, epsilon=0.0), ValueError),
-        (lambda: OptMax(5, epsilon=0.6), ValueError),
-        (lambda: OptMax(5, delta=1.0), ValueError),
-        (lambda: OptMax(5, delta="0.1"), TypeError),
-        (lambda: OptMax(1), ValueError),
-        (lambda: make_agent("opt_max", 5, gamma=1.0), TypeError),
-    ],
+test_bad_hyperparameters_raise = refusal_test(
+    (lambda: OptMax(5, epsilon=0.0), ValueError),
+    (lambda: OptMax(5, epsilon=0.6), ValueError),
+    (lambda: OptMax(5, delta=1.0), ValueError),
+    (lambda: OptMax(5, delta="0.1"), TypeError),
+    (lambda: OptMax(1), ValueError),
+    (lambda: make_agent("opt_max", 5, gamma=1.0), TypeError),
 )
-def test_bad_hyperparameters_raise(factory, error):
-    with pytest.raises(error):
-        factory()

@@ -18,9 +18,9 @@ from pathlib import Path
 import filelock  # noqa: F401 - imported with fcntl present, so it picks the platform's native lock
 import pytest
 
-from dueling_gym.experiments import sweep_backends
-from dueling_gym.experiments.sweep import SweepSpec, run_sweep
-from dueling_gym.experiments.sweep_store import FolderLock, locked_folder
+from dueling_gym.experiments.runs import backends as sweep_backends
+from dueling_gym.experiments.sweeps.sweep import SweepSpec, run_sweep
+from dueling_gym.experiments.runs.store import FolderLock, locked_folder
 
 SMALL = SweepSpec(agents=("rucb", "rmed1"), problems=("cyclic4",), seeds=(0, 1), horizon=2000)
 

@@ -7,8 +7,8 @@ import dataclasses
 from dueling_gym.agents import list_agents
 from dueling_gym.agents.catalogue import agent_role
 from dueling_gym.cli import main
-from dueling_gym.experiments import presets
-from dueling_gym.experiments.sweep_spec import SweepSpec
+from dueling_gym.experiments.studies import presets
+from dueling_gym.experiments.sweeps.spec import SweepSpec
 from dueling_gym.problems import list_problems
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dueling_gym.cli import main
-from dueling_gym.experiments.sweep import ProblemSpec
+from dueling_gym.experiments.sweeps.sweep import ProblemSpec
 from dueling_gym.problems import PreferenceMatrix, load_problem, read_problem_file, save_problem
 
 MATRIX = [[0.5, 0.7, 0.4], [0.3, 0.5, 0.8], [0.6, 0.2, 0.5]]

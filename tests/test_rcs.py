@@ -9,7 +9,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agent_helpers import assert_paths_agree
+from agent_checks import (
+    assert_paths_agree_on,
+    assert_observe_validates_the_action,
+    assert_registered,
+    assert_reset_replays,
+    assert_self_duels_arm_zero,
+    beta_sampled_matrices,
+    feed_wins,
+    leader_wins,
+    refusal_test,
+)
 from condorcet_behaviour import (
     CONDORCET_PROBLEMS,
     assert_finds_condorcet_winner_with_sublinear_regret,
@@ -19,18 +29,9 @@ from dueling_gym.agents import RCS, make_agent
 from dueling_gym.agents.rcs import _binomial_half_tail, sampled_condorcet_winner
 
 
-def _feed(agent, wins: np.ndarray) -> None:
-    """Drive ``agent`` through ``observe`` so that its win matrix becomes ``wins``."""
-    for i, j in zip(*np.nonzero(wins)):
-        for _ in range(wins[i, j]):
-            agent.observe((i, j), True)
-    np.testing.assert_array_equal(agent.wins, wins)
-
-
 @pytest.mark.parametrize("problem", ["sushi", "multisol"])
 def test_fused_generic_and_gym_loops_are_identical(problem):
-    n_arms = 16 if problem == "sushi" else 5
-    assert_paths_agree(lambda: RCS(n_arms), problem, 2000, seed=7)
+    assert_paths_agree_on(problem, RCS, 2000, seed=7)
 
 
 def test_binomial_tail_is_exact():
@@ -47,17 +48,11 @@ def test_sampled_condorcet_winner_has_the_law_of_the_full_sample():
     # Concentrated pairs (0 vs 3, 1 vs 3, 2 vs 3) take the shortcut; the others draw Beta variates.
     wins = np.array([[0, 9, 6, 70], [7, 0, 8, 64], [5, 6, 0, 14], [30, 36, 4, 0]])
     agent = RCS(4, seed=3)
-    _feed(agent, wins)
+    feed_wins(agent, wins)
     n_draws = 40_000
     winners = np.array([sampled_condorcet_winner(agent.state) for _ in range(n_draws)])
     observed = np.bincount(winners + 1, minlength=5) / n_draws
-    rng = np.random.default_rng(0)
-    n_reference = 400_000
-    theta = np.full((n_reference, 4, 4), 0.5)
-    for i in range(4):
-        for j in range(i + 1, 4):
-            theta[:, i, j] = rng.beta(wins[i, j] + 1, wins[j, i] + 1, size=n_reference)
-            theta[:, j, i] = 1 - theta[:, i, j]
+    theta = beta_sampled_matrices(wins, 400_000, np.random.default_rng(0))
     is_winner = (theta >= 0.5).all(axis=2)
     reference = np.concatenate([[1 - is_winner.any(axis=1).mean()], is_winner.mean(axis=0)])
     assert reference[0] > 0.1 and reference[1:4].min() > 0.05  # a non-trivial law
@@ -69,7 +64,7 @@ def test_one_uniform_shortcut_draws_the_exact_tail_probability():
     # theta_01 is drawn with one uniform; arm 1 is the sample's winner with probability
     # P(theta_01 < 1/2) = P(Bin(19, 1/2) >= 15).
     agent = RCS(2, seed=8)
-    _feed(agent, np.array([[0, 14], [4, 0]]))
+    feed_wins(agent, np.array([[0, 14], [4, 0]]))
     n_draws = 200_000
     winners = np.array([sampled_condorcet_winner(agent.state) for _ in range(n_draws)])
     expected = stats.binom.sf(14, 19, 0.5)
@@ -83,7 +78,7 @@ def test_least_chosen_champion_when_the_sample_has_no_condorcet_winner():
     # the arm that beats it (its upper bound is far above 1/2).
     wins = np.array([[0, 300, 100], [100, 0, 300], [300, 100, 0]])
     agent = RCS(3, seed=4)
-    _feed(agent, wins)
+    feed_wins(agent, wins)
     for step in range(60):
         champion, challenger = agent.act()
         assert agent.champion_turns.max() - agent.champion_turns.min() <= 1
@@ -93,15 +88,10 @@ def test_least_chosen_champion_when_the_sample_has_no_condorcet_winner():
 
 
 def test_self_duel_once_the_condorcet_winner_is_clear():
-    wins = np.zeros((4, 4), dtype=np.int64)
-    wins[0, 1:] = 400
-    wins[1:, 0] = 100
+    wins = leader_wins(4, 400, 100)
     wins[1, 2] = wins[2, 1] = wins[1, 3] = wins[3, 1] = wins[2, 3] = wins[3, 2] = 50
     agent = RCS(4, seed=5)
-    _feed(agent, wins)
-    assert all(agent.act() == (0, 0) for _ in range(200))
-    agent.observe((0, 0), True)
-    np.testing.assert_array_equal(agent.wins, wins)  # a self-duel carries no information
+    assert_self_duels_arm_zero(agent, wins, 200)
     assert agent.recommend() == 0
 
 
@@ -133,34 +123,20 @@ def test_linear_copeland_regret_without_a_condorcet_winner():
 
 
 def test_registry_hyperparameters_and_reset():
-    agent = make_agent("rcs", 5, seed=0, alpha=0.8)
-    assert isinstance(agent, RCS) and agent.name == "rcs"
-    assert agent.hyperparameters == {"alpha": 0.8}
+    agent = assert_registered("rcs", RCS, 5, {"alpha": 0.8}, alpha=0.8)
     assert "alpha=0.8" in repr(agent)
-    first = [agent.act() for _ in range(20)]
-    agent.reset(seed=0)
-    assert [agent.act() for _ in range(20)] == first
+    assert_reset_replays(agent, 20)
     assert agent.champion_turns.sum() == 20
 
 
-@pytest.mark.parametrize(
-    ("factory", "error"),
-    [
-        (lambda: RCS(5, alpha=0.5), ValueError),
-        (lambda: RCS(5, alpha=float("nan")), ValueError),
-        (lambda: RCS(5, alpha="0.51"), TypeError),
-        (lambda: RCS(1), ValueError),
-        (lambda: make_agent("rcs", 5, beta=1.0), TypeError),
-    ],
+test_bad_hyperparameters_raise = refusal_test(
+    (lambda: RCS(5, alpha=0.5), ValueError),
+    (lambda: RCS(5, alpha=float("nan")), ValueError),
+    (lambda: RCS(5, alpha="0.51"), TypeError),
+    (lambda: RCS(1), ValueError),
+    (lambda: make_agent("rcs", 5, beta=1.0), TypeError),
 )
-def test_bad_hyperparameters_raise(factory, error):
-    with pytest.raises(error):
-        factory()
 
 
 def test_observe_validates_the_action():
-    agent = RCS(4)
-    with pytest.raises(ValueError):
-        agent.observe((0, 4), True)
-    with pytest.raises(TypeError):
-        agent.observe(0, True)
+    assert_observe_validates_the_action(RCS(4))

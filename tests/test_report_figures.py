@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dueling_gym.experiments import report
+from dueling_gym.experiments.sweeps import report
 from dueling_gym.experiments.plot_style import agent_styles, band_caption, percentile_band, regret_label
-from dueling_gym.experiments.report import RegretCurve, plot_regret, summary_markdown
+from dueling_gym.experiments.sweeps.report import RegretCurve, plot_regret, summary_markdown
 from dueling_gym.stats import NO_SPREAD_NOTE, bootstrap_mean_interval
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -85,7 +85,7 @@ def test_an_agent_keeps_its_style_in_every_panel_of_a_regret_figure(monkeypatch)
 def test_the_learned_figure_keeps_one_style_per_agent_and_bootstrap_bars_above_zero(tmp_path, monkeypatch):
     from matplotlib.figure import Figure
 
-    from dueling_gym.experiments.learned_evaluation import _plot, _regret_rows
+    from dueling_gym.experiments.studies.learned_evaluation import _plot, _regret_rows
 
     rng = np.random.default_rng(0)
     horizons = [100, 1000, 10_000]
@@ -191,7 +191,7 @@ def test_one_run_prints_n_a_with_its_note_and_draws_no_band(monkeypatch, tmp_pat
 
 
 def test_the_learned_summary_prints_n_a_for_one_run():
-    from dueling_gym.experiments.learned_evaluation import _paired_summary, _regret_rows, _summary, paired_comparison
+    from dueling_gym.experiments.studies.learned_evaluation import _paired_summary, _regret_rows, _summary, paired_comparison
 
     per_run = {("gap", "learned"): np.array([[3.0, 9.0]]), ("gap", "rucb"): np.array([[4.0, 12.0]])}
     rows = _regret_rows(per_run, [100, 1000])
@@ -202,7 +202,7 @@ def test_the_learned_summary_prints_n_a_for_one_run():
 def test_the_sample_complexity_figure_names_its_sizes_and_its_points(tmp_path, monkeypatch):
     from matplotlib.figure import Figure
 
-    from dueling_gym.experiments.sample_complexity import plot
+    from dueling_gym.experiments.studies.sample_complexity import plot
 
     rows = [{"instance": f"l{l}_s0", "n_positions": l, "hardness": 10.0 * l, "agent": agent, "samples": 1000 * l,
              "seed": seed} for l in (2, 4) for agent in ("clucb_borda_exact", "clucb_borda_pac") for seed in (0, 1)]

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from agent_checks import assert_observe_validates_the_action, refusal_test
 from agent_helpers import assert_paths_agree
 from condorcet_behaviour import (
     CONDORCET_PROBLEMS,
@@ -15,7 +16,7 @@ from condorcet_behaviour import (
     assert_linear_regret_without_condorcet_winner,
 )
 from dueling_gym.agents import RMED2, RMED2FH, make_agent
-from dueling_gym.agents.rmed2 import regret_aware_partner
+from dueling_gym.agents.rmed.rmed2 import regret_aware_partner
 from dueling_gym.problems import load_problem
 from dueling_gym.stats import kl_bernoulli
 
@@ -180,30 +181,20 @@ def test_registry_and_hyperparameters():
     assert "horizon=1000" in repr(fh)
 
 
-@pytest.mark.parametrize(
-    ("factory", "error"),
-    [
-        (lambda: RMED2(5, alpha=-1.0), ValueError),
-        (lambda: RMED2(5, alpha="3"), TypeError),
-        (lambda: RMED2(5, f_scale=-0.1), ValueError),
-        (lambda: RMED2(5, f_exponent=float("nan")), ValueError),
-        (lambda: RMED2(1), ValueError),
-        (lambda: RMED2FH(5), TypeError),
-        (lambda: RMED2FH(5, horizon=2), ValueError),
-        (lambda: RMED2FH(5, horizon=100.0), TypeError),
-        (lambda: RMED2FH(5, horizon=True), TypeError),
-        (lambda: make_agent("rmed2", 5, horizon=10), TypeError),
-    ],
+test_bad_hyperparameters_raise = refusal_test(
+    (lambda: RMED2(5, alpha=-1.0), ValueError),
+    (lambda: RMED2(5, alpha="3"), TypeError),
+    (lambda: RMED2(5, f_scale=-0.1), ValueError),
+    (lambda: RMED2(5, f_exponent=float("nan")), ValueError),
+    (lambda: RMED2(1), ValueError),
+    (lambda: RMED2FH(5), TypeError),
+    (lambda: RMED2FH(5, horizon=2), ValueError),
+    (lambda: RMED2FH(5, horizon=100.0), TypeError),
+    (lambda: RMED2FH(5, horizon=True), TypeError),
+    (lambda: make_agent("rmed2", 5, horizon=10), TypeError),
 )
-def test_bad_hyperparameters_raise(factory, error):
-    with pytest.raises(error):
-        factory()
 
 
 @pytest.mark.parametrize("name", sorted(FACTORIES))
 def test_observe_validates_the_action(name):
-    agent = FACTORIES[name](4)
-    with pytest.raises(ValueError):
-        agent.observe((0, 4), True)
-    with pytest.raises(TypeError):
-        agent.observe(0, True)
+    assert_observe_validates_the_action(FACTORIES[name](4))

@@ -8,6 +8,15 @@ import math
 import numpy as np
 import pytest
 
+from agent_checks import (
+    assert_observe_validates_the_action,
+    assert_self_duels_arm_zero,
+    beta_sampled_matrices,
+    feed_wins,
+    leader_wins,
+    optimistic_candidates,
+    refusal_test,
+)
 from agent_helpers import assert_paths_agree
 from dueling_gym.agents import make_agent
 from dueling_gym.agents.dts import DTS
@@ -166,41 +175,18 @@ def test_rmed1_divergences_match_a_fresh_computation():
 # ---------------------------------------------------------------------------------------------
 # DTS rules
 # ---------------------------------------------------------------------------------------------
-def _feed(agent, wins: np.ndarray) -> None:
-    """Drive ``agent`` through ``observe`` so that its win matrix becomes ``wins``."""
-    for i, j in zip(*np.nonzero(wins)):
-        for _ in range(wins[i, j]):
-            agent.observe((i, j), True)
-    np.testing.assert_array_equal(agent.wins, wins)
-
-
-def _optimistic_candidates(wins: np.ndarray, alpha: float, t: int) -> np.ndarray:
-    totals = wins + wins.T
-    means = np.divide(wins, totals, out=np.full(wins.shape, 0.5), where=totals > 0)
-    upper = np.where(totals > 0, means + np.sqrt(alpha * math.log(t + 1) / np.maximum(totals, 1)), 1.0)
-    np.fill_diagonal(upper, 0.5)
-    counts = (upper >= 0.5).sum(axis=1) - 1
-    return np.flatnonzero(counts == counts.max())
-
-
 def test_dts_first_arm_has_the_law_of_the_full_first_sample():
     """The lazily drawn first sample gives the same law of a1 as drawing every theta_ij."""
     wins = np.array([[0, 6, 3, 4], [4, 0, 6, 2], [5, 3, 0, 7], [4, 6, 2, 0]])
     agent = DTS(4, seed=1)
-    _feed(agent, wins)
-    assert _optimistic_candidates(wins, 0.51, int(wins.sum())).size == 4
+    feed_wins(agent, wins)
+    assert optimistic_candidates(wins, 0.51, int(wins.sum())).all()
     n_draws = 20_000
     firsts = np.array([agent.act()[0] for _ in range(n_draws)])
     observed = np.bincount(firsts, minlength=4) / n_draws
     # Reference: Algorithm 1 of Wu and Liu (2016), lines 7-9, literally: every theta_ij (i < j)
     # drawn, random ties.
-    rng = np.random.default_rng(0)
-    n_reference = 200_000
-    theta = np.full((n_reference, 4, 4), 0.5)
-    for i in range(4):
-        for j in range(i + 1, 4):
-            theta[:, i, j] = rng.beta(wins[i, j] + 1, wins[j, i] + 1, size=n_reference)
-            theta[:, j, i] = 1 - theta[:, i, j]
+    theta = beta_sampled_matrices(wins, 200_000, np.random.default_rng(0))
     votes = (theta > 0.5).sum(axis=2)
     maxima = votes == votes.max(axis=1, keepdims=True)
     reference = (maxima / maxima.sum(axis=1, keepdims=True)).mean(axis=0)
@@ -212,8 +198,8 @@ def test_dts_first_arm_is_an_optimistic_copeland_candidate():
     # Arm 3 is clearly beaten by 0 and 1: its optimistic count is below the others'.
     wins = np.array([[0, 10, 8, 60], [9, 0, 10, 60], [11, 9, 0, 30], [2, 1, 25, 0]])
     agent = DTS(4, seed=2)
-    _feed(agent, wins)
-    candidates = _optimistic_candidates(wins, agent.alpha, int(wins.sum()))
+    feed_wins(agent, wins)
+    candidates = np.flatnonzero(optimistic_candidates(wins, agent.alpha, int(wins.sum())))
     assert 3 not in candidates
     firsts = {agent.act()[0] for _ in range(500)}
     assert firsts <= set(candidates.tolist())
@@ -221,14 +207,8 @@ def test_dts_first_arm_is_an_optimistic_copeland_candidate():
 
 
 def test_dts_self_duel_when_no_arm_plausibly_beats_the_first():
-    wins = np.zeros((4, 4), dtype=np.int64)
-    wins[0, 1:] = 400
-    wins[1:, 0] = 100
     agent = DTS(4, seed=3)
-    _feed(agent, wins)
-    assert all(agent.act() == (0, 0) for _ in range(200))
-    agent.observe((0, 0), False)
-    np.testing.assert_array_equal(agent.wins, wins)  # a self-duel carries no information
+    assert_self_duels_arm_zero(agent, leader_wins(4, 400, 100), 200)
     assert agent.recommend() == 0
 
 
@@ -239,7 +219,7 @@ def test_dts_second_arm_excludes_arms_known_to_beat_the_first():
     # the second arm is a1 itself.  Without the filter it would be a1's superior.
     wins = np.array([[0, 300, 100], [100, 0, 300], [300, 100, 0]])
     agent = DTS(3, seed=4)
-    _feed(agent, wins)
+    feed_wins(agent, wins)
     duels = [agent.act() for _ in range(300)]
     assert all(first == second for first, second in duels)
     assert {first for first, _ in duels} == {0, 1, 2}
@@ -262,36 +242,26 @@ def test_registry_and_hyperparameters():
         assert 0 <= agent.recommend() < 5
 
 
-@pytest.mark.parametrize(
-    ("factory", "error"),
-    [
-        (lambda: RMED1(5, f_scale=-0.1), ValueError),
-        (lambda: RMED1(5, f_scale="0.3"), TypeError),
-        (lambda: RMED1(5, f_exponent=float("nan")), ValueError),
-        (lambda: RMED1(5, f_exponent=None), TypeError),
-        (lambda: RMED1(5, initial_draws=0), ValueError),
-        (lambda: RMED1(5, initial_draws=1.5), TypeError),
-        (lambda: RMED1(5, initial_draws=True), TypeError),
-        (lambda: RMED1(1), ValueError),
-        (lambda: RMED1(2.0), TypeError),
-        (lambda: DTS(5, alpha=0.5), ValueError),
-        (lambda: DTS(5, alpha=0.2), ValueError),
-        (lambda: DTS(5, alpha=float("inf")), ValueError),
-        (lambda: DTS(5, alpha="0.51"), TypeError),
-        (lambda: DTS(1), ValueError),
-        (lambda: make_agent("dts", 5, beta=1.0), TypeError),
-        (lambda: make_agent("rmed1", 5, alpha=0.51), TypeError),
-    ],
+test_bad_hyperparameters_raise = refusal_test(
+    (lambda: RMED1(5, f_scale=-0.1), ValueError),
+    (lambda: RMED1(5, f_scale="0.3"), TypeError),
+    (lambda: RMED1(5, f_exponent=float("nan")), ValueError),
+    (lambda: RMED1(5, f_exponent=None), TypeError),
+    (lambda: RMED1(5, initial_draws=0), ValueError),
+    (lambda: RMED1(5, initial_draws=1.5), TypeError),
+    (lambda: RMED1(5, initial_draws=True), TypeError),
+    (lambda: RMED1(1), ValueError),
+    (lambda: RMED1(2.0), TypeError),
+    (lambda: DTS(5, alpha=0.5), ValueError),
+    (lambda: DTS(5, alpha=0.2), ValueError),
+    (lambda: DTS(5, alpha=float("inf")), ValueError),
+    (lambda: DTS(5, alpha="0.51"), TypeError),
+    (lambda: DTS(1), ValueError),
+    (lambda: make_agent("dts", 5, beta=1.0), TypeError),
+    (lambda: make_agent("rmed1", 5, alpha=0.51), TypeError),
 )
-def test_bad_hyperparameters_raise(factory, error):
-    with pytest.raises(error):
-        factory()
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))
 def test_observe_validates_the_action(name):
-    agent = make_agent(name, 4)
-    with pytest.raises(ValueError):
-        agent.observe((0, 4), True)
-    with pytest.raises(TypeError):
-        agent.observe(0, True)
+    assert_observe_validates_the_action(make_agent(name, 4))

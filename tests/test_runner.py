@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dueling_gym.experiments.runner import run_units
-from dueling_gym.experiments.sweep import SweepInterrupted, UnitFailed
-from dueling_gym.experiments.sweep_store import content_digest
-from dueling_gym.experiments.work_units import WorkUnit, identity_digest
+from dueling_gym.experiments.runs.runner import run_units
+from dueling_gym.experiments.sweeps.sweep import SweepInterrupted, UnitFailed
+from dueling_gym.experiments.runs.store import content_digest
+from dueling_gym.experiments.runs.work_units import WorkUnit, identity_digest
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def test_a_wrong_or_damaged_unit_file_is_moved_aside_and_run_again(tmp_path):
 
 
 def test_folders_hold_one_kind_of_study(tmp_path):
-    from dueling_gym.experiments.sweep import SweepSpec, run_sweep
+    from dueling_gym.experiments.sweeps.sweep import SweepSpec, run_sweep
 
     run_units(_squares(tmp_path, [1]), tmp_path / "squares", kind="squares", progress=False)
     with pytest.raises(ValueError, match="holds a squares, not a cubes"):
@@ -130,8 +130,8 @@ def test_ctrl_c_keeps_the_finished_units_and_a_failing_unit_is_named(tmp_path):
 # --------------------------------------------------------------------------------------------
 
 def test_the_sample_complexity_study_resumes_from_verified_files(tmp_path, monkeypatch):
-    from dueling_gym.experiments import sample_complexity
-    from dueling_gym.experiments.sample_complexity import SampleComplexityUnit, run_study
+    from dueling_gym.experiments.studies import sample_complexity
+    from dueling_gym.experiments.studies.sample_complexity import SampleComplexityUnit, run_study
 
     settings = dict(quick=True, agents=("clucb_borda_pac",), progress=False)
     first = run_study(tmp_path, jobs=2, **settings)
@@ -158,7 +158,7 @@ def test_the_sample_complexity_study_resumes_from_verified_files(tmp_path, monke
 
 def test_the_sample_complexity_study_on_ray_matches_one_process(tmp_path):
     pytest.importorskip("ray")
-    from dueling_gym.experiments.sample_complexity import run_study
+    from dueling_gym.experiments.studies.sample_complexity import run_study
 
     settings = dict(quick=True, agents=("clucb_borda_pac",), progress=False)
     local = run_study(tmp_path / "local", **settings)
@@ -168,8 +168,8 @@ def test_the_sample_complexity_study_on_ray_matches_one_process(tmp_path):
 
 def test_the_learned_evaluation_resumes_and_notices_a_changed_policy_file(tmp_path, monkeypatch):
     from dueling_gym.agents.learned import DATA_DIRECTORY
-    from dueling_gym.experiments import learned_evaluation
-    from dueling_gym.experiments.learned_evaluation import evaluate
+    from dueling_gym.experiments.studies import learned_evaluation
+    from dueling_gym.experiments.studies.learned_evaluation import evaluate
 
     policy = tmp_path / "policy.npz"
     policy.write_bytes((DATA_DIRECTORY / "learned_k5.npz").read_bytes())
@@ -196,8 +196,8 @@ def test_the_learned_evaluation_resumes_and_notices_a_changed_policy_file(tmp_pa
 
 
 def test_more_local_jobs_than_cores_warn_and_workers_never_outnumber_the_units(tmp_path, monkeypatch):
-    from dueling_gym.experiments import runner
-    from dueling_gym.experiments.runner import usable_cores
+    from dueling_gym.experiments.runs import runner
+    from dueling_gym.experiments.runs.runner import usable_cores
 
     monkeypatch.setattr(runner, "_WARNED_JOBS", set())  # the warning comes once per process
 
@@ -214,7 +214,7 @@ def test_more_local_jobs_than_cores_warn_and_workers_never_outnumber_the_units(t
 
 def test_verify_replays_a_sweep_and_names_the_file_and_field_that_differ(tmp_path, capsys):
     from dueling_gym.cli import main
-    from dueling_gym.experiments.sweep import SweepSpec, run_sweep
+    from dueling_gym.experiments.sweeps.sweep import SweepSpec, run_sweep
     from dueling_gym.experiments.verify import verify_folder
 
     out = tmp_path / "sweep"
@@ -244,8 +244,8 @@ def test_verify_replays_a_sweep_and_names_the_file_and_field_that_differ(tmp_pat
 
 
 def test_verify_replays_the_studies(tmp_path):
-    from dueling_gym.experiments.learned_evaluation import evaluate
-    from dueling_gym.experiments.sample_complexity import run_study
+    from dueling_gym.experiments.studies.learned_evaluation import evaluate
+    from dueling_gym.experiments.studies.sample_complexity import run_study
     from dueling_gym.experiments.verify import verify_folder
 
     run_study(tmp_path / "cpe", quick=True, agents=("clucb_borda_pac",), progress=False)

@@ -88,7 +88,7 @@ def test_the_fused_loop_is_rebuilt_when_the_kernels_change(tmp_path, monkeypatch
 
 def test_warmup_runs_the_named_tasks_and_refuses_unknown_ones(capsys):
     from dueling_gym.cli import main
-    from dueling_gym.experiments.warmup import warmup, warmup_tasks
+    from dueling_gym.experiments.runs.warmup import warmup, warmup_tasks
 
     tasks = warmup_tasks()
     assert "agent:rucb" in tasks and "agent:car_cond" in tasks and "environments" in tasks

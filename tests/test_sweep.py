@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from dueling_gym.cli import main
-from dueling_gym.experiments.report import aggregate, summary_markdown
-from dueling_gym.experiments.sweep import AgentSpec, ProblemSpec, SweepSpec, load_results, run_sweep
+from dueling_gym.experiments.sweeps.report import aggregate, summary_markdown
+from dueling_gym.experiments.sweeps.sweep import AgentSpec, ProblemSpec, SweepSpec, load_results, run_sweep
 
 SMALL = SweepSpec(agents=("rucb", "rmed1"), problems=("multisol", "cyclic4"), seeds=(0, 1, 2), horizon=3000)
 
@@ -54,7 +54,7 @@ def test_rerun_skips_finished_units_and_rejects_a_different_sweep(tmp_path):
 def test_resume_after_a_killed_worker_loses_and_repeats_nothing(tmp_path):
     out = tmp_path / "sweep"
     script = textwrap.dedent(f"""
-        from dueling_gym.experiments.sweep import SweepSpec, run_sweep
+        from dueling_gym.experiments.sweeps.sweep import SweepSpec, run_sweep
         spec = SweepSpec(agents=("rucb",), problems=("sushi",), seeds=tuple(range(40)), horizon=400_000)
         run_sweep(spec, {str(out)!r}, jobs=2, progress=False)
     """)
@@ -186,7 +186,7 @@ def test_reproduce_list(capsys):
 
 @pytest.mark.parametrize("quick", [True, False])
 def test_every_preset_builds_with_registered_agents(quick):
-    from dueling_gym.experiments.presets import PRESETS
+    from dueling_gym.experiments.studies.presets import PRESETS
 
     for preset in PRESETS.values():
         if preset.kind != "regret":
@@ -199,7 +199,7 @@ def test_every_preset_builds_with_registered_agents(quick):
 
 def test_reproduce_quick_preset_end_to_end(tmp_path, capsys, monkeypatch):
     # The quick preset shrunk further (two problems, two seeds) through the same code path.
-    from dueling_gym.experiments import presets
+    from dueling_gym.experiments.studies import presets
 
     small = presets.Preset(
         name="tiny", title="tiny", reference="test",
@@ -235,7 +235,7 @@ def test_reproduce_cpe_db_quick_resumes(tmp_path, capsys):
 
 
 def test_workers_get_every_unit_once_in_shrinking_batches():
-    from dueling_gym.experiments.runner import unit_batches as _batches
+    from dueling_gym.experiments.runs.runner import unit_batches as _batches
 
     units = list(range(1000))
     for jobs in (2, 16):

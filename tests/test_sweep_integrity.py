@@ -3,10 +3,12 @@ validation before writing, extension and conflicts."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dueling_gym.experiments.sweep import ProblemSpec, SweepSpec, load_results, run_sweep
+from dueling_gym.experiments.sweeps.sweep import ProblemSpec, SweepSpec, load_results, run_sweep
 
 HORIZON = 300
 BASE = dict(agents=("rucb", "rmed1"), problems=("cyclic4",), seeds=(0, 1), horizon=HORIZON)
@@ -39,6 +41,15 @@ def clean(tmp_path_factory):
 
 def _units(folder: Path) -> list[Path]:
     return sorted((folder / "units").glob("*.json"))
+
+
+@contextlib.contextmanager
+def _scratch_copy(folder: Path) -> Iterator[tuple[Path, list[Path]]]:
+    """A scratch copy of the sweep ``folder`` and its unit files, deleted on leaving."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "sweep"
+        shutil.copytree(folder, out)
+        yield out, _units(out)
 
 
 def _wrong_horizon(text: str) -> str:
@@ -74,10 +85,7 @@ CORRUPTIONS = st.sampled_from(["truncate", "empty", "foreign", "wrong_horizon", 
 def test_damaged_or_foreign_unit_files_are_moved_aside_and_rerun(clean, damage, strays):
     folder, foreign = clean
     expected_table = (folder / "results.csv").read_text()
-    with tempfile.TemporaryDirectory() as scratch:
-        out = Path(scratch) / "sweep"
-        shutil.copytree(folder, out)
-        files = _units(out)
+    with _scratch_copy(folder) as (out, files):
         for index, kind, fraction in damage:
             path = files[index]
             text = path.read_text()
@@ -163,14 +171,11 @@ IMPLAUSIBLE = {
                       max_size=3, unique_by=lambda e: e[0]))
 def test_implausible_unit_files_are_rejected_naming_the_field(clean, edits):
     """Edited files are caught by their content digest; re-signed ones by the check of the field itself."""
-    from dueling_gym.experiments.sweep_store import content_digest
+    from dueling_gym.experiments.runs.store import content_digest
 
     folder, _ = clean
     expected_table = (folder / "results.csv").read_text()
-    with tempfile.TemporaryDirectory() as scratch:
-        out = Path(scratch) / "sweep"
-        shutil.copytree(folder, out)
-        files = _units(out)
+    with _scratch_copy(folder) as (out, files):
         for index, name, resign in edits:
             record = json.loads(files[index].read_text())
             IMPLAUSIBLE[name][0](record)
@@ -190,16 +195,14 @@ def test_implausible_unit_files_are_rejected_naming_the_field(clean, edits):
 
 def test_every_field_of_a_unit_file_with_a_value_of_another_type_is_rejected(clean):
     """Each field in turn gets a value of a type it never has (the file re-signed): always rejected."""
-    from dueling_gym.experiments.sweep_store import content_digest
+    from dueling_gym.experiments.runs.store import content_digest
 
     folder, _ = clean
     record = json.loads(_units(folder)[0].read_text())
     for field in sorted(set(record) - {"content_sha256"}):
         bogus = [1] if isinstance(record[field], dict) else {"bogus": 1}
-        with tempfile.TemporaryDirectory() as scratch:
-            out = Path(scratch) / "sweep"
-            shutil.copytree(folder, out)
-            path = _units(out)[0]
+        with _scratch_copy(folder) as (out, files):
+            path = files[0]
             edited = json.loads(path.read_text()) | {field: bogus}
             edited["content_sha256"] = content_digest(edited)
             path.write_text(json.dumps(edited))
@@ -215,7 +218,7 @@ def test_duplicates_are_counted_once(tmp_path):
     assert len(spec.agents) == 1 and len(spec.problems) == 1 and spec.seeds == (1, 2)
     records = run_sweep(spec, tmp_path, progress=False)
     assert len(records) == 2 == len(_units(tmp_path))
-    from dueling_gym.experiments.report import aggregate
+    from dueling_gym.experiments.sweeps.report import aggregate
 
     assert [curve.n_runs for curve in aggregate(load_results(tmp_path))] == [2]
 
@@ -314,11 +317,12 @@ def test_result_files_follow_the_umask(tmp_path):
 def test_a_failing_unit_is_reported_and_finished_units_are_kept(tmp_path, monkeypatch):
     import importlib
 
-    from dueling_gym.experiments.sweep import UnitFailed
+    from dueling_gym.experiments.sweeps.sweep import UnitFailed
 
     simulate_module = importlib.import_module("dueling_gym.experiments.simulate")
 
-    real = simulate_module.simulate
+    # A sweep's units play the validated entry (their spec checked the arguments).
+    real = simulate_module.simulate_validated
     calls = []
 
     def failing_on_second(*args, **kwargs):
@@ -327,18 +331,18 @@ def test_a_failing_unit_is_reported_and_finished_units_are_kept(tmp_path, monkey
             raise RuntimeError("numerical trouble")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(simulate_module, "simulate", failing_on_second)
+    monkeypatch.setattr(simulate_module, "simulate_validated", failing_on_second)
     with pytest.raises(UnitFailed, match="seed1.*numerical trouble"):
         run_sweep(SweepSpec(**BASE), tmp_path, progress=False)
     assert len(_units(tmp_path)) == 1
-    monkeypatch.setattr(simulate_module, "simulate", real)
+    monkeypatch.setattr(simulate_module, "simulate_validated", real)
     assert len(run_sweep(SweepSpec(**BASE), tmp_path, progress=False)) == 4
 
 
 def test_settings_that_cannot_be_stored_are_refused():
     import numpy as np
 
-    from dueling_gym.experiments.sweep import AgentSpec
+    from dueling_gym.experiments.sweeps.sweep import AgentSpec
 
     with pytest.raises(TypeError, match="JSON"):
         AgentSpec("rucb", {"alpha": np.int64(1)})
@@ -376,8 +380,7 @@ def test_a_policy_file_rewritten_at_its_path_makes_new_runs(tmp_path):
 
 
 def test_the_folder_lock_is_taken_before_the_manifest_is_read(tmp_path, monkeypatch):
-    from dueling_gym.experiments import sweep
-    from dueling_gym.experiments.sweep_store import FolderLock
+    from dueling_gym.experiments.runs.store import FolderLock
 
     out = tmp_path / "sweep"
     run_sweep(SweepSpec(**BASE), out, progress=False)
@@ -390,7 +393,9 @@ def test_the_folder_lock_is_taken_before_the_manifest_is_read(tmp_path, monkeypa
     def unreachable(address, jobs):
         raise ConnectionError("could not connect to Ray")
 
-    monkeypatch.setattr(sweep, "connect_ray", unreachable)
+    from dueling_gym.experiments.runs import runner
+
+    monkeypatch.setattr(runner, "connect_ray", unreachable)  # a sweep's units run through the runner
     with pytest.raises(ConnectionError):
         run_sweep(SweepSpec(**BASE), tmp_path / "new", progress=False, backend="ray", address="auto")
     assert not (tmp_path / "new").exists()

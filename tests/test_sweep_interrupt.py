@@ -109,7 +109,7 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
 
 def test_an_unreachable_ray_cluster_fails_within_the_time_limit(tmp_path):
     pytest.importorskip("ray")
-    from dueling_gym.experiments.sweep_backends import connect_ray
+    from dueling_gym.experiments.runs.backends import connect_ray
 
     started = time.monotonic()
     with pytest.raises(ConnectionError, match="could not connect to Ray"):

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from dueling_gym.cli import main
-from dueling_gym.experiments.report import MAX_PROBLEM_PANELS, RegretCurve, panel_layout, plot_regret, series_styles
+from dueling_gym.experiments.sweeps.report import MAX_PROBLEM_PANELS, RegretCurve, panel_layout, plot_regret, series_styles
 
 HORIZON = "300"
 
@@ -184,12 +184,12 @@ def test_read_only_folder_is_a_one_line_error(tmp_path, capsys):
 
 
 def test_write_failures_are_one_line(tmp_path, capsys, monkeypatch):
-    from dueling_gym.experiments import sweep
+    from dueling_gym.experiments.runs import runner
 
     def full_disk(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(sweep, "atomic_write_text", full_disk)
+    monkeypatch.setattr(runner, "atomic_write_text", full_disk)  # the runner writes a sweep's manifest
     with pytest.raises(SystemExit) as excinfo:
         main(["run", "--agents", "rucb", "--problems", "sushi", "--seeds", "1", "--horizon", "10", "--no-progress",
               "--out", str(tmp_path / "x")])
@@ -244,7 +244,7 @@ def test_any_command_line_runs_correctly_or_fails_in_one_line(tmp_path_factory, 
 
 
 def _curve(agent: str, values, runs: int = 3):
-    from dueling_gym.experiments.report import RegretCurve
+    from dueling_gym.experiments.sweeps.report import RegretCurve
 
     t = np.array([1, 10, 100, 1000, 10_000])
     values = np.asarray(values, dtype=float)
@@ -257,7 +257,7 @@ def test_the_y_axis_shows_the_sublinear_curves_and_the_bounds_and_marks_the_line
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from dueling_gym.experiments.report import _draw_over_t, series_styles
+    from dueling_gym.experiments.sweeps.report import _draw_over_t, series_styles
 
     logarithmic = _curve("ccb", [0, 20, 40, 60, 80])
     linear = _curve("rucb", [0, 5, 50, 500, 5000])
@@ -276,8 +276,8 @@ def test_the_y_axis_shows_the_sublinear_curves_and_the_bounds_and_marks_the_line
 
 def test_plot_draws_a_folder_with_the_title_it_was_run_with(tmp_path, monkeypatch):
     from dueling_gym.cli import main
-    from dueling_gym.experiments import report
-    from dueling_gym.experiments.sweep import SweepSpec, execute_sweep
+    from dueling_gym.experiments.sweeps import report
+    from dueling_gym.experiments.sweeps.sweep import SweepSpec, execute_sweep
 
     execute_sweep(SweepSpec(agents=("rucb",), problems=("cyclic4",), seeds=(0, 1), horizon=200), tmp_path / "run",
                   progress=False, title="A preset's title")
@@ -288,7 +288,7 @@ def test_plot_draws_a_folder_with_the_title_it_was_run_with(tmp_path, monkeypatc
 
 
 def test_summaries_give_a_bootstrap_interval_beside_the_t_interval_and_say_how_each_is_made():
-    from dueling_gym.experiments.report import summary_csv, summary_markdown, summary_rows
+    from dueling_gym.experiments.sweeps.report import summary_csv, summary_markdown, summary_rows
     from dueling_gym.stats import bootstrap_mean_interval, mean_half_width
 
     # Bimodal regret at T: eight runs found the winner, two locked onto a wrong arm.

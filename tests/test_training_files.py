@@ -15,7 +15,7 @@ from dueling_gym.agents.learned import WEIGHT_NAMES, load_policy_weights
 from dueling_gym.cli import main as cli_main
 from dueling_gym.experiments.learning.evolution import train_evolution
 from dueling_gym.atomic_files import atomic_write
-from dueling_gym.experiments.npz_files import check_finite, load_npz, save_npz_atomically
+from dueling_gym.experiments.learning.npz_files import check_finite, load_npz, save_npz_atomically
 from dueling_gym.pair_network.files import save_policy_atomically
 
 TINY = dict(families=("no_condorcet_winner", "utility_based"), n_arms=4, horizon=40, pairs=2, problems_per_family=2,
@@ -142,6 +142,16 @@ def _copy(folder: Path, target: Path) -> Path:
     return target
 
 
+def _stopped_checkpoint(es_runs, tmp_path: Path) -> tuple[Path, Path, dict[str, np.ndarray]]:
+    """A copy of the stopped ES run, its checkpoint's path and the checkpoint's arrays."""
+    _, stopped = es_runs
+    run = _copy(stopped, tmp_path / "run")
+    checkpoint = run / "checkpoint.npz"
+    with np.load(checkpoint) as archive:
+        saved = {key: archive[key] for key in archive.files}
+    return run, checkpoint, saved
+
+
 def _assert_same_policy(first: Path, second: Path) -> None:
     with np.load(first) as a, np.load(second) as b:
         for name in WEIGHT_NAMES:
@@ -174,11 +184,7 @@ def test_es_refuses_a_truncated_checkpoint_then_starts_afresh_on_request(es_runs
 @pytest.mark.parametrize("name", ["theta", "first_moment", "second_moment", "best_theta"])
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_es_refuses_a_checkpoint_with_non_finite_parameters(es_runs, tmp_path, name, bad):
-    _, stopped = es_runs
-    run = _copy(stopped, tmp_path / "run")
-    checkpoint = run / "checkpoint.npz"
-    with np.load(checkpoint) as archive:
-        saved = {key: archive[key] for key in archive.files}
+    run, checkpoint, saved = _stopped_checkpoint(es_runs, tmp_path)
     saved[name] = saved[name].copy()
     saved[name][1] = bad
     np.savez(checkpoint, **saved)
@@ -199,11 +205,7 @@ def test_es_refuses_a_checkpoint_with_non_finite_parameters(es_runs, tmp_path, n
     ({"rng_state": np.array([1, 2])}, "array rng_state has dtype int64"),
 ])
 def test_es_refuses_a_checkpoint_with_wrong_arrays(es_runs, tmp_path, change, fragment):
-    _, stopped = es_runs
-    run = _copy(stopped, tmp_path / "run")
-    checkpoint = run / "checkpoint.npz"
-    with np.load(checkpoint) as archive:
-        saved = {key: archive[key] for key in archive.files}
+    run, checkpoint, saved = _stopped_checkpoint(es_runs, tmp_path)
     for key, value in change.items():
         if value is None:
             del saved[key]

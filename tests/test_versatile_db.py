@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from agent_checks import assert_registered, assert_reset_replays, refusal_test
 from agent_helpers import assert_paths_agree
 from condorcet_behaviour import CONDORCET_PROBLEMS, assert_finds_condorcet_winner_with_sublinear_regret
 from dueling_gym.agents import VersatileDB, make_agent
@@ -139,24 +140,14 @@ def test_square_root_regret_against_adversarial_preferences():
 
 
 def test_registry_hyperparameters_and_reset():
-    agent = make_agent("versatile_db", 6, seed=0, learning_rate=1.0)
-    assert isinstance(agent, VersatileDB) and agent.name == "versatile_db"
-    assert agent.hyperparameters == {"learning_rate": 1.0}
-    first = [agent.act() for _ in range(5)]
-    agent.reset(seed=0)
-    assert [agent.act() for _ in range(5)] == first
+    agent = assert_registered("versatile_db", VersatileDB, 6, {"learning_rate": 1.0}, learning_rate=1.0)
+    assert_reset_replays(agent, 5)
 
 
-@pytest.mark.parametrize(
-    ("factory", "error"),
-    [
-        (lambda: VersatileDB(5, learning_rate=0.0), ValueError),
-        (lambda: VersatileDB(5, learning_rate=float("inf")), ValueError),
-        (lambda: VersatileDB(5, learning_rate="2"), TypeError),
-        (lambda: VersatileDB(1), ValueError),
-        (lambda: make_agent("versatile_db", 5, eta=1.0), TypeError),
-    ],
+test_bad_hyperparameters_raise = refusal_test(
+    (lambda: VersatileDB(5, learning_rate=0.0), ValueError),
+    (lambda: VersatileDB(5, learning_rate=float("inf")), ValueError),
+    (lambda: VersatileDB(5, learning_rate="2"), TypeError),
+    (lambda: VersatileDB(1), ValueError),
+    (lambda: make_agent("versatile_db", 5, eta=1.0), TypeError),
 )
-def test_bad_hyperparameters_raise(factory, error):
-    with pytest.raises(error):
-        factory()

@@ -357,6 +357,12 @@ class CARCond(_CAR):
         Accepted for API uniformity; the algorithm is deterministic given the outcomes.
     """
 
+    guarantee = (
+        "With probability at least ``1 - δ`` it returns the Condorcet matching, which it assumes exists, after "
+        "``O(Σ_j Σ_{e ≠ e' ∈ E_j} (Δ^C_{e,e'})^-2 ln(K / (δ (Δ^C_{e,e'})²)))`` duels (Chen, Du, Huang & Zhao, "
+        "ICML 2020, Theorem 4)."
+    )
+
     def __init__(self, problem: Any, *, delta: float = 0.05, seed: SeedLike = None):
         self.delta = check_probability("delta", delta, open_low=True, open_high=True)
         super().__init__(problem, seed=seed)
@@ -390,6 +396,12 @@ class CARVerify(_CAR):
     seed : int, SeedSequence or None
         Accepted for API uniformity; the algorithm is deterministic given the outcomes.
     """
+
+    guarantee = (
+        "If a Condorcet matching exists, with probability at least ``1 - δ`` it returns that matching or "
+        "declares \"error\" (Chen, Du, Huang & Zhao, ICML 2020, appendix: the correctness lemma of CAR-Verify, "
+        "the verification step of CAR-Parallel)."
+    )
 
     def __init__(self, problem: Any, *, delta: float = 0.005, delta0: float = 0.01, seed: SeedLike = None):
         self._set_verification_deltas(delta, delta0, "CAR-Verify (Algorithm 4 line 1)")
@@ -436,6 +448,12 @@ class CARParallel(_CAR):
     seed : int, SeedSequence or None
         Accepted for API uniformity; the algorithm is deterministic given the outcomes.
     """
+
+    guarantee = (
+        "If a Condorcet matching exists and ``δ < 0.01``, it returns that matching with probability at least "
+        "``1 - δ`` after an expected ``O(Σ_j Σ_{e ≠ e' ∈ E_j} ln(K / (Δ^C_{e,e'})²) / (Δ^C_{e,e'})² + H^C_ver "
+        "ln(H^C_ver / δ))`` duels (Chen, Du, Huang & Zhao, ICML 2020, Theorem 5)."
+    )
 
     #: Instances beyond this index are never created (2**62 global steps are out of reach).
     MAX_INSTANCES = 62

@@ -209,6 +209,12 @@ class CLUCBBordaPAC(_CLUCBBorda):
         Seed of the agent's generator (used by the sampler).
     """
 
+    guarantee = (
+        "With probability at least ``1 - δ`` it returns a matching whose Borda score is within ``ε`` of the "
+        "best, after ``O(H^B_ε ln(H^B_ε / δ))`` duels, with no Condorcet assumption (Chen, Du, Huang & Zhao, "
+        "ICML 2020, Theorem 1)."
+    )
+
     def __init__(self, problem: Any, *, delta: float = 0.05, epsilon: float = 0.05,
                  paper_log_constant: bool = False, sampler: str | MatchingSampler = "exact",
                  seed: SeedLike = None):
@@ -244,6 +250,12 @@ class CLUCBBordaExact(_CLUCBBorda):
         ``t`` runs on across epochs so that ``T(e) <= t`` and each epoch's confidence radius
         still hold.  The default discards them, as printed ([A5 L6]).
     """
+
+    guarantee = (
+        "With probability at least ``1 - δ`` it returns the Borda matching after ``O(width(G)² H^B ln(ℓ / "
+        "Δ^B_min) (ln(width(G) H^B / δ) + ln ln(ℓ / Δ^B_min)))`` duels, with no Condorcet assumption (Chen, "
+        "Du, Huang & Zhao, ICML 2020, Theorem 2)."
+    )
 
     def __init__(self, problem: Any, *, delta: float = 0.05, paper_log_constant: bool = False,
                  reuse_samples_if_exact: bool = False, sampler: str | MatchingSampler = "exact",

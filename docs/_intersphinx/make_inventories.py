@@ -37,39 +37,42 @@ PROJECTS = {
 
 # Each entry: (name, "domain:role", page relative to the project's base URL, anchor or None for
 # "#<name>").  Terms of the glossary are ``std:term`` with the anchor Sphinx gives them.
+Entry = tuple[str, str, str, str | None]
+
+
+def _on_page(role: str, page: str, names) -> list[Entry]:
+    """One entry per name, all with ``role`` on ``page`` and anchored at the name itself."""
+    return [(name, role, page, None) for name in names]
+
+
+def _glossary_terms(terms) -> list[Entry]:
+    """The glossary entries of ``terms``, at the anchors Sphinx gives them (``term-`` and the term, dashed)."""
+    return [(term, "std:term", "glossary.html", "term-" + term.replace(" ", "-")) for term in terms]
+
+
+def _class_and_runtime_path(name: str, runtime_path: str, page: str) -> list[Entry]:
+    """A class under its public ``name`` and under the path it reports at run time, both at its entry."""
+    return [(name, "py:class", page, None), (runtime_path, "py:class", page, name)]
+
+
 _PYTHON_BUILTINS = ("int", "float", "str", "bool", "bytes", "dict", "list", "tuple", "set", "frozenset",
                     "object", "type")
 PYTHON = [
-    *((name, "py:class", "library/functions.html", None) for name in _PYTHON_BUILTINS),
+    *_on_page("py:class", "library/functions.html", _PYTHON_BUILTINS),
     ("callable", "py:function", "library/functions.html", None),
-    ("None", "py:data", "library/constants.html", None),
-    ("True", "py:data", "library/constants.html", None),
-    ("False", "py:data", "library/constants.html", None),
-    ("ValueError", "py:exception", "library/exceptions.html", None),
-    ("TypeError", "py:exception", "library/exceptions.html", None),
-    ("KeyError", "py:exception", "library/exceptions.html", None),
-    ("RuntimeError", "py:exception", "library/exceptions.html", None),
-    ("FileNotFoundError", "py:exception", "library/exceptions.html", None),
+    *_on_page("py:data", "library/constants.html", ("None", "True", "False")),
+    *_on_page("py:exception", "library/exceptions.html",
+              ("ValueError", "TypeError", "KeyError", "RuntimeError", "FileNotFoundError")),
     ("abc.ABC", "py:class", "library/abc.html", None),
-    ("collections.abc.Callable", "py:class", "library/collections.abc.html", None),
-    ("collections.abc.Iterable", "py:class", "library/collections.abc.html", None),
-    ("collections.abc.Iterator", "py:class", "library/collections.abc.html", None),
-    ("collections.abc.Mapping", "py:class", "library/collections.abc.html", None),
-    ("collections.abc.Sequence", "py:class", "library/collections.abc.html", None),
-    ("argparse.ArgumentParser", "py:class", "library/argparse.html", None),
-    ("argparse.Namespace", "py:class", "library/argparse.html", None),
-    ("argparse.ArgumentDefaultsHelpFormatter", "py:class", "library/argparse.html", None),
+    *_on_page("py:class", "library/collections.abc.html",
+              (f"collections.abc.{name}" for name in ("Callable", "Iterable", "Iterator", "Mapping", "Sequence"))),
+    *_on_page("py:class", "library/argparse.html",
+              ("argparse.ArgumentParser", "argparse.Namespace", "argparse.ArgumentDefaultsHelpFormatter")),
     ("os.PathLike", "py:class", "library/os.html", None),
     ("pathlib.Path", "py:class", "library/pathlib.html", None),
     ("types.ModuleType", "py:class", "library/types.html", None),
-    ("typing.Any", "py:data", "library/typing.html", None),
-    ("typing.Literal", "py:data", "library/typing.html", None),
-    ("path-like object", "std:term", "glossary.html", "term-path-like-object"),
-    ("sequence", "std:term", "glossary.html", "term-sequence"),
-    ("iterable", "std:term", "glossary.html", "term-iterable"),
-    ("mapping", "std:term", "glossary.html", "term-mapping"),
-    ("callable", "std:term", "glossary.html", "term-callable"),
-    ("function", "std:term", "glossary.html", "term-function"),
+    *_on_page("py:data", "library/typing.html", ("typing.Any", "typing.Literal")),
+    *_glossary_terms(("path-like object", "sequence", "iterable", "mapping", "callable", "function")),
 ]
 
 _NUMPY_SCALARS = ("bool", "bool_", "int8", "int32", "int64", "uint8", "float32", "float64", "integer", "floating")
@@ -82,37 +85,29 @@ NUMPY = [
     # Type hints refer to the two aliases as classes.
     ("numpy.typing.ArrayLike", "py:class", "reference/typing.html", None),
     ("numpy.typing.NDArray", "py:class", "reference/typing.html", None),
-    ("numpy.random.Generator", "py:class", "reference/random/generator.html", None),
-    ("numpy.random._generator.Generator", "py:class", "reference/random/generator.html", "numpy.random.Generator"),
+    *_class_and_runtime_path("numpy.random.Generator", "numpy.random._generator.Generator",
+                             "reference/random/generator.html"),
     ("numpy.random.default_rng", "py:function", "reference/random/generator.html", None),
-    ("numpy.random.SeedSequence", "py:class", "reference/random/bit_generators/generated/numpy.random.SeedSequence.html",
-     None),
-    ("numpy.random.bit_generator.SeedSequence", "py:class",
-     "reference/random/bit_generators/generated/numpy.random.SeedSequence.html", "numpy.random.SeedSequence"),
-    ("array_like", "std:term", "glossary.html", "term-array_like"),
+    *_class_and_runtime_path("numpy.random.SeedSequence", "numpy.random.bit_generator.SeedSequence",
+                             "reference/random/bit_generators/generated/numpy.random.SeedSequence.html"),
+    *_glossary_terms(("array_like",)),
 ]
 
 GYMNASIUM = [
-    ("gymnasium.Env", "py:class", "api/env/", None),
-    ("gymnasium.core.Env", "py:class", "api/env/", "gymnasium.Env"),
-    ("gymnasium.Wrapper", "py:class", "api/wrappers/", None),
-    ("gymnasium.core.Wrapper", "py:class", "api/wrappers/", "gymnasium.Wrapper"),
-    ("gymnasium.ActionWrapper", "py:class", "api/wrappers/action_wrappers/", None),
-    ("gymnasium.core.ActionWrapper", "py:class", "api/wrappers/action_wrappers/", "gymnasium.ActionWrapper"),
-    ("gymnasium.make", "py:function", "api/registry/", None),
-    ("gymnasium.make_vec", "py:function", "api/registry/", None),
+    *_class_and_runtime_path("gymnasium.Env", "gymnasium.core.Env", "api/env/"),
+    *_class_and_runtime_path("gymnasium.Wrapper", "gymnasium.core.Wrapper", "api/wrappers/"),
+    *_class_and_runtime_path("gymnasium.ActionWrapper", "gymnasium.core.ActionWrapper",
+                             "api/wrappers/action_wrappers/"),
+    *_on_page("py:function", "api/registry/", ("gymnasium.make", "gymnasium.make_vec")),
     ("gymnasium.envs.registration.EnvSpec", "py:class", "api/registry/", None),
-    ("gymnasium.spaces.Discrete", "py:class", "api/spaces/fundamental/", None),
-    ("gymnasium.spaces.discrete.Discrete", "py:class", "api/spaces/fundamental/", "gymnasium.spaces.Discrete"),
-    ("gymnasium.spaces.Box", "py:class", "api/spaces/fundamental/", None),
-    ("gymnasium.spaces.box.Box", "py:class", "api/spaces/fundamental/", "gymnasium.spaces.Box"),
+    *_class_and_runtime_path("gymnasium.spaces.Discrete", "gymnasium.spaces.discrete.Discrete",
+                             "api/spaces/fundamental/"),
+    *_class_and_runtime_path("gymnasium.spaces.Box", "gymnasium.spaces.box.Box", "api/spaces/fundamental/"),
     ("gymnasium.spaces.MultiDiscrete", "py:class", "api/spaces/fundamental/", None),
     ("gymnasium.spaces.Dict", "py:class", "api/spaces/composite/", None),
-    ("gymnasium.vector.VectorEnv", "py:class", "api/vector/", None),
-    ("gymnasium.vector.vector_env.VectorEnv", "py:class", "api/vector/", "gymnasium.vector.VectorEnv"),
-    ("gymnasium.utils.RecordConstructorArgs", "py:class", "api/utils/", None),
-    ("gymnasium.utils.record_constructor.RecordConstructorArgs", "py:class", "api/utils/",
-     "gymnasium.utils.RecordConstructorArgs"),
+    *_class_and_runtime_path("gymnasium.vector.VectorEnv", "gymnasium.vector.vector_env.VectorEnv", "api/vector/"),
+    *_class_and_runtime_path("gymnasium.utils.RecordConstructorArgs",
+                             "gymnasium.utils.record_constructor.RecordConstructorArgs", "api/utils/"),
 ]
 
 SCIPY = [
@@ -124,7 +119,7 @@ SCIPY = [
 TABLES = {"python": PYTHON, "numpy": NUMPY, "gymnasium": GYMNASIUM, "scipy": SCIPY}
 
 
-def inventory_bytes(project: str, entries: list[tuple[str, str, str, str | None]]) -> bytes:
+def inventory_bytes(project: str, entries: list[Entry]) -> bytes:
     """The inventory (version 2) of ``entries`` for ``project`` (a key of :data:`PROJECTS`).
 
     The anchor of an entry is the name itself unless given (the fourth field); a ``std:term``

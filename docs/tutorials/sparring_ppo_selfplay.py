@@ -55,7 +55,7 @@ except ImportError as missing:  # one line saying what to install, not a traceba
 
 from dueling_gym.agents import make_agent  # noqa: E402
 from dueling_gym.experiments import log_checkpoints, simulate  # noqa: E402
-from dueling_gym.experiments.report import RegretCurve, plot_regret, summary_csv, summary_markdown  # noqa: E402
+from dueling_gym.experiments.sweeps.report import RegretCurve, plot_regret, summary_csv, summary_markdown  # noqa: E402
 from dueling_gym.multiagent import sparring_v0  # noqa: E402
 from dueling_gym.problems import load_problem  # noqa: E402
 from dueling_gym.stats import NO_SPREAD, mean_half_width  # noqa: E402

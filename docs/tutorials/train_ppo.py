@@ -11,7 +11,7 @@ policy runs through :class:`~dueling_gym.agents.policy.PolicyAgent` -- sampled f
 distribution (``ppo_sampled``, reproducible from the agent's seed) and greedy (``ppo_greedy``) --
 and every algorithm through
 :func:`~dueling_gym.experiments.simulate`, and the table is the experiment tooling's
-(:func:`~dueling_gym.experiments.report.summary_markdown`): cumulative Copeland regret
+(:func:`~dueling_gym.experiments.sweeps.report.summary_markdown`): cumulative Copeland regret
 (Komiyama scale) at ``T = --horizon``, mean and 95% CI over the held-out problems.
 
     python docs/tutorials/train_ppo.py              # defaults (a few minutes on 2 CPU cores)
@@ -40,7 +40,7 @@ from dueling_gym import ProblemSampler
 from dueling_gym.agents import list_agents, make_agent
 from dueling_gym.agents.policy import PolicyAgent
 from dueling_gym.experiments import simulate
-from dueling_gym.experiments.report import aggregate, summary_markdown
+from dueling_gym.experiments.sweeps.report import aggregate, summary_markdown
 from dueling_gym.wrappers import DuelStatistics
 
 N_ARMS = 5

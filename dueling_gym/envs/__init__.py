@@ -37,15 +37,20 @@ from dueling_gym.envs.dueling_bandit import DuelingBanditEnv
 __all__ = ["DuelingBanditEnv", "CopelandDuelEnv", "CombinatorialDuelEnv", "ComparisonReplayEnv", "RankerDuelEnv",
            "DuelEngine", "BatchDuelEngine", "UNIFORM_BLOCK"]
 
-#: The environment classes imported on first use, by the module that defines them.
-_LAZY = {"ComparisonReplayEnv": "dueling_gym.envs.comparison_replay", "RankerDuelEnv": "dueling_gym.envs.ranker_duel"}
+#: The environment classes imported on first use: class name -> ``"module:Class"`` (the form of
+#: the Gymnasium entry points of ``dueling_gym._ENVIRONMENTS`` and of the agents' table).
+_LAZY = {
+    "ComparisonReplayEnv": "dueling_gym.envs.comparison_replay:ComparisonReplayEnv",
+    "RankerDuelEnv": "dueling_gym.envs.ranker_duel:RankerDuelEnv",
+}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         from importlib import import_module
 
-        value = getattr(import_module(_LAZY[name]), name)
+        module, _, attribute = _LAZY[name].partition(":")
+        value = getattr(import_module(module), attribute)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,10 +6,10 @@ __all__ = ["simulate", "SimulationResult", "log_checkpoints", "derive_seeds", "r
            "PureExplorationResult", "reproduce", "run_and_report", "plot_folder", "Report"]
 
 # Imported on first use (module ``__getattr__``): what the command line does, as Python calls.
-_REPORTING = {"reproduce": "dueling_gym.experiments.presets",
-              "run_and_report": "dueling_gym.experiments.folder_report",
-              "plot_folder": "dueling_gym.experiments.folder_report",
-              "Report": "dueling_gym.experiments.folder_report"}
+_REPORTING = {"reproduce": "dueling_gym.experiments.studies.presets",
+              "run_and_report": "dueling_gym.experiments.sweeps.folder_report",
+              "plot_folder": "dueling_gym.experiments.sweeps.folder_report",
+              "Report": "dueling_gym.experiments.sweeps.folder_report"}
 
 
 def __getattr__(name: str):

@@ -33,7 +33,7 @@ from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.problems.loading import as_preference_matrix
 from dueling_gym.validation import check_integer
 
-__all__ = ["SimulationResult", "simulate", "fused_loop", "log_checkpoints", "derive_seeds", "MAX_HORIZON"]
+__all__ = ["SimulationResult", "simulate", "simulate_validated", "fused_loop", "log_checkpoints", "derive_seeds", "MAX_HORIZON"]
 
 #: The longest run accepted (10^12 duels, hours even for the fastest agents); larger values are
 #: typos, and beyond 2^63 they no longer fit the counters.
@@ -187,8 +187,51 @@ def simulate(
     problem = as_preference_matrix(problem)
     horizon = _checked_horizon(agent, problem, horizon)
     points = _recorded_points(horizon, checkpoints)
-    fused = _use_fused_loop(agent, fused)
+    return simulate_validated(agent, problem, horizon, seed=seed, checkpoints=points,
+                              fused=_use_fused_loop(agent, fused), record_duels=record_duels, progress=progress)
 
+
+def simulate_validated(
+    agent: DuelingAgent,
+    problem: PreferenceMatrix,
+    horizon: int,
+    *,
+    seed: int,
+    checkpoints: np.ndarray,
+    fused: bool | None = None,
+    record_duels: bool = False,
+    progress: bool = False,
+) -> SimulationResult:
+    """:func:`simulate` for arguments a caller has already validated: nothing is checked again.
+
+    A regret sweep's units take this path: :class:`~dueling_gym.experiments.sweeps.spec.SweepSpec`
+    checked the horizon, seed and checkpoints when it was built, and its units build agents that
+    fit their problems.  Anything else calls :func:`simulate`, which checks its arguments first.
+
+    Parameters
+    ----------
+    agent : DuelingAgent
+        An agent with ``problem.n_arms`` arms.
+    problem : PreferenceMatrix
+    horizon : int
+        A Python int in ``[1, MAX_HORIZON]``.
+    seed : int
+        A non-negative run seed.
+    checkpoints : array of int
+        Sorted, unique, within ``[1, horizon]`` and ending at ``horizon``.
+    fused : bool, optional
+        Whether to play the compiled loop (only for an agent with kernels); default: fused when
+        the agent has kernels.
+    record_duels, progress : bool
+        As for :func:`simulate`.
+
+    Returns
+    -------
+    SimulationResult
+    """
+    points = np.asarray(checkpoints, dtype=np.int64)
+    if fused is None:
+        fused = isinstance(agent, KernelDuelingAgent)
     env_seed, agent_seed = derive_seeds(seed)
     agent.reset(seed=agent_seed)
     env_rng = np.random.default_rng(env_seed)

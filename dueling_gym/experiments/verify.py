@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from dueling_gym.experiments.runner import check_backend, execute_units
-from dueling_gym.experiments.sweep_store import (
+from dueling_gym.experiments.runs.runner import check_backend, execute_units
+from dueling_gym.experiments.runs.store import (
     CONTENT_DIGEST,
     TABLE,
     UNITS_FOLDER,
@@ -37,7 +37,7 @@ from dueling_gym.experiments.sweep_store import (
     record_problem,
     table_text,
 )
-from dueling_gym.experiments.work_units import WorkUnit, canonical_json
+from dueling_gym.experiments.runs.work_units import WorkUnit, canonical_json
 from dueling_gym.validation import check_integer, check_number
 
 __all__ = ["VerifyReport", "verify_folder", "REGRET_SWEEP"]
@@ -48,10 +48,10 @@ REGRET_SWEEP = "regret sweep"
 
 def _unit_class(kind: str) -> type[WorkUnit]:
     if kind == REGRET_SWEEP:
-        from dueling_gym.experiments.sweep_spec import Unit
+        from dueling_gym.experiments.sweeps.spec import Unit
 
         return Unit
-    from dueling_gym.experiments import learned_evaluation, sample_complexity
+    from dueling_gym.experiments.studies import learned_evaluation, sample_complexity
 
     classes: dict[str, type[WorkUnit]] = {sample_complexity.KIND: sample_complexity.SampleComplexityUnit,
                                           learned_evaluation.KIND: learned_evaluation.EvaluationUnit}
@@ -198,8 +198,8 @@ def _table_differences(folder: Path, manifest: dict[str, Any]) -> dict[str, str]
     Every unit file that verifies (identity, digest, plausibility; not re-played) is read, as
     ``dueling-gym plot`` reads them; one that does not is reported by the re-play already.
     """
-    from dueling_gym.experiments.folder_report import summary_files, summary_sections
-    from dueling_gym.experiments.sweep import load_results
+    from dueling_gym.experiments.sweeps.folder_report import summary_files, summary_sections
+    from dueling_gym.experiments.sweeps.sweep import load_results
 
     try:
         with warnings.catch_warnings():  # damaged unit files: reported once, by the re-play

@@ -216,11 +216,7 @@ def _encode_rows(table: LogTable, columns: tuple[str, str, str], labels: dict[La
     locate = table.locate
     outcomes = np.empty(len(firsts), dtype=np.int8)
     for row, (first, second, winner) in enumerate(zip(firsts, seconds, winners)):
-        _check_name(first, columns[0], row, locate)
-        _check_name(second, columns[1], row, locate)
-        if first == second:
-            raise ValueError(f"{locate(row)}: the same system {echo(first)} on both sides; a comparison needs two "
-                             "different systems")
+        _check_two_systems(first, second, columns, row, locate, "on both sides")
         if isinstance(winner, bool) or not isinstance(winner, (str, int)):
             raise ValueError(f"{locate(row)}: winner {echo(winner)} must be a string or an integer")
         # Names and winners are strings or integers, and "1" != 1: equality is exact.
@@ -252,11 +248,7 @@ def _encode_winner_loser(table: LogTable, columns: tuple[str, ...],
         raise ValueError(f"the comparison log {table.origin} has no rows: nothing to estimate")
     locate = table.locate
     for row, (winner, loser) in enumerate(zip(winners, losers)):
-        _check_name(winner, columns[0], row, locate)
-        _check_name(loser, columns[1], row, locate)
-        if winner == loser:
-            raise ValueError(f"{locate(row)}: the same system {echo(winner)} as winner and loser; a comparison needs "
-                             "two different systems")
+        _check_two_systems(winner, loser, columns, row, locate, "as winner and loser")
     arms = _sorted_arms(winners, losers, locate)
     return (arms, _indices(arms, winners), _indices(arms, losers),
             np.full(len(winners), OUTCOME_FIRST_WON, dtype=np.int8))
@@ -273,11 +265,7 @@ def _encode_counts(table: LogTable, columns: tuple[str, ...]) -> tuple[
     # Columns: wins of the first system, wins of the second, ties (zero when no tie column is named).
     counts = np.zeros((len(firsts), 3), dtype=np.int64)
     for row, (first, second) in enumerate(zip(firsts, seconds)):
-        _check_name(first, columns[0], row, locate)
-        _check_name(second, columns[1], row, locate)
-        if first == second:
-            raise ValueError(f"{locate(row)}: the same system {echo(first)} on both sides; a comparison needs two "
-                             "different systems")
+        _check_two_systems(first, second, columns, row, locate, "on both sides")
         for position, (column, values) in enumerate(count_columns):
             counts[row, position] = _count(values[row], column, row, locate, table.text)
     total = int(counts.sum())
@@ -345,6 +333,16 @@ def _check_name(value: Any, column: str, row: int, locate: Callable[[int], str])
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{locate(row)}: system name {echo(value)} in column {echo(column)} must be a string or an "
                          "integer")
+
+
+def _check_two_systems(first: Any, second: Any, columns: tuple[str, ...], row: int, locate: Callable[[int], str],
+                       sides: str) -> None:
+    """The names in the first two ``columns`` of ``row`` are valid and differ (``sides`` words where they stand)."""
+    _check_name(first, columns[0], row, locate)
+    _check_name(second, columns[1], row, locate)
+    if first == second:
+        raise ValueError(f"{locate(row)}: the same system {echo(first)} {sides}; a comparison needs two different "
+                         "systems")
 
 
 def _sorted_arms(firsts: list[Label], seconds: list[Label], locate: Callable[[int], str]) -> tuple[Label, ...]:

@@ -27,11 +27,10 @@ The network itself (weights, file format, compiled forward pass, batch evaluator
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["FAMILIES", "REGRET_NOTION", "OBSERVATION", "train_commands"]
+__all__ = ["FAMILIES", "REGRET_NOTION", "OBSERVATION", "TRAINERS", "train_commands"]
 
 #: The generator families a policy is trained and evaluated on by default.
 FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
@@ -40,27 +39,43 @@ REGRET_NOTION = "copeland_komiyama"
 #: What an exported policy's metadata says its input is.
 OBSERVATION = "dueling_gym.observations (pair features v1)"
 
+#: Sub-command name -> ``"module:TRAIN_COMMANDS"`` for every ``dueling-gym train`` sub-command
+#: (the trainer module's declaration that holds it), in the order ``dueling-gym train --help`` lists them.
+#: ``tests/test_registry_table.py`` checks it against the modules' ``TRAIN_COMMANDS`` both ways.
+TRAINERS = {
+    "distill": "dueling_gym.experiments.learning.distillation:TRAIN_COMMANDS",
+    "es": "dueling_gym.experiments.learning.evolution:TRAIN_COMMANDS",
+    "ppo": "dueling_gym.experiments.learning.training:TRAIN_COMMANDS",
+    "a2c": "dueling_gym.experiments.learning.training:TRAIN_COMMANDS",
+}
+
 
 @cache
 def train_commands() -> dict[str, tuple[ModuleType, Any]]:
     """Every ``dueling-gym train`` sub-command: name -> (the trainer module, its ``TrainCommand``).
 
     A trainer module of this package declares its sub-commands in ``TRAIN_COMMANDS`` (see
-    :class:`~dueling_gym.experiments.learning.trainer.TrainCommand`); the command line takes them
-    from here, so adding a trainer touches its own module only.  Only the modules that declare
-    some are imported (the torch policy module is not), in the order of their names; read once
-    per process (the parser and the command both ask).
+    :class:`~dueling_gym.experiments.learning.trainer.TrainCommand`) and :data:`TRAINERS` names
+    each one's module; the command line takes them from here.  Only those modules are imported
+    (the torch policy module is not); read once per process (the parser and the command both ask).
+
+    Raises
+    ------
+    ValueError
+        If a module lacks a sub-command that :data:`TRAINERS` gives it, or declares one that
+        :data:`TRAINERS` does not name.
     """
     import importlib
 
     commands: dict[str, tuple[ModuleType, Any]] = {}
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        if path.name.startswith("_") or "\nTRAIN_COMMANDS = " not in path.read_text(encoding="utf-8"):
-            continue
-        module = importlib.import_module(f"{__name__}.{path.stem}")
-        for command in module.TRAIN_COMMANDS:
-            if command.name in commands:
-                raise ValueError(f"dueling-gym train {command.name} is declared by {commands[command.name][0].__name__} "
-                                 f"and by {module.__name__}")
-            commands[command.name] = (module, command)
+    for name, target in TRAINERS.items():
+        module_name, _, attribute = target.partition(":")
+        module = importlib.import_module(module_name)
+        declared = {command.name: command for command in getattr(module, attribute)}
+        if name not in declared:
+            raise ValueError(f"dueling-gym train {name}: {target} declares no command {name!r}")
+        undeclared = sorted(set(declared) - set(TRAINERS))
+        if undeclared:
+            raise ValueError(f"{target} declares {undeclared}, which TRAINERS in {__name__} does not name")
+        commands[name] = (module, declared[name])
     return commands

@@ -47,7 +47,7 @@ from dueling_gym.experiments.learning import trainer as base
 from dueling_gym.experiments.learning.config import TrainerConfig, check_policy_path, setting
 from dueling_gym.experiments.learning.problems import ProblemBatch, check_families
 from dueling_gym.experiments.learning.weights import flatten_weights, random_weights, unflatten_weights, widen_weights
-from dueling_gym.experiments.npz_files import check_finite, load_npz
+from dueling_gym.experiments.learning.npz_files import check_finite, load_npz
 from dueling_gym.pair_network import load_policy_weights, policy_episode_regret
 from dueling_gym.validation import check_integer, check_number
 

@@ -58,7 +58,7 @@ import numpy as np
 from dueling_gym.atomic_files import atomic_write
 from dueling_gym.experiments.learning import OBSERVATION
 from dueling_gym.experiments.learning.config import TrainerConfig
-from dueling_gym.experiments.npz_files import check_finite, save_npz_atomically
+from dueling_gym.experiments.learning.npz_files import check_finite, save_npz_atomically
 from dueling_gym.pair_network.files import save_policy_atomically
 from dueling_gym.validation import check_bool, check_regular_file
 

@@ -8,7 +8,7 @@ with a fresh problem from a mixture of generator families at every episode; it s
 bar, evaluates the policy on held-out problems of each family at regular intervals
 (``evaluations.csv``), writes resumable checkpoints at episode boundaries and finally exports the
 actor's weights to ``policy.npz``, which the ``learned`` agent evaluates with NumPy alone.
-:func:`~dueling_gym.experiments.learned_evaluation.evaluate` compares agents on held-out problems.
+:func:`~dueling_gym.experiments.studies.learned_evaluation.evaluate` compares agents on held-out problems.
 
 Reproducibility: the same arguments and seed give the same weights (torch runs on one thread;
 the seed drives torch, SB3 and the native env's generator).  Checkpoints store the weights,
@@ -37,7 +37,7 @@ from dueling_gym.experiments.learning import FAMILIES, REGRET_NOTION
 from dueling_gym.experiments.learning import trainer as base
 from dueling_gym.experiments.learning.config import TrainerConfig, setting
 from dueling_gym.experiments.learning.problems import MixtureSampler, check_families
-from dueling_gym.experiments.npz_files import check_finite, load_npz, save_npz_atomically
+from dueling_gym.experiments.learning.npz_files import check_finite, load_npz, save_npz_atomically
 from dueling_gym.validation import check_integer, check_number
 
 __all__ = ["FAMILIES", "MixtureSampler", "PPOConfig", "StableBaselinesTrainer", "make_training_env", "held_out_regret",

@@ -40,6 +40,7 @@ def lower_bound_constant(
     Returns
     -------
     float
+        LB, in the units of the chosen regret.
 
     Raises
     ------
@@ -66,19 +67,18 @@ def ecw_lower_bound_constant(
 
     Parameters
     ----------
-    preferences : PreferenceMatrix, array_like of shape (K, K) or CopelandLowerBoundStructure
-        The preference matrix (``P + P.T == 1``, diagonal ``1/2``; ties allowed).
-    regret : array_like or str, optional
-        Per-pair regrets, see :class:`~dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure`.
+    preferences, regret
+        As for :func:`~dueling_gym.problems.lower_bound_constant`.
 
     Returns
     -------
     float
+        ECWB, in the units of the chosen regret.
 
     Raises
     ------
     ValueError
-        If the matrix or the regret is invalid.
+        If the matrix or the regret is invalid (see :func:`~dueling_gym.problems.lower_bound_constant`).
 
     Examples
     --------

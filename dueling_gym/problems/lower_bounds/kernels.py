@@ -4,7 +4,7 @@ Komiyama, Honda and Nakagawa (ICML 2016): the separation oracle of the full regi
 (equation (2), Lemma 1) and the sort-and-scan solution of the relaxed region ``R^E_{i1}``
 (equations (4)-(5), Theorem 5).  The methods of
 :class:`~dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure` call them on a true
-matrix; the agents (``agents/_rmed_step5.py``) call them on their empirical matrix inside the
+matrix; the agents (``agents/rmed/_copeland_step5.py``) call them on their empirical matrix inside the
 compiled simulator.
 """
 

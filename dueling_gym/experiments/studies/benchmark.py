@@ -81,14 +81,14 @@ def _ranks(rows: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
 
 def _regret_cell(row: dict[str, Any]) -> str:
     """``mean ± half-width``; ``± n/a`` for one run; the bootstrap interval where the t one reaches below zero."""
-    from dueling_gym.experiments.report import regret_interval_cell
+    from dueling_gym.experiments.sweeps.report import regret_interval_cell
 
     return regret_interval_cell(row["mean_regret"], row["ci95"], row["runs"],
                                 (row["bootstrap_low"], row["bootstrap_high"]), show_bootstrap=True)
 
 
 def _report_section(title: str, rows: list[dict[str, Any]], mine: Sequence[str]) -> tuple[list[str], dict]:
-    from dueling_gym.experiments.report import interval_notes
+    from dueling_gym.experiments.sweeps.report import interval_notes
 
     ranks = _ranks(rows)
     n_agents = len({row["agent"] for row in rows})
@@ -139,15 +139,15 @@ def benchmark(
         Agents to compare with (default: every registered regret-minimising dueling agent
         except ``learned``, whose policies exist for some numbers of arms only).
     jobs, backend, address, progress
-        As for :func:`~dueling_gym.experiments.sweep.run_sweep`.
+        As for :func:`~dueling_gym.experiments.sweeps.sweep.run_sweep`.
 
     Returns
     -------
     Path
         The report's path.
     """
-    from dueling_gym.experiments.report import aggregate, summary_rows
-    from dueling_gym.experiments.sweep import SweepSpec, execute_sweep
+    from dueling_gym.experiments.sweeps.report import aggregate, summary_rows
+    from dueling_gym.experiments.sweeps.sweep import SweepSpec, execute_sweep
 
     mine_specs, baseline_specs = _agent_specs(agents, baselines)
     mine = [spec.label for spec in mine_specs]
@@ -156,16 +156,15 @@ def benchmark(
     seeds = tuple(range(3 if quick else 10))
     problems = suite_problems(2 if quick else 5)
     horizons = {"short": 1000, "long": 10**4 if quick else 10**5}
-    for _, horizon in horizons.items():  # everything is validated before anything runs
-        SweepSpec(agents=(*mine_specs, *baseline_specs), problems=tuple(problems), seeds=seeds, horizon=horizon)
+    # Everything is validated before anything runs, once: the specs built here are the ones run.
+    specs = {name: SweepSpec(agents=(*mine_specs, *baseline_specs), problems=tuple(problems), seeds=seeds,
+                             horizon=horizon) for name, horizon in horizons.items()}
     out.mkdir(parents=True, exist_ok=True)
     lines = _report_heading(mine, len(baseline_specs), problems, len(seeds))
     all_ranks: dict[str, dict[tuple[str, str], int]] = {}
     records_long: list[dict[str, Any]] = []
     for name, horizon in horizons.items():
-        spec = SweepSpec(agents=(*mine_specs, *baseline_specs), problems=tuple(problems), seeds=seeds,
-                         horizon=horizon)
-        result = execute_sweep(spec, out / name, jobs=jobs, backend=backend, address=address, progress=progress,
+        result = execute_sweep(specs[name], out / name, jobs=jobs, backend=backend, address=address, progress=progress,
                                notion=_NOTION, title=f"Benchmark of {', '.join(mine)} (T = {horizon})")
         rows = summary_rows(aggregate(result.records, _NOTION))
         section, all_ranks[name] = _report_section(f"T = {horizon}", rows, mine)
@@ -183,8 +182,8 @@ def benchmark(
 
 def _agent_specs(agents: Sequence[Any], baselines: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
     """The sweep specs of the user's agents and of the baselines (those not among the user's agents)."""
-    from dueling_gym.experiments.learned_evaluation import classic_agents
-    from dueling_gym.experiments.sweep import AgentSpec
+    from dueling_gym.experiments.studies.learned_evaluation import classic_agents
+    from dueling_gym.experiments.sweeps.sweep import AgentSpec
 
     mine_specs = [AgentSpec.parse(agent) if isinstance(agent, str) else agent for agent in agents]
     if not mine_specs:
@@ -222,7 +221,7 @@ def _mean_rank_section(all_ranks: dict[str, dict[tuple[str, str], int]], horizon
 def _leaders_figure(records: list[dict[str, Any]], mine: list[str], leaders: list[str], out: Path,
                     horizon: int) -> list[str]:
     """Draw ``regret.png`` (the user's agents beside ``leaders``); the report's lines that show it."""
-    from dueling_gym.experiments.report import aggregate, plot_regret, problems_of
+    from dueling_gym.experiments.sweeps.report import aggregate, plot_regret, problems_of
 
     shown = [record for record in records if record["agent"] in set(mine) | set(leaders)]
     try:

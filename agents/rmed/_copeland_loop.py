@@ -4,16 +4,16 @@ Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1, Sec
 
 Both algorithms run the same loop over *pairs* (self-pairs ``(i, i)`` included); they differ
 only in the optimisation problem solved in the "not yet confident" branch (Algorithm 1, line
-11).  Both solvers live in :mod:`dueling_gym.agents._rmed_step5`, the state and the statistics in
-:mod:`dueling_gym.agents._rmed_kernels`; the skeleton here takes one solver as a compiled
+11).  Both solvers live in :mod:`dueling_gym.agents.rmed._copeland_step5`, the state and the statistics in
+:mod:`dueling_gym.agents.rmed._copeland_kernels`; the skeleton here takes one solver as a compiled
 function argument (so each agent gets its own specialisation of one skeleton):
 
-* :func:`~dueling_gym.agents._rmed_step5.relaxed_step5` (ECW-RMED,
-  :mod:`dueling_gym.agents.ecw_rmed`): the relaxed problem ``R^E*`` by sorting (Theorem 5), the compiled
+* :func:`~dueling_gym.agents.rmed._copeland_step5.relaxed_step5` (ECW-RMED,
+  :mod:`dueling_gym.agents.rmed.ecw_rmed`): the relaxed problem ``R^E*`` by sorting (Theorem 5), the compiled
   :func:`~dueling_gym.problems.lower_bounds.relaxed_region_kernel` that also computes the
   ECWB constants;
-* :func:`~dueling_gym.agents._rmed_step5.full_region_step5` (CW-RMED,
-  :mod:`dueling_gym.agents.cw_rmed`): the full linear programme ``R*`` by constraint generation with HiGHS
+* :func:`~dueling_gym.agents.rmed._copeland_step5.full_region_step5` (CW-RMED,
+  :mod:`dueling_gym.agents.rmed.cw_rmed`): the full linear programme ``R*`` by constraint generation with HiGHS
   (:meth:`~dueling_gym.problems.lower_bounds.CopelandLowerBoundStructure.full_region_constant`),
   called through ``numba.objmode``; each agent keeps its row pool and its last optimum per
   winner, which is reused as long as a duality certificate proves it still optimal.
@@ -64,7 +64,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dueling_gym.agents._rmed_kernels import (
+from dueling_gym.agents.rmed._copeland_kernels import (
     PENDING_FORCED,
     PENDING_LOOP,
     PENDING_NONE,
@@ -77,7 +77,7 @@ from dueling_gym.agents._rmed_kernels import (
     record_pair_duel,
     refresh_structure,
 )
-from dueling_gym.agents._rmed_step5 import ensure_solution, evaluate_step5
+from dueling_gym.agents.rmed._copeland_step5 import ensure_solution, evaluate_step5
 from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
 from dueling_gym.problems.loading import as_preference_matrix
 from dueling_gym.validation import check_number

@@ -3,9 +3,9 @@
 Everything ``dueling-gym run``, ``plot`` and ``reproduce`` do is a call here first; the command
 line only parses arguments and prints what comes back:
 
-* :func:`~dueling_gym.experiments.run_and_report` runs a :class:`~dueling_gym.experiments.sweep.SweepSpec` into a folder
+* :func:`~dueling_gym.experiments.run_and_report` runs a :class:`~dueling_gym.experiments.sweeps.sweep.SweepSpec` into a folder
   and reports it;
-* :func:`~dueling_gym.experiments.folder_report.report_folder` writes ``summary.md`` / ``summary.csv`` (one
+* :func:`~dueling_gym.experiments.sweeps.folder_report.report_folder` writes ``summary.md`` / ``summary.csv`` (one
   section per regret notion)
   and the figure of one notion, from verified unit records;
 * :func:`~dueling_gym.experiments.plot_folder` does the same for a folder on disk.
@@ -64,7 +64,7 @@ def checked_records(out_dir: Path, units: list, records: list) -> list:
     ValueError
         If no unit of the folder is finished.
     """
-    from dueling_gym.experiments.sweep import stray_files
+    from dueling_gym.experiments.sweeps.sweep import stray_files
 
     strays = stray_files(out_dir, units)
     if strays:
@@ -93,7 +93,7 @@ def report_folder(records: list[dict[str, Any]], out_dir: str | os.PathLike, *, 
         If some problem of the records lacks ``notion`` (before anything is written).
     """
     from dueling_gym.atomic_files import atomic_write_text
-    from dueling_gym.experiments.report import (
+    from dueling_gym.experiments.sweeps.report import (
         MAX_PROBLEM_PANELS,
         aggregate,
         family_summary_markdown,
@@ -143,7 +143,7 @@ def summary_sections(records: list[dict[str, Any]],
     dict
         In the order of :data:`~dueling_gym.problems.preference.REGRET_NOTIONS`.
     """
-    from dueling_gym.experiments.report import aggregate, summary_csv, summary_markdown
+    from dueling_gym.experiments.sweeps.report import aggregate, summary_csv, summary_markdown
     from dueling_gym.problems.preference import REGRET_NOTIONS
 
     sections = {}
@@ -160,7 +160,7 @@ def summary_sections(records: list[dict[str, Any]],
 
 def summary_files(sections: dict[str, tuple[str, str]], primary: str) -> tuple[str, str]:
     """The texts of ``summary.md`` and ``summary.csv``: the ``primary`` notion's section first, then the others."""
-    from dueling_gym.experiments.report import summary_csv
+    from dueling_gym.experiments.sweeps.report import summary_csv
 
     order = [notion for notion in [primary, *sections] if notion in sections]
     order = list(dict.fromkeys(order))
@@ -176,10 +176,10 @@ def run_and_report(spec: Any, out_dir: str | os.PathLike, *, jobs: int = 1, back
 
     ``notion`` (default: the folder's own, else ``"copeland_komiyama"``) is the regret notion of
     the figure; the tables hold every notion.  The other arguments are those of
-    :func:`~dueling_gym.experiments.sweep.execute_sweep` and
-    :func:`~dueling_gym.experiments.folder_report.report_folder`.
+    :func:`~dueling_gym.experiments.sweeps.sweep.execute_sweep` and
+    :func:`~dueling_gym.experiments.sweeps.folder_report.report_folder`.
     """
-    from dueling_gym.experiments.sweep import execute_sweep
+    from dueling_gym.experiments.sweeps.sweep import execute_sweep
 
     out_dir = Path(out_dir)
     result = execute_sweep(spec, out_dir, jobs=jobs, backend=backend, address=address, progress=progress,
@@ -192,7 +192,7 @@ def run_and_report(spec: Any, out_dir: str | os.PathLike, *, jobs: int = 1, back
 
 def plot_folder(out_dir: str | os.PathLike, *, notion: str | None = None, svg: bool = False) -> Report:
     """Report a results folder from its verified unit files, with the title it was run with."""
-    from dueling_gym.experiments.sweep import folder_units, load_results
+    from dueling_gym.experiments.sweeps.sweep import folder_units, load_results
 
     out_dir = Path(out_dir)
     if not out_dir.is_dir():

@@ -5,7 +5,7 @@ Komiyama, Honda, Nakagawa. *Copeland Dueling Bandit Problem: Regret Lower Bound,
 Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1, Section 5 and Theorems 3-5.
 
 The loop of Algorithm 1 and the agents' common Python side are in
-:mod:`dueling_gym.agents._rmed_loop`, the step-5 solvers in :mod:`dueling_gym.agents._rmed_step5`;
+:mod:`dueling_gym.agents.rmed._copeland_loop`, the step-5 solvers in :mod:`dueling_gym.agents.rmed._copeland_step5`;
 the line numbers and the incremental evaluation are described there.
 """
 

@@ -1,10 +1,10 @@
 """What every study is made of: units of work, each fully named by its identity.
 
 A study -- a regret sweep, the CPE-DB sample-complexity study, the learned-vs-classic
-evaluation -- is a list of :class:`~dueling_gym.experiments.work_units.WorkUnit`.  A unit runs alone, in any
+evaluation -- is a list of :class:`~dueling_gym.experiments.runs.work_units.WorkUnit`.  A unit runs alone, in any
 process, and its
-result is fully determined by its :attr:`~dueling_gym.experiments.work_units.WorkUnit.identity`; so the one runner
-(:mod:`dueling_gym.experiments.runner`) can run units in any order, on any backend, write each
+result is fully determined by its :attr:`~dueling_gym.experiments.runs.work_units.WorkUnit.identity`; so the one runner
+(:mod:`dueling_gym.experiments.runs.runner`) can run units in any order, on any backend, write each
 to its own file and reuse a file only when it holds exactly the unit asked for.
 """
 

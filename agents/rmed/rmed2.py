@@ -4,7 +4,7 @@ Komiyama, Honda, Kashima, Nakagawa. *Regret Lower Bound and Optimal Algorithm in
 Bandit Problem.* COLT 2015 (the RMED loop algorithm with the RMED2 and RMED2FH opponent rules).
 
 RMED2 keeps RMED1's loop over the arms that are still plausible Condorcet winners
-(:mod:`dueling_gym.agents.rmed`: ``I_i - min_j I_j <= ln t + f(K)``), but chooses the opponent
+(:mod:`dueling_gym.agents.rmed.rmed`: ``I_i - min_j I_j <= ln t + f(K)``), but chooses the opponent
 ``m(t)`` of the loop arm ``l`` to match the regret lower bound: the bound charges arm ``l`` with
 ``min_j (Delta_l + Delta_j) / d(mu_lj, 1/2)`` over the arms ``j`` that beat it (``Delta_i`` is the
 regret of arm ``i``), i.e. ``l`` should mostly be compared with the arm that shows ``l``'s
@@ -60,7 +60,7 @@ from dueling_gym.agents._pair_statistics import empirical_preference
 from dueling_gym.agents._random_draws import random_argmin_bits
 from dueling_gym.agents.base import KernelDuelingAgent, PaperLink
 from dueling_gym.agents.registry import register_agent
-from dueling_gym.agents.rmed import initial_duel, record_win, rmed_advance_loop, rmed_loop_fields
+from dueling_gym.agents.rmed.rmed import initial_duel, record_win, rmed_advance_loop, rmed_loop_fields
 from dueling_gym.agents.state import AgentState
 from dueling_gym.stats import kl_bernoulli_scalar
 from dueling_gym.validation import check_integer, check_number
@@ -94,7 +94,7 @@ class RMED2State(AgentState, fields=[
     """Numba-side state of :class:`~dueling_gym.agents.RMED2` and :class:`RMED2FH`."""
 
 
-# Speed: as in RMED1 (see :mod:`dueling_gym.agents.rmed`), each array field is read once per
+# Speed: as in RMED1 (see :mod:`dueling_gym.agents.rmed.rmed`), each array field is read once per
 # kernel call and the helpers are inlined, because Numba reference-counts every array taken from
 # the state or passed to a compiled function (atomic updates that cost more than the O(K) step).
 
@@ -282,6 +282,12 @@ class RMED2(_RMED2Base):
     Assumes a Condorcet winner.  See the module notes for the rules and the choices made.
     """
 
+    guarantee = (
+        "No bound of its own: it assumes a Condorcet winner, and the paper proves the asymptotically optimal "
+        "bound for RMED2FH, the version that knows the horizon, running the anytime RMED2 in experiments "
+        "(Komiyama, Honda, Kashima & Nakagawa, COLT 2015)."
+    )
+
     def __init__(self, n_arms: int, *, alpha: float = 3.0, f_scale: float = 0.3, f_exponent: float = 1.01,
                  seed: int | np.random.SeedSequence | None = None):
         self._set_common(alpha, f_scale, f_exponent)
@@ -307,6 +313,12 @@ class RMED2FH(_RMED2Base):
     -----
     :attr:`partners` is ``b_hat(i)`` for every arm once fixed (``-1`` before).
     """
+
+    guarantee = (
+        "Asymptotically optimal under a Condorcet winner: its regret upper bound matches the paper's "
+        "information-divergence lower bound, the first to do so (Komiyama, Honda, Kashima & Nakagawa, COLT "
+        "2015, as stated in the abstract)."
+    )
 
     def __init__(self, n_arms: int, *, horizon: int, alpha: float = 3.0, f_scale: float = 0.3,
                  f_exponent: float = 1.01, seed: int | np.random.SeedSequence | None = None):

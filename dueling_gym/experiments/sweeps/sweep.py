@@ -2,7 +2,7 @@
 
 A *unit* is one run of one agent on one problem with one seed at the sweep's horizon.  Each
 finished unit is written to its own JSON file atomically, with the unit's full identity (see
-:class:`~dueling_gym.experiments.sweep.Unit`), so a sweep that is stopped at any moment
+:class:`~dueling_gym.experiments.sweeps.sweep.Unit`), so a sweep that is stopped at any moment
 resumes where it stopped: a file is reused only when it is complete and belongs to exactly the
 unit being asked for; anything else is moved to ``units-rejected/`` with a warning and run again.
 
@@ -12,24 +12,26 @@ folder.  A folder may be *extended* (more seeds, agents or problems at the same 
 shuffling, checkpoints and package version); a conflicting sweep is refused with the
 parameter that differs.
 
-Units run through the one runner of every study (:mod:`dueling_gym.experiments.runner`): this
-process (``jobs=1``), a local process pool, or Ray (``backend="ray"``).  Every unit is fully
-determined by its identity, so backends and job counts give identical results.
+A sweep is the units of its :class:`SweepSpec` run by the one runner of every study
+(:func:`~dueling_gym.experiments.runs.runner.run_units`): in this process (``jobs=1``), a
+local process pool, or Ray (``backend="ray"``).  Every unit is fully determined by its
+identity, so backends and job counts give identical results.  What only a sweep has is its
+folder (:class:`SweepFolder`): the manifest merged with the folder's sweeps, and
+``results.csv`` of every finished unit of the folder.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
-from dueling_gym.experiments.runner import check_backend, execute_units, run_one
-from dueling_gym.experiments.sweep_backends import SweepInterrupted, UnitFailed, connect_ray
-from dueling_gym.experiments.sweep_spec import (
+from dueling_gym.experiments.runs.backends import SweepInterrupted, UnitFailed
+from dueling_gym.experiments.runs.runner import StudyFolder, run_one, run_units
+from dueling_gym.experiments.sweeps.spec import (
     AgentSpec,
     ProblemSpec,
     SweepSpec,
@@ -40,13 +42,12 @@ from dueling_gym.experiments.sweep_spec import (
     unit_problem,
     with_distinct_labels,
 )
-from dueling_gym.experiments.sweep_store import (
+from dueling_gym.experiments.runs.store import (
     FORMAT,
     MANIFEST,
     TABLE,
     atomic_write_text,
     load_units,
-    locked_folder,
     read_manifest,
     stray_files,
     write_table,
@@ -62,6 +63,7 @@ __all__ = [
     "run_sweep",
     "execute_sweep",
     "SweepResult",
+    "SweepFolder",
     "run_unit",
     "unit_problem",
     "folder_units",
@@ -93,12 +95,17 @@ def run_unit(unit: Unit, out_dir: str | os.PathLike | None = None) -> dict[str, 
 # The manifest: what a folder holds, and whether a new sweep may join it
 # --------------------------------------------------------------------------------------------
 
-def _read_manifest(out_dir: Path) -> dict[str, Any] | None:
+def _read_manifest(out_dir: Path) -> tuple[dict[str, Any] | None, list[SweepSpec]]:
+    """The folder's manifest (None when there is none) and its requests as specs, checked as it is read.
+
+    A manifest is read from a file, so each request is rebuilt as a :class:`SweepSpec`, which
+    checks it; the specs are kept, so no request is checked twice.
+    """
     from dueling_gym.agents.external import AgentImportError
 
     manifest = read_manifest(out_dir)
     if manifest is None:
-        return None
+        return None, []
     if "kind" in manifest:
         raise ValueError(f"{out_dir} holds a {manifest['kind']}, not a regret sweep; use another folder")
     try:  # every field a sweep reads, with the type it needs
@@ -106,14 +113,14 @@ def _read_manifest(out_dir: Path) -> dict[str, Any] | None:
                           ("agents", list), ("problems", list), ("requests", list)):
             if not isinstance(manifest[key], kind):
                 raise TypeError(f"{key!r} is not a {kind.__name__}")
-        _specs_of(manifest)
+        specs = _specs_of(manifest)
     except AgentImportError as error:
         # The folder is intact; the code of one of its agents is gone or broken.
         raise ValueError(f"{out_dir} holds runs of an agent whose module cannot be imported: {error}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         shown = f"no {error}" if isinstance(error, KeyError) else str(error)
         raise ValueError(f"{out_dir / MANIFEST} is damaged ({shown}); use another folder") from None
-    return manifest
+    return manifest, specs
 
 
 def _sweep_wide(spec: SweepSpec) -> dict[str, Any]:
@@ -122,8 +129,11 @@ def _sweep_wide(spec: SweepSpec) -> dict[str, Any]:
 
 
 def _merge_manifest(previous: dict[str, Any] | None, spec: SweepSpec, out_dir: Path,
-                    notion: str | None) -> dict[str, Any]:
-    """The folder's manifest with ``spec`` added; ValueError naming the parameter that conflicts."""
+                    notion: str | None) -> tuple[dict[str, Any], tuple[ProblemSpec, ...]]:
+    """The folder's manifest with ``spec`` added, and ``spec``'s problems under the folder's labels.
+
+    ValueError naming the parameter that conflicts.
+    """
     wide = _sweep_wide(spec)
     # A problem keeps the label it has in the folder; one whose name another problem of the
     # folder holds is shown with its digest, so the runs of the two are never merged or lost.
@@ -135,7 +145,7 @@ def _merge_manifest(previous: dict[str, Any] | None, spec: SweepSpec, out_dir: P
     if previous is None:
         return {"format": FORMAT, **wide, "notion": notion, "agents": spec.to_json()["agents"],
                 "problems": new_problems, "requests": [request], "versions": _versions(),
-                "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
+                "created": time.strftime("%Y-%m-%dT%H:%M:%S")}, labelled
     names = {"horizon": "horizon", "shuffle_arms": "arm shuffling (--no-shuffle)", "checkpoints": "checkpoints",
              "dueling_gym": "dueling-gym version"}
     for key, value in wide.items():
@@ -161,7 +171,7 @@ def _merge_manifest(previous: dict[str, Any] | None, spec: SweepSpec, out_dir: P
                     updated=time.strftime("%Y-%m-%dT%H:%M:%S"))
     if manifest.get("notion") is None:
         manifest["notion"] = notion
-    return manifest
+    return manifest, labelled
 
 
 def _problem_fields(entry: dict[str, Any]) -> dict[str, Any]:
@@ -182,10 +192,11 @@ def _specs_of(manifest: dict[str, Any]) -> list[SweepSpec]:
             for request in manifest["requests"]]
 
 
-def _union(specs: Sequence[SweepSpec]) -> list[Unit]:
+def _union(unit_lists: Iterable[Sequence[Unit]]) -> list[Unit]:
+    """The units of the folder's requests, in request order, each once."""
     units: dict[str, Unit] = {}
-    for spec in specs:
-        for unit in spec.units():
+    for request_units in unit_lists:
+        for unit in request_units:
             units.setdefault(unit.key, unit)
         if len(units) > MAX_RUNS:
             raise ValueError(f"the folder's sweeps hold more than the {MAX_RUNS} runs one results folder holds; "
@@ -196,10 +207,10 @@ def _union(specs: Sequence[SweepSpec]) -> list[Unit]:
 def folder_units(out_dir: str | os.PathLike) -> tuple[list[Unit], dict[str, Any]]:
     """Every unit the sweeps run into ``out_dir`` asked for (finished or not), and the manifest."""
     out_dir = Path(out_dir)
-    manifest = _read_manifest(out_dir)
+    manifest, specs = _read_manifest(out_dir)
     if manifest is None:
         raise ValueError(f"no results in {out_dir} (no {MANIFEST})")
-    return _union(_specs_of(manifest)), manifest
+    return _union(spec.units() for spec in specs), manifest
 
 
 def load_results(out_dir: str | os.PathLike, *, reject: bool = False) -> list[dict[str, Any]]:
@@ -301,35 +312,66 @@ def execute_sweep(
     """
     if not isinstance(spec, SweepSpec):
         raise TypeError(f"spec must be a SweepSpec, got {type(spec).__name__}")
-    jobs = check_backend(jobs, backend)
     if notion is not None:
         spec.check_notion(notion)
-    out_dir = Path(out_dir)
-    started_ray = False
-    try:
-        with locked_folder(out_dir):
-            manifest = _merge_manifest(_read_manifest(out_dir), spec, out_dir, notion)
-            if title and not manifest.get("title"):
-                manifest["title"] = str(title)
-            all_units = _union(_specs_of(manifest))
-            started_ray = connect_ray(address, jobs) if backend == "ray" else False
-            atomic_write_text(out_dir / MANIFEST, json.dumps(manifest, indent=2))
-            units = spec.units()
-            by_key = {unit.key: record for unit, record in zip(all_units, load_units(all_units, out_dir))}
-            todo = [unit for unit in units if by_key.get(unit.key) is None]
-            folder_unit = {unit.key: unit for unit in all_units}
-            for record in execute_units(todo, total=len(units), out_dir=out_dir, jobs=jobs, backend=backend,
-                                        progress=progress, desc="sweep"):
-                # Labelled as a record read back from its file would be: by the folder's unit.
-                by_key[record["key"]] = folder_unit[record["key"]].labelled(record)
-            folder_records = [by_key[unit.key] for unit in all_units if by_key.get(unit.key) is not None]
-            write_table(folder_records, out_dir / TABLE)
-    finally:
-        if started_ray:
-            import ray
+    folder = SweepFolder(spec, notion, title)
+    records = run_units(spec.units(), out_dir, folder=folder, jobs=jobs, backend=backend, address=address,
+                        progress=progress, desc="sweep")
+    return SweepResult(records, folder.records, folder.units, folder.written)
 
-            ray.shutdown()
-    missing = [unit.key for unit in units if by_key.get(unit.key) is None]
-    if missing:  # pragma: no cover - a unit file vanished while the sweep ran
-        raise RuntimeError(f"units missing after the sweep: {missing[:3]}")
-    return SweepResult([by_key[unit.key] for unit in units], folder_records, all_units, manifest)
+
+class SweepFolder(StudyFolder):
+    """A regret sweep's results folder, for :func:`~dueling_gym.experiments.runs.runner.run_units`.
+
+    Its manifest is the folder's merged with the sweep (a conflicting sweep is refused with the
+    parameter that differs); every unit the folder's sweeps asked for is read, so a record is
+    labelled as the folder labels its problem; ``results.csv`` holds every finished unit of the
+    folder.  What only a sweep has lives here; everything else is the runner's.
+
+    Parameters
+    ----------
+    spec : SweepSpec
+        The sweep, validated when it was built (nothing of it is checked again here).
+    notion : str, optional
+        The regret notion recorded in a new manifest.
+    title : str, optional
+        Kept in the manifest for the figures (the first one given stays).
+
+    Attributes
+    ----------
+    written : dict
+        The manifest as written (after the run).
+    units : list of Unit
+        Every unit the folder's sweeps asked for, in the folder's order.
+    records : list of dict
+        The records of the folder's finished units, in that order (what ``results.csv`` holds).
+    """
+
+    def __init__(self, spec: SweepSpec, notion: str | None = None, title: str | None = None):
+        super().__init__("regret sweep")
+        self.spec, self.notion, self.title = spec, notion, title
+        self.written: dict[str, Any] = {}
+        self.units: list[Unit] = []
+        self.records: list[dict[str, Any]] = []
+
+    def manifest(self, out_dir: Path) -> dict[str, Any]:
+        previous, specs = _read_manifest(out_dir)
+        manifest, problems = _merge_manifest(previous, self.spec, out_dir, self.notion)
+        if self.title and not manifest.get("title"):
+            manifest["title"] = str(self.title)
+        # The earlier requests were checked as the manifest was read, this one as its spec was
+        # built: their units are made from those specs, not from the manifest checked again.
+        spec = self.spec
+        checkpoints = spec.resolved_checkpoints
+        ours = [Unit(a, p, s, spec.horizon, spec.shuffle_arms, checkpoints)
+                for p in problems for a in spec.agents for s in spec.seeds]
+        self.units = _union([*(known.units() for known in specs), ours])
+        self.written = manifest
+        return manifest
+
+    def folder_units(self, manifest: dict[str, Any], units: Sequence[Any]) -> list[Unit]:
+        return self.units
+
+    def finish(self, out_dir: Path, records: dict[str, dict[str, Any]]) -> None:
+        self.records = [records[unit.key] for unit in self.units if unit.key in records]
+        write_table(self.records, out_dir / TABLE)

@@ -8,7 +8,7 @@ Algorithm, and Computationally Efficient Algorithm.* ICML 2016, Algorithm 1, Sec
   generation with HiGHS, called through ``numba.objmode``.
 
 :func:`ensure_solution` decides when the solution of the current ``mu_hat`` is recomputed (see
-:mod:`dueling_gym.agents._rmed_loop`).
+:mod:`dueling_gym.agents.rmed._copeland_loop`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import itertools
 import numba
 import numpy as np
 
-from dueling_gym.agents._rmed_kernels import refresh_structure
+from dueling_gym.agents.rmed._copeland_kernels import refresh_structure
 from dueling_gym.problems.lower_bounds import (
     ConstraintPool,
     CopelandLowerBoundStructure,

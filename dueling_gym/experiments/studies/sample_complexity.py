@@ -11,7 +11,7 @@ exceeds a cap are skipped), on which
 * ``clucb_borda_pac`` -- CLUCB-Borda-PAC with ``ε`` = half the smallest Borda-score gap,
 
 run to their stopping rule.  Every run is a unit of the one runner
-(:mod:`dueling_gym.experiments.runner`): written atomically to its own verified file, so an
+(:mod:`dueling_gym.experiments.runs.runner`): written atomically to its own verified file, so an
 interrupted study resumes where it stopped, on this process, a local pool or Ray.
 """
 
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from dueling_gym.experiments.runner import check_backend, run_units
-from dueling_gym.experiments.work_units import WorkUnit, identity_digest, package_version
+from dueling_gym.experiments.runs.runner import run_units
+from dueling_gym.experiments.runs.work_units import WorkUnit, identity_digest, package_version
 from dueling_gym.validation import check_integer, check_probability
 
 __all__ = ["AGENTS", "KIND", "SampleComplexityUnit", "instance_family", "study_units", "run_study", "table", "plot"]
@@ -164,6 +164,16 @@ def slope(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
+def _per_agent(rows: list[dict], scale: float):
+    """For each agent of :data:`AGENTS` with runs in ``rows``: the agent, its rows, their
+    ``H^B ln(1/δ)`` (``scale`` is ``ln(1/δ)``) and their sample counts."""
+    for agent in AGENTS:
+        mine = [row for row in rows if row["agent"] == agent]
+        if mine:
+            yield (agent, mine, np.array([row["hardness"] * scale for row in mine]),
+                   np.array([row["samples"] for row in mine], dtype=float))
+
+
 def table(rows: list[dict], delta: float) -> str:
     scale = math.log(1 / delta)
     lines = [f"{'instance':<14}{'l':>3}{'m':>4}{'K':>5}{'H^B':>9}  {'agent':<24}{'samples':>10}{'/(H ln1/d)':>11}"
@@ -175,12 +185,7 @@ def table(rows: list[dict], delta: float) -> str:
                      f"{row['epochs'] if row['epochs'] is not None else '-':>7}{'y' if row['correct'] else 'N':>4}")
     lines.append("")
     lines.append(f"{'agent':<24}{'runs':>5}{'correct':>8}{'median ratio':>13}{'log-log slope':>14}{'us/sample':>10}")
-    for agent in AGENTS:
-        mine = [row for row in rows if row["agent"] == agent]
-        if not mine:
-            continue
-        x = np.array([row["hardness"] * scale for row in mine])
-        y = np.array([row["samples"] for row in mine], dtype=float)
+    for agent, mine, x, y in _per_agent(rows, scale):
         lines.append(f"{agent:<24}{len(mine):>5}{sum(row['correct'] for row in mine):>8}"
                      f"{np.median(y / x):>13.0f}{slope(x, y):>14.2f}"
                      f"{np.median([row['us_per_sample'] for row in mine]):>10.1f}")
@@ -199,12 +204,7 @@ def plot(rows: list[dict], delta: float, path: Path) -> None:
     scale = math.log(1 / delta)
     fig, ax = plt.subplots(figsize=(6.5, 4.8))
     markers = {"clucb_borda_exact": "o", "clucb_borda_exact_reuse": "s", "clucb_borda_pac": "^"}
-    for agent in AGENTS:
-        mine = [row for row in rows if row["agent"] == agent]
-        if not mine:
-            continue
-        x = np.array([row["hardness"] * scale for row in mine])
-        y = np.array([row["samples"] for row in mine], dtype=float)
+    for agent, _, x, y in _per_agent(rows, scale):
         ax.scatter(x, y, marker=markers[agent], alpha=0.75,
                    label=f"{agent} (slope {slope(x, y):.2f})")
     xs = np.array([row["hardness"] * scale for row in rows])
@@ -251,7 +251,7 @@ def run_study(out_dir: str | os.PathLike | None, *, quick: bool = False, seeds: 
     """Run (or resume) the study and return one row per run.
 
     With ``out_dir``, every finished run is a verified file in ``out_dir/units`` (see
-    :func:`~dueling_gym.experiments.runner.run_units`, which also explains ``jobs``, ``backend``
+    :func:`~dueling_gym.experiments.runs.runner.run_units`, which also explains ``jobs``, ``backend``
     and ``address``); running again runs only what is missing.
     """
     unknown = sorted(set(agents) - set(AGENTS))
@@ -259,7 +259,6 @@ def run_study(out_dir: str | os.PathLike | None, *, quick: bool = False, seeds: 
         raise ValueError(f"unknown agents {unknown}; choose from {list(AGENTS)}")
     delta = check_probability("delta", delta, open_low=True, open_high=True)
     seeds = check_integer("seeds", seeds, minimum=1)
-    check_backend(jobs, backend)
     units = study_units(quick, seeds, delta, tuple(agents))
     request = {"quick": bool(quick), "seeds": seeds, "delta": delta, "agents": list(agents)}
     return run_units(units, out_dir, kind=KIND, request=request, jobs=jobs, backend=backend, address=address,

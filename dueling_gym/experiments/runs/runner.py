@@ -1,8 +1,8 @@
 """The one runner of every study: units of work, one verified file each, resumable, on any backend.
 
-Every study of the library -- regret sweeps (:mod:`dueling_gym.experiments.sweep`), the CPE-DB
+Every study of the library -- regret sweeps (:mod:`dueling_gym.experiments.sweeps.sweep`), the CPE-DB
 sample-complexity study and the learned-vs-classic evaluation -- is a list of
-:class:`~dueling_gym.experiments.work_units.WorkUnit` run here, so they share one behaviour:
+:class:`~dueling_gym.experiments.runs.work_units.WorkUnit` run here, so they share one behaviour:
 
 * each finished unit is written atomically to ``units/<key>.json`` with its identity; a study
   stopped at any moment resumes where it stopped, and a file is reused only when it verifies
@@ -10,9 +10,9 @@ sample-complexity study and the learned-vs-classic evaluation -- is a list of
 * the backends: this process (``jobs=1``), a local pool of warm workers that are handed
   batches of units, or Ray (``backend="ray"``); every unit is fully determined by its
   identity, so backends and job counts give identical results;
-* Ctrl-C stops within seconds and keeps the finished units (:class:`~dueling_gym.experiments.sweep.SweepInterrupted`);
+* Ctrl-C stops within seconds and keeps the finished units (:class:`~dueling_gym.experiments.runs.backends.SweepInterrupted`);
   workers die with their parent; a unit that raises stops the study
-  (:class:`~dueling_gym.experiments.sweep.UnitFailed`).
+  (:class:`~dueling_gym.experiments.runs.backends.UnitFailed`).
 
 A results folder belongs to one kind of study (``manifest.json`` says which); a folder of
 another kind is refused before anything is written.
@@ -25,9 +25,9 @@ import os
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from dueling_gym.experiments.sweep_backends import (
+from dueling_gym.experiments.runs.backends import (
     SweepInterrupted,
     UnitFailed,
     connect_ray,
@@ -36,7 +36,7 @@ from dueling_gym.experiments.sweep_backends import (
     run_ray,
     run_serial,
 )
-from dueling_gym.experiments.sweep_store import (
+from dueling_gym.experiments.runs.store import (
     CONTENT_DIGEST,
     FORMAT,
     MANIFEST,
@@ -47,10 +47,11 @@ from dueling_gym.experiments.sweep_store import (
     locked_folder,
     read_manifest,
 )
-from dueling_gym.experiments.work_units import WorkUnit, canonical_json, package_version
+from dueling_gym.experiments.runs.work_units import WorkUnit, canonical_json, package_version
 from dueling_gym.validation import echo
 
-__all__ = ["run_units", "run_one", "execute_units", "unit_batches", "check_backend", "usable_cores"]
+__all__ = ["run_units", "StudyFolder", "run_one", "execute_units", "run_tasks", "unit_batches", "check_backend",
+           "check_jobs", "usable_cores"]
 
 
 #: Job counts already warned about in this process.
@@ -72,8 +73,7 @@ def check_backend(jobs: Any, backend: Any) -> int:
     """
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    jobs = check_jobs(jobs)
     cores = usable_cores()
     # Once per process and job count: a study checks its arguments, then hands them to run_units.
     if backend == "local" and jobs > cores and jobs not in _WARNED_JOBS:
@@ -81,6 +81,30 @@ def check_backend(jobs: Any, backend: Any) -> int:
         warnings.warn(f"jobs={jobs} is more than the {cores} cores this machine lets the process use; the workers "
                       "will share them (and never outnumber the units)", UserWarning, stacklevel=3)
     return jobs
+
+
+def check_jobs(jobs: Any) -> int:
+    """Refuse a job count that is not a positive integer; returns ``jobs``."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    return jobs
+
+
+def run_tasks(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[Any, Any], None], *, jobs: int,
+              backend: str = "local", describe: Callable[[Any], str] = str) -> None:
+    """Call ``run(task)`` for every task and ``on_done(task, result)`` in this process as each finishes.
+
+    The one entry to the backends: Ray (``backend="ray"``, connected already), this process
+    (``jobs=1``), or a local pool of ``jobs`` workers, never more than there are tasks.
+    ``describe(task)`` names a task in an error.  Ctrl-C raises ``KeyboardInterrupt`` once
+    every worker is stopped; a task that raises stops the others.
+    """
+    if backend == "ray":
+        run_ray(tasks, run, on_done, describe)
+    elif jobs == 1:
+        run_serial(tasks, run, on_done, describe)
+    else:
+        run_pool(tasks, run, on_done, min(jobs, len(tasks)), describe)
 
 
 def run_one(unit: WorkUnit, out_dir: str | os.PathLike | None = None) -> dict[str, Any]:
@@ -171,12 +195,7 @@ def execute_units(todo: Sequence[WorkUnit], *, total: int, out_dir: Path | None,
     tasks = [(batch, folder) for batch in unit_batches(list(todo), workers)]
     describe = lambda task: task[0][0].key if len(task[0]) == 1 else f"batch from {task[0][0].key}"  # noqa: E731
     try:
-        if backend == "ray":
-            run_ray(tasks, _run_batch, on_done, describe)
-        elif workers == 1:
-            run_serial(tasks, _run_batch, on_done, describe)
-        else:
-            run_pool(tasks, _run_batch, on_done, min(jobs, len(tasks)), describe)
+        run_tasks(tasks, _run_batch, on_done, jobs=workers, backend=backend, describe=describe)
     except KeyboardInterrupt:
         # Workers write each unit's file as it finishes, but report a batch only when all of it is
         # done (and a unit may finish between its file and its report): count the files.
@@ -188,25 +207,58 @@ def execute_units(todo: Sequence[WorkUnit], *, total: int, out_dir: Path | None,
     return records
 
 
-def _study_manifest(out_dir: Path, kind: str, request: dict[str, Any]) -> dict[str, Any]:
-    """The folder's manifest with ``request`` added; ValueError when the folder holds another study."""
-    previous = read_manifest(out_dir)
-    if previous is None:
-        return {"format": FORMAT, "kind": kind, "dueling_gym": package_version(), "requests": [request],
-                "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    held = previous.get("kind", "regret sweep")
-    if held != kind:
-        raise ValueError(f"{out_dir} holds a {held}, not a {kind}; use another folder")
-    requests = list(previous.get("requests", []))
-    if canonical_json(request) not in {canonical_json(known) for known in requests}:
-        requests.append(request)
-    return previous | {"requests": requests, "dueling_gym": package_version(),
-                       "updated": time.strftime("%Y-%m-%dT%H:%M:%S")}
+class StudyFolder:
+    """What a study's results folder holds beside its unit files: the manifest, and what is written after a run.
+
+    :func:`run_units` calls its three methods while it holds the folder's lock.  This one keeps
+    a study of one ``kind``: its manifest names the kind and every ``request`` (the study's
+    parameters) run into the folder, and a folder of another kind is refused.  A study whose
+    folder holds more (a regret sweep's merged manifest and ``results.csv``,
+    :class:`~dueling_gym.experiments.sweeps.sweep.SweepFolder`) subclasses it.
+
+    Parameters
+    ----------
+    kind : str
+        What the folder holds (e.g. ``"CPE-DB sample-complexity study"``).
+    request : dict, optional
+        The study's parameters (JSON), recorded once per distinct request.
+    """
+
+    def __init__(self, kind: str, request: dict[str, Any] | None = None):
+        if not isinstance(kind, str) or not kind:
+            raise TypeError(f"kind must be a non-empty string, got {kind!r}")
+        self.kind, self.request = kind, request or {}
+
+    def manifest(self, out_dir: Path) -> dict[str, Any]:
+        """The manifest to write: the folder's with this study added (ValueError: the folder cannot take it).
+
+        Called before anything is written.
+        """
+        previous = read_manifest(out_dir)
+        if previous is None:
+            return {"format": FORMAT, "kind": self.kind, "dueling_gym": package_version(), "requests": [self.request],
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        held = previous.get("kind", "regret sweep")
+        if held != self.kind:
+            raise ValueError(f"{out_dir} holds a {held}, not a {self.kind}; use another folder")
+        requests = list(previous.get("requests", []))
+        if canonical_json(self.request) not in {canonical_json(known) for known in requests}:
+            requests.append(self.request)
+        return previous | {"requests": requests, "dueling_gym": package_version(),
+                           "updated": time.strftime("%Y-%m-%dT%H:%M:%S")}
+
+    def folder_units(self, manifest: dict[str, Any], units: Sequence[WorkUnit]) -> Sequence[WorkUnit]:
+        """The units whose files are read (the study's own ``units`` here); a record is labelled by its unit here."""
+        return units
+
+    def finish(self, out_dir: Path, records: dict[str, dict[str, Any]]) -> None:
+        """Write what the folder holds beside its units, given the record of every finished unit read or run, by key."""
 
 
-def run_units(units: Sequence[WorkUnit], out_dir: str | os.PathLike | None, *, kind: str,
+def run_units(units: Sequence[WorkUnit], out_dir: str | os.PathLike | None, *, kind: str | None = None,
               request: dict[str, Any] | None = None, jobs: int = 1, backend: str = "local",
-              address: str | None = None, progress: bool = True, desc: str = "runs") -> list[dict[str, Any]]:
+              address: str | None = None, progress: bool = True, desc: str = "runs",
+              folder: StudyFolder | None = None) -> list[dict[str, Any]]:
     """Run every unit of a study that has no verified file in ``out_dir``; all their records, in order.
 
     Parameters
@@ -219,9 +271,13 @@ def run_units(units: Sequence[WorkUnit], out_dir: str | os.PathLike | None, *, k
         parameters, JSON) run into it.  ``None`` runs everything and writes nothing.
     kind : str
         What the folder holds (e.g. ``"CPE-DB sample-complexity study"``); a folder holding
-        another kind of study is refused.
+        another kind of study is refused.  Not needed with ``folder``.
+    request : dict, optional
+        The study's parameters, kept in the manifest.
     jobs, backend, address, progress, desc
-        As for :func:`dueling_gym.experiments.sweep.run_sweep` (``desc`` names the progress bar).
+        As for :func:`dueling_gym.experiments.sweeps.sweep.run_sweep` (``desc`` names the progress bar).
+    folder : StudyFolder, optional
+        What the folder holds beside its units (default: ``StudyFolder(kind, request)``).
 
     Raises
     ------
@@ -233,7 +289,10 @@ def run_units(units: Sequence[WorkUnit], out_dir: str | os.PathLike | None, *, k
         When a unit raised an error.
     """
     jobs = check_backend(jobs, backend)
+    if folder is None:
+        folder = StudyFolder(kind, request)  # type: ignore[arg-type] - a missing kind is refused there
     unique = list({unit.key: unit for unit in units}.values())
+    label_by = {unit.key: unit for unit in unique}
     by_key: dict[str, dict[str, Any]] = {}
     started_ray = False
     try:
@@ -241,24 +300,30 @@ def run_units(units: Sequence[WorkUnit], out_dir: str | os.PathLike | None, *, k
             started_ray = connect_ray(address, jobs) if backend == "ray" else False
             records = execute_units(unique, total=len(unique), out_dir=None, jobs=jobs, backend=backend,
                                     progress=progress, desc=desc)
+            by_key.update((record["key"], label_by[record["key"]].labelled(record)) for record in records)
         else:
-            folder = Path(out_dir)
-            with locked_folder(folder):
-                manifest = _study_manifest(folder, kind, request or {})
+            path = Path(out_dir)
+            with locked_folder(path):
+                manifest = folder.manifest(path)
+                read = folder.folder_units(manifest, unique)
                 started_ray = connect_ray(address, jobs) if backend == "ray" else False
-                atomic_write_text(folder / MANIFEST, json.dumps(manifest, indent=2))
-                for unit, record in zip(unique, load_units(unique, folder)):
+                atomic_write_text(path / MANIFEST, json.dumps(manifest, indent=2))
+                for unit, record in zip(read, load_units(read, path)):
                     if record is not None:
                         by_key[unit.key] = record
                 todo = [unit for unit in unique if unit.key not in by_key]
-                records = execute_units(todo, total=len(unique), out_dir=folder, jobs=jobs, backend=backend,
+                records = execute_units(todo, total=len(unique), out_dir=path, jobs=jobs, backend=backend,
                                         progress=progress, desc=desc)
+                # Labelled as a record read back from its file is: by the folder's unit.
+                label_by.update((unit.key, unit) for unit in read)
+                by_key.update((record["key"], label_by[record["key"]].labelled(record)) for record in records)
+                folder.finish(path, by_key)
     finally:
         if started_ray:
             import ray
 
             ray.shutdown()
-    unit_of = {unit.key: unit for unit in unique}
-    for record in records:
-        by_key[record["key"]] = unit_of[record["key"]].labelled(record)
+    missing = [unit.key for unit in unique if unit.key not in by_key]
+    if missing:  # pragma: no cover - a unit file vanished while the study ran
+        raise RuntimeError(f"units missing after the run: {missing[:3]}")
     return [by_key[unit.key] for unit in units]

@@ -22,12 +22,12 @@ first stage's problems); the result goes to ``follow_up.csv`` and to ``summary.m
 first stage already put above the policy are re-run too, so the second stage reports every
 comparison that matters with the same rule.
 
-Both stages run through the one runner of every study (:mod:`dueling_gym.experiments.runner`):
+Both stages run through the one runner of every study (:mod:`dueling_gym.experiments.runs.runner`):
 one agent on a share of a problem set's runs is a unit, written to its own verified file in
 ``units/``, so an interrupted evaluation resumes where it stopped, on this process, a local
 pool of workers or Ray.
 
-    python -m dueling_gym.experiments.learned_evaluation --out results/learned-eval --n-arms 5
+    python -m dueling_gym.experiments.studies.learned_evaluation --out results/learned-eval --n-arms 5
 """
 
 from __future__ import annotations
@@ -40,15 +40,15 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from dueling_gym.agents import AGENT_REGISTRY, list_agents, make_agent
 from dueling_gym.agents.learned import LearnedAgent, policy_sizes, shipped_policies
-from dueling_gym.experiments.runner import check_backend, run_units
+from dueling_gym.experiments.runs.runner import check_backend, run_units
 from dueling_gym.experiments.simulate import simulate
-from dueling_gym.experiments.work_units import WorkUnit, identity_digest, package_version, safe_name
+from dueling_gym.experiments.runs.work_units import WorkUnit, identity_digest, package_version, safe_name
 from dueling_gym.pair_network import load_policy_weights
 from dueling_gym.problems import load_problem
 from dueling_gym.problems.generators import ProblemSampler
@@ -56,13 +56,15 @@ from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.stats import INTERVAL_METHOD, NO_SPREAD, NO_SPREAD_NOTE, bootstrap_mean_interval, mean_half_width
 from dueling_gym.validation import check_integer
 
-__all__ = ["classic_agents", "evaluate", "paired_comparison", "EvaluationUnit", "KIND", "PUBLISHED_SMALL"]
+__all__ = ["classic_agents", "evaluate", "paired_comparison", "EvaluationUnit", "KIND", "PUBLISHED_SMALL", "PUBLISHED"]
 
 #: What ``manifest.json`` says a folder of this study holds.
 KIND = "learned-vs-classic evaluation"
 
 #: Published matrices with 4 to 6 arms.
 PUBLISHED_SMALL = ("cyclic4", "gap", "multisol", "mslr5-condorcet", "mslr5-noncondorcet", "arxiv")
+#: Every published matrix: those with 4 to 6 arms and Sushi (16 arms).
+PUBLISHED = (*PUBLISHED_SMALL, "sushi")
 _HELD_OUT_SALT = 0x4E1D
 #: The follow-up stage's problems come from a stream of their own.
 _FOLLOW_UP_SALT = 0xF011
@@ -86,14 +88,14 @@ def _generated_sets(families: Sequence[str], arm_counts: Sequence[int]) -> dict[
             for index, family in enumerate(families)}
 
 
-def _problem_sets(generated: dict[str, tuple[int, str, int]], n_problems: int, seed: int,
+def _problem_sets(generated: dict[str, tuple[int, str, int]], n_problems: dict[int, int], seed: int,
                   published: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Where every problem set comes from: a generator stream or a published matrix (see :func:`_draw_source`)."""
     sets: dict[str, dict[str, Any]] = {}
     for set_name, (index, family, n_arms) in generated.items():
         # K = 5 keeps the stream of the single-K evaluation; other K get their own.
         key = [seed, _HELD_OUT_SALT, index] if n_arms == 5 else [seed, _HELD_OUT_SALT, index, n_arms]
-        sets[set_name] = {"family": family, "n_arms": n_arms, "stream": key, "n_problems": n_problems}
+        sets[set_name] = {"family": family, "n_arms": n_arms, "stream": key, "n_problems": n_problems[n_arms]}
     for name in published:
         sets[name] = {"published": name}
     return sets
@@ -235,12 +237,12 @@ def evaluate(
     families: Sequence[str] = ("no_condorcet_winner", "unique_copeland_winner", "utility_based"),
     n_arms: int | Sequence[int] = 5,
     horizons: Sequence[int] = (100, 1000, 10_000),
-    n_problems: int = 50,
+    n_problems: int | Mapping[int, int] = 50,
     published: Sequence[str] = (),
     runs_per_published: int = 20,
     seed: int = 0,
     policy: str | Path | None = None,
-    follow_up_problems: int = 0,
+    follow_up_problems: int | Mapping[int, int] = 0,
     follow_up_horizon: int | None = None,
     jobs: int = 1,
     progress: bool = False,
@@ -248,32 +250,37 @@ def evaluate(
     address: str | None = None,
     plot: bool = True,
 ) -> list[dict]:
-    """Run ``agents`` (default: ``learned`` and :func:`~dueling_gym.experiments.learned_evaluation.classic_agents`) and write the comparison.
+    """Run ``agents`` (default: ``learned`` and :func:`~dueling_gym.experiments.studies.learned_evaluation.classic_agents`) and write the comparison.
 
     Each generated problem is run once (seed = its index); each published matrix
     ``runs_per_published`` times; ``n_arms`` may list several K (one problem set per family and K;
-    ``learned`` plays the K it has a policy for).  ``policy`` runs ``learned`` with an exported policy file
+    ``learned`` plays the K it has a policy for); ``n_problems`` is the number of problems per family,
+    the same for every K or a mapping K -> number (the agents' cost grows with K).  ``policy`` runs ``learned`` with an exported policy file
     instead of the shipped one; ``progress`` shows a progress bar over agents and problem sets.
     ``follow_up_problems`` > 0 adds the second stage (module docstring) at ``follow_up_horizon``
+    (a mapping K -> number sets it per K; 0 skips that K)
     (one of ``horizons``).  ``jobs`` worker processes (or Ray, ``backend="ray"`` at ``address``)
     share the runs; the results do not depend on them.  Finished runs are kept in
-    ``output_dir/units`` (see :func:`~dueling_gym.experiments.runner.run_units`): an interrupted
+    ``output_dir/units`` (see :func:`~dueling_gym.experiments.runs.runner.run_units`): an interrupted
     evaluation, run again with the same arguments, runs only what is missing.  ``plot=False``
     skips ``regret.png`` (drawn only when matplotlib is installed).
     Returns the rows of ``regret.csv`` (problem set, agent, horizon, mean, 95% half-width, runs).
     """
     arm_counts, horizons, follow_up_problems = _checked_settings(n_arms, horizons, jobs, backend, follow_up_problems,
                                                                  follow_up_horizon)
+    problems_per_size = _problems_per_size(n_problems, arm_counts)
+    follow_ups_per_size = _problems_per_size(follow_up_problems, arm_counts, "follow_up_problems", minimum=0)
     agents = list(agents) if agents is not None else ["learned", *classic_agents()]
     policy_arms = _policy_arms(policy)
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     generated = _generated_sets(families, arm_counts)
-    problem_sets = _problem_sets(generated, n_problems, seed, published)
+    problem_sets = _problem_sets(generated, problems_per_size, seed, published)
     learned_options = {"policy": str(policy)} if policy is not None else {}
     units = _first_stage_units(problem_sets, agents, policy_arms, runs_per_published, horizons, learned_options)
     request = {"agents": agents, "families": list(families), "n_arms": arm_counts, "horizons": horizons,
-               "n_problems": n_problems, "published": list(published), "runs_per_published": runs_per_published,
+               "n_problems": n_problems if isinstance(n_problems, (int, np.integer)) else
+               {str(k): count for k, count in problems_per_size.items()}, "published": list(published), "runs_per_published": runs_per_published,
                "seed": seed, "policy": None if policy is None else str(policy)}
     run = dict(jobs=jobs, backend=backend, address=address, progress=progress)
     per_run = _regrets_by_agent(units, output, request | {"stage": "first"}, desc="evaluation", **run)
@@ -284,13 +291,13 @@ def evaluate(
     comparisons = paired_comparison(per_run, horizons)
     _write_csv(output / "paired.csv", comparisons)
     follow_ups = []
-    if follow_up_problems:
-        follow_ups = _follow_up(per_run, horizons.index(follow_up_horizon), horizons, follow_up_problems, seed,
+    if any(follow_ups_per_size.values()):
+        follow_ups = _follow_up(per_run, horizons.index(follow_up_horizon), horizons, follow_ups_per_size, seed,
                                 generated, learned_options,
                                 lambda units: _regrets_by_agent(units, output, request | {"stage": "follow-up"},
                                                                 desc="follow-up", **run))
         _write_csv(output / "follow_up.csv", follow_ups)
-    (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_up_problems)
+    (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_ups_per_size)
                                        + _summary(rows, horizons, per_run) + f"\nIntervals: {INTERVAL_METHOD}.\n")
     if plot:
         _plot(rows, horizons, output / "regret.png", per_run)
@@ -298,16 +305,32 @@ def evaluate(
 
 
 def _checked_settings(n_arms: int | Sequence[int], horizons: Sequence[int], jobs: int, backend: str,
-                      follow_up_problems: int, follow_up_horizon: int | None) -> tuple[list[int], list[int], int]:
+                      follow_up_problems: int | Mapping[int, int], follow_up_horizon: int | None
+                      ) -> tuple[list[int], list[int], int | Mapping[int, int]]:
     """The numbers of arms and the sorted horizons, checked with the rest of the settings before anything runs."""
     arm_counts = [n_arms] if isinstance(n_arms, (int, np.integer)) else list(n_arms)
     arm_counts = [check_integer("n_arms", count, minimum=2) for count in arm_counts]
     horizons = sorted(check_integer("horizon", h, minimum=1) for h in horizons)
     check_backend(jobs, backend)
-    follow_up_problems = check_integer("follow_up_problems", follow_up_problems, minimum=0)
-    if follow_up_problems and follow_up_horizon not in horizons:
+    if not isinstance(follow_up_problems, Mapping):
+        follow_up_problems = check_integer("follow_up_problems", follow_up_problems, minimum=0)
+    if (any(follow_up_problems.values()) if isinstance(follow_up_problems, Mapping) else follow_up_problems) \
+            and follow_up_horizon not in horizons:
         raise ValueError(f"follow_up_horizon must be one of the horizons {horizons}, got {follow_up_horizon!r}")
     return arm_counts, horizons, follow_up_problems
+
+
+def _problems_per_size(n_problems: int | Mapping[int, int], arm_counts: list[int], label: str = "n_problems",
+                       minimum: int = 1) -> dict[int, int]:
+    """Problems per family for every K: one number for all, or a mapping that names exactly the Ks evaluated."""
+    if isinstance(n_problems, Mapping):
+        if sorted(n_problems) != sorted(arm_counts):
+            raise ValueError(f"{label} must give a number for each of n_arms {arm_counts}, got one for "
+                             f"{sorted(n_problems)}")
+        return {check_integer("n_arms", k, minimum=2): check_integer(f"{label}[{k}]", count, minimum=minimum)
+                for k, count in n_problems.items()}
+    count = check_integer(label, n_problems, minimum=minimum)
+    return {k: count for k in arm_counts}
 
 
 def _policy_arms(policy: str | Path | None) -> list[int] | None:
@@ -355,18 +378,18 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
             writer.writerows(rows)
 
 
-def _follow_up(per_run: dict[tuple[str, str], np.ndarray], column: int, horizons: list[int], n_problems: int,
+def _follow_up(per_run: dict[tuple[str, str], np.ndarray], column: int, horizons: list[int], n_problems: dict[int, int],
                seed: int, generated: dict[str, tuple[int, str, int]], learned_options: dict[str, Any],
                run: Any) -> list[dict]:
-    """The second stage: every comparison the first left short of *below*, on fresh problems.
+    """The second stage: every comparison the first left short of *below*, on ``n_problems[K]`` fresh problems.
 
     ``run(units)`` runs :class:`EvaluationUnit` s and returns each (problem set, agent)'s regrets.
     """
     horizon = horizons[column]
     plan = []
     for set_name, (index, family, n_arms) in generated.items():
-        if (set_name, "learned") not in per_run:
-            continue  # no policy for this K
+        if (set_name, "learned") not in per_run or not n_problems[n_arms]:
+            continue  # no policy for this K, or no second stage asked for it
         mine = per_run[set_name, "learned"][:, column]
         undecided = [agent for (name, agent), values in per_run.items()
                      if name == set_name and agent != "learned" and _paired(mine, values[:, column])[2] != "below"]
@@ -375,7 +398,7 @@ def _follow_up(per_run: dict[tuple[str, str], np.ndarray], column: int, horizons
     units = []
     for set_name, index, family, n_arms, undecided in plan:
         source = {"family": family, "n_arms": n_arms, "stream": [seed, _FOLLOW_UP_SALT, index, n_arms],
-                  "n_problems": n_problems}
+                  "n_problems": n_problems[n_arms]}
         runs = _source_runs(_draw_source(source))
         for agent in ["learned", *undecided]:
             units += _units(agent, set_name, source, runs, [horizon], learned_options if agent == "learned" else {})
@@ -392,10 +415,12 @@ def _follow_up(per_run: dict[tuple[str, str], np.ndarray], column: int, horizons
     return follow_ups
 
 
-def _follow_up_summary(follow_ups: list[dict], n_problems: int) -> str:
+def _follow_up_summary(follow_ups: list[dict], n_problems: dict[int, int]) -> str:
     if not follow_ups:
         return ""
-    lines = [f"### Follow-up: the comparisons above short of *below*, on {n_problems} fresh problems", "",
+    counts = sorted(set(row["runs"] for row in follow_ups))
+    lines = [f"### Follow-up: the comparisons above short of *below*, on {' or '.join(map(str, counts))} fresh "
+             "problems", "",
              "| problems | horizon | classic agent | learned | classic | difference | verdict |",
              "|---|---:|---|---:|---:|---:|---|"]
     for row in follow_ups:
@@ -447,6 +472,8 @@ def paired_comparison(per_run: dict[tuple[str, str], np.ndarray], horizons: Sequ
             continue
         mine = per_run[set_name, subject]
         others = {agent: values for (name, agent), values in per_run.items() if name == set_name and agent != subject}
+        if not others:
+            continue  # nothing to compare with
         for column, horizon in enumerate(horizons):
             best = min(others, key=lambda agent: others[agent][:, column].mean())
             mean, half_width, verdict = _paired(mine[:, column], others[best][:, column])
@@ -472,7 +499,7 @@ def _summary(rows: list[dict], horizons: list[int], per_run: dict[tuple[str, str
     Regret is non-negative: where the Student's t interval would reach below zero (a skewed
     sample) the cell shows the percentile bootstrap of ``per_run`` instead, and says so.
     """
-    from dueling_gym.experiments.report import interval_notes, regret_interval_cell
+    from dueling_gym.experiments.sweeps.report import interval_notes, regret_interval_cell
 
     lines: list[str] = []
     shown: list[str] = []
@@ -539,7 +566,10 @@ def _plot(rows: list[dict], horizons: list[int], path: Path, per_run: dict[tuple
             low, high = percentile_band(regrets)
             run_counts.append(regrets.shape[0])
             style = styles[name]
-            axis.errorbar(horizons, means, yerr=np.vstack([means - low, high - means]), label=name, color=style["color"],
+            # A sample whose runs agree (e.g. every regret 0) gives a bootstrap interval equal to the mean up
+            # to rounding, which can put the mean a few ulps outside it: those bars have length 0.
+            spread = np.maximum(np.vstack([means - low, high - means]), 0.0)
+            axis.errorbar(horizons, means, yerr=spread, label=name, color=style["color"],
                           linestyle=style["linestyle"], marker=style["marker"] or ".", markersize=5,
                           linewidth=2.5 if name == "learned" else 1.2, capsize=2)
         axis.set_xscale("log")
@@ -562,7 +592,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--horizons", default="100,1000,10000")
     parser.add_argument("--problems", type=int, default=50, help="held-out problems per family")
     parser.add_argument("--agents", default=None, help="comma-separated agents (default: learned and every classic agent)")
-    parser.add_argument("--published", action="store_true", help="also the published matrices with 4-6 arms")
+    parser.add_argument("--published", nargs="?", const="small", choices=["small", "all"], default=None,
+                        help="also the published matrices: those with 4-6 arms (small, the default) or all seven")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--policy", default=None, help="exported policy file for `learned` (default: the shipped one)")
     parser.add_argument("--follow-up-problems", type=int, default=0,
@@ -574,7 +605,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     arguments = parser.parse_args(argv)
     evaluate(arguments.out, agents=arguments.agents.split(",") if arguments.agents else None,
              n_arms=[int(k) for k in arguments.n_arms.split(",")], horizons=[int(h) for h in arguments.horizons.split(",")], n_problems=arguments.problems,
-             published=PUBLISHED_SMALL if arguments.published else (), seed=arguments.seed,
+             published={"small": PUBLISHED_SMALL, "all": PUBLISHED, None: ()}[arguments.published], seed=arguments.seed,
              policy=arguments.policy, follow_up_problems=arguments.follow_up_problems,
              follow_up_horizon=arguments.follow_up_horizon, jobs=arguments.jobs, progress=True,
              backend=arguments.backend, address=arguments.address)

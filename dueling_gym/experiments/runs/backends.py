@@ -4,7 +4,7 @@ Interrupts and dying parents are handled so that no work outlives the sweep:
 
 * Ctrl-C stops a sweep within seconds: queued units are cancelled, running workers are
   terminated (a unit's file is written atomically, so a killed unit leaves no final file), and
-  :class:`~dueling_gym.experiments.sweep.SweepInterrupted` reports how many units are done.
+  :class:`~dueling_gym.experiments.runs.backends.SweepInterrupted` reports how many units are done.
 * Workers ignore SIGINT (only the parent decides) and exit as soon as their parent dies: on
   Linux the kernel kills them (``PR_SET_PDEATHSIG`` through ``prctl``, where ``ctypes`` and
   ``prctl`` can be reached); everywhere a watchdog thread notices that the parent pid changed

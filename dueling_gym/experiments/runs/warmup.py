@@ -9,7 +9,12 @@ run takes (the fused loop, ``act``/``observe``/``recommend``, the stopping loop 
 pure-exploration agents), each environment steps, and the lower bounds and KL routines run.
 
 Tasks are independent, so ``jobs > 1`` compiles them in parallel worker processes (Numba writes
-each cache file atomically).
+each cache file atomically), through the runner's own entry to the backends and its job-count
+check (:func:`~dueling_gym.experiments.runs.runner.run_tasks`,
+:func:`~dueling_gym.experiments.runs.runner.check_jobs`).  A warm-up is not a list of work units:
+a task has no identity, writes no file and returns only its seconds, which no re-run can
+verify; and tasks differ in cost by a hundredfold, so each is handed to a worker alone rather
+than in the runner's batches of units.
 """
 
 from __future__ import annotations
@@ -145,10 +150,10 @@ def warmup(*, jobs: int = 1, progress: bool = True, tasks: list[str] | None = No
     -------
     WarmupReport
     """
-    from dueling_gym.experiments.sweep_backends import progress_bar, run_pool, run_serial
+    from dueling_gym.experiments.runs.backends import progress_bar
+    from dueling_gym.experiments.runs.runner import check_jobs, run_tasks
 
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    jobs = check_jobs(jobs)
     names = warmup_tasks() if tasks is None else list(tasks)
     unknown = sorted(set(names) - set(warmup_tasks()))
     if unknown:
@@ -163,10 +168,7 @@ def warmup(*, jobs: int = 1, progress: bool = True, tasks: list[str] | None = No
             bar.update(1)
 
     try:
-        if jobs == 1:
-            run_serial(names, warm, on_done, str)
-        else:
-            run_pool(names, warm, on_done, min(jobs, len(names)), str)
+        run_tasks(names, warm, on_done, jobs=jobs, describe=str)
     finally:
         if bar is not None:
             bar.close()

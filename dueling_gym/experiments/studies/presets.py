@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dueling_gym.experiments.folder_report import Report
+from dueling_gym.experiments.sweeps.folder_report import Report
 
 __all__ = ["Preset", "BaselinesPreset", "SampleComplexityPreset", "LearnedPreset", "PRESETS", "get_preset", "reproduce"]
 
@@ -26,7 +26,7 @@ class Preset:
     """A reproducible experiment; this base class runs a regret sweep.
 
     ``full`` and ``quick`` hold the keyword arguments of the study: for a regret sweep those of
-    :class:`~dueling_gym.experiments.sweep.SweepSpec` (agents, problems, seeds, horizon, ...).
+    :class:`~dueling_gym.experiments.sweeps.sweep.SweepSpec` (agents, problems, seeds, horizon, ...).
     Subclasses for other studies set :attr:`kind` and implement :meth:`run` and :meth:`describe`.
     """
 
@@ -49,7 +49,7 @@ class Preset:
 
     def describe(self, quick: bool) -> str:
         """One line: what :meth:`run` will do."""
-        from dueling_gym.experiments.sweep import SweepSpec
+        from dueling_gym.experiments.sweeps.sweep import SweepSpec
 
         spec = SweepSpec(**self.sweep_arguments(quick))
         return (f"{self.label(quick)}: {len(spec.agents)} agents x {len(spec.problems)} problems x "
@@ -59,8 +59,8 @@ class Preset:
             address: str | None = None, progress: bool = True, plot: bool = True, notion: str | None = None,
             svg: bool = False) -> Report:
         """Run the study into ``out_dir`` (only what is missing) and write its report."""
-        from dueling_gym.experiments.folder_report import run_and_report
-        from dueling_gym.experiments.sweep import SweepSpec
+        from dueling_gym.experiments.sweeps.folder_report import run_and_report
+        from dueling_gym.experiments.sweeps.sweep import SweepSpec
 
         return run_and_report(SweepSpec(**self.sweep_arguments(quick)), out_dir, jobs=jobs, backend=backend,
                               address=address, progress=progress, notion=notion or self.notion,
@@ -78,7 +78,7 @@ class BaselinesPreset(Preset):
 
     def sweep_arguments(self, quick: bool) -> dict[str, Any]:
         from dueling_gym.agents.catalogue import regret_minimisers
-        from dueling_gym.experiments.sweep import ProblemSpec
+        from dueling_gym.experiments.sweeps.sweep import ProblemSpec
 
         arguments = dict(self.quick if quick else self.full)
         arm_counts = sorted({ProblemSpec.parse(problem).build().n_arms for problem in arguments["problems"]})
@@ -99,8 +99,8 @@ class SampleComplexityPreset(Preset):
             address: str | None = None, progress: bool = True, plot: bool = True, notion: str | None = None,
             svg: bool = False) -> Report:
         from dueling_gym.atomic_files import atomic_write_text
-        from dueling_gym.experiments.sample_complexity import plot as plot_study
-        from dueling_gym.experiments.sample_complexity import run_study, table
+        from dueling_gym.experiments.studies.sample_complexity import plot as plot_study
+        from dueling_gym.experiments.studies.sample_complexity import run_study, table
 
         options = self.sweep_arguments(quick)
         rows = run_study(out_dir, quick=quick, seeds=options["seeds"], delta=options["delta"], jobs=jobs,
@@ -117,34 +117,52 @@ class SampleComplexityPreset(Preset):
 @dataclass(frozen=True)
 class LearnedPreset(Preset):
     """The learned policies against every classic agent (``full``/``quick``: the arguments of
-    :func:`~dueling_gym.experiments.learned_evaluation.evaluate`)."""
+    :func:`~dueling_gym.experiments.studies.learned_evaluation.evaluate`)."""
 
     kind: ClassVar[str] = "learned"
 
     def describe(self, quick: bool) -> str:
         options = self.sweep_arguments(quick)
-        return (f"{self.label(quick)}: K = {', '.join(map(str, options['n_arms']))}, {options['n_problems']} "
-                f"problems per family, T = {', '.join(map(str, options['horizons']))}")
+        counts = options["n_problems"]
+        per_family = (f"{counts} problems" if isinstance(counts, int) else
+                      ", ".join(f"{count} (K = {k})" for k, count in counts.items()) + " problems")
+        return (f"{self.label(quick)}: K = {', '.join(map(str, options['n_arms']))}, {per_family} per family, "
+                f"T = {', '.join(map(str, options['horizons']))}")
 
     def run(self, out_dir: Path, *, quick: bool = False, jobs: int = 1, backend: str = "local",
             address: str | None = None, progress: bool = True, plot: bool = True, notion: str | None = None,
             svg: bool = False) -> Report:
-        from dueling_gym.experiments.learned_evaluation import PUBLISHED_SMALL, evaluate
+        from dueling_gym.atomic_files import atomic_write_text
+        from dueling_gym.experiments.studies.learned_consistency import check_consistency, consistency_summary
+        from dueling_gym.experiments.studies.learned_evaluation import evaluate
 
         options = self.sweep_arguments(quick)
         if out_dir.exists() and not out_dir.is_dir():
             raise ValueError(f"--out {out_dir} is a file, not a folder")
+        run = dict(jobs=jobs, progress=progress, backend=backend, address=address)
         evaluate(out_dir, n_arms=options["n_arms"], horizons=options["horizons"], n_problems=options["n_problems"],
-                 published=PUBLISHED_SMALL if options["published"] else (),
-                 follow_up_problems=options["follow_up_problems"], follow_up_horizon=options["follow_up_horizon"],
-                 jobs=jobs, progress=progress, backend=backend, address=address, plot=plot)
-        names = ("regret.csv", "paired.csv", "follow_up.csv", "summary.md", "regret.png")
+                 published=options["published"], follow_up_problems=options["follow_up_problems"],
+                 follow_up_horizon=options["follow_up_horizon"], plot=plot, **run)
+        (out_dir / "consistency.csv").unlink(missing_ok=True)  # from an earlier run into the same folder
+        if options.get("consistency"):
+            rows = check_consistency(out_dir, **options["consistency"], **run)
+            summary = out_dir / "summary.md"
+            atomic_write_text(summary, consistency_summary(rows) + "\n" + summary.read_text())
+        names = ("regret.csv", "paired.csv", "follow_up.csv", "consistency.csv", "summary.md", "regret.png")
         files = tuple(out_dir / name for name in names if (out_dir / name).exists())
         return Report(out_dir, (out_dir / "summary.md").read_text(), files)
 
 
 _KOMIYAMA_AGENTS = ("random", "savage", "rucb", "rmed1", "ccb", "ecw_rmed")
 _KOMIYAMA_PROBLEMS = ("sushi", "arxiv", "mslr5-condorcet", "mslr5-noncondorcet", "gap", "multisol", "cyclic4")
+#: Held-out problems per family and K of ``learned-vs-classic``: fewer at K = 16, where CW-RMED's
+#: per-duel optimisation costs about 30 s a run of 10^4 duels (300 problems would take about six hours
+#: of one core, 20 take 25 minutes).
+_LEARNED_PROBLEMS = {4: 300, 5: 300, 8: 300, 16: 20}
+#: Fresh problems per family of its second stage; none at K = 16 (the same cost).
+_LEARNED_FOLLOW_UPS = {4: 40_000, 5: 40_000, 8: 40_000, 16: 0}
+#: The learned agent as shipped, and with the safeguard from duel 1000, in the consistency check.
+_LEARNED_VARIANTS = {"as shipped": {}, "safeguard from 1000": {"safeguard_from": 1000}}
 
 
 
@@ -237,17 +255,24 @@ PRESETS: dict[str, Preset] = {
             name="learned-vs-classic",
             title="The shipped learned policies against every classic agent on held-out problems",
             reference="dueling-gym (learned agent); generator families of Komiyama et al. 2016 and Zoghi et al. 2015",
-            full=dict(n_arms=(5, 8), horizons=(100, 1000, 10_000), n_problems=300, published=True,
-                      follow_up_problems=40_000, follow_up_horizon=1000),
-            quick=dict(n_arms=(5,), horizons=(100, 1000), n_problems=10, published=False,
-                       follow_up_problems=20, follow_up_horizon=1000),
-            notes="Held-out problems of no_condorcet_winner, unique_copeland_winner and utility_based (fresh draws "
-                  "from a stream independent of training and validation), one run each, plus the published "
-                  "matrices with 4-6 arms (20 runs each). Mean cumulative Copeland regret (Komiyama units) at each "
-                  "horizon; horizon-aware agents are run once per horizon. Then, at T = 1000, every classic agent "
-                  "the policy is not yet below (paired, 95%) on a family plays it again on 40 000 fresh problems of "
-                  "that family: one run's regret varies by about 100 units from problem to problem, so 300 problems "
-                  "leave a half-width near 11 and 40 000 bring it near 1.",
+            full=dict(n_arms=(4, 5, 8, 16), horizons=(100, 1000, 10_000), n_problems=_LEARNED_PROBLEMS,
+                      published=_KOMIYAMA_PROBLEMS, follow_up_problems=_LEARNED_FOLLOW_UPS, follow_up_horizon=1000,
+                      consistency=dict(published=_KOMIYAMA_PROBLEMS, runs=20, horizon=10_000, long_horizon=100_000,
+                                       variants=_LEARNED_VARIANTS)),
+            quick=dict(n_arms=(5,), horizons=(100, 1000), n_problems=10, published=(),
+                       follow_up_problems=20, follow_up_horizon=1000,
+                       consistency=dict(published=("cyclic4",), runs=2, horizon=1000, long_horizon=10_000,
+                                        variants=_LEARNED_VARIANTS)),
+            notes="Held-out problems of no_condorcet_winner, unique_copeland_winner and utility_based with 4, 5, 8 "
+                  "and 16 arms (fresh draws from a stream independent of training and validation; 300 per family, "
+                  "20 at K = 16), one run each, plus the seven published matrices (20 runs each). Mean cumulative "
+                  "Copeland regret (Komiyama units) at each horizon; horizon-aware agents are run once per horizon. "
+                  "Then, at T = 1000, every classic agent the policy is not yet below (paired, 95%) on a family "
+                  "plays it again on 40 000 fresh problems of that family (K = 4, 5, 8): one run's regret varies by "
+                  "about 100 units from problem to problem, so 300 problems leave a half-width near 11 and 40 000 "
+                  "bring it near 1. Last, the consistency check: the learned policy (as shipped, and with its "
+                  "safeguard from duel 1000) on the published matrices to T = 10^5, the same 20 runs, and its "
+                  "regret's growth from 10^4 to 10^5 (at most 2 reads as logarithmic).",
         ),
     ]
 }
@@ -273,13 +298,13 @@ def reproduce(name: str, *, quick: bool = False, out: str | os.PathLike | None =
     Parameters
     ----------
     name : str
-        A preset of :data:`~dueling_gym.experiments.presets.PRESETS` (``dueling-gym reproduce --list``).
+        A preset of :data:`~dueling_gym.experiments.studies.presets.PRESETS` (``dueling-gym reproduce --list``).
     quick : bool, default False
         The preset's quick version (a few minutes on two cores) instead of the paper's protocol.
     out : path, optional
-        The results folder (default: :func:`~dueling_gym.experiments.presets.preset_folder`, ``results/NAME[-quick]``).
+        The results folder (default: :func:`~dueling_gym.experiments.studies.presets.preset_folder`, ``results/NAME[-quick]``).
     jobs, backend, address, progress :
-        Where and how the units run (see :func:`~dueling_gym.experiments.sweep.run_sweep`).
+        Where and how the units run (see :func:`~dueling_gym.experiments.sweeps.sweep.run_sweep`).
     plot, svg :
         Draw the figure (PNG, and SVG too).
     notion : str, optional

@@ -27,9 +27,9 @@ from typing import Any, Callable
 
 import numba
 
-from dueling_gym.agents import _rmed_loop, _rmed_step5
-from dueling_gym.agents._rmed_loop import CopelandRMEDAgent
-from dueling_gym.agents._rmed_step5 import new_solver_id, release_solver_id
+from dueling_gym.agents.rmed import _copeland_loop, _copeland_step5
+from dueling_gym.agents.rmed._copeland_loop import CopelandRMEDAgent
+from dueling_gym.agents.rmed._copeland_step5 import new_solver_id, release_solver_id
 from dueling_gym.agents.registry import register_agent
 from dueling_gym.problems.lower_bounds import ConstraintPool
 from dueling_gym.validation import check_integer
@@ -41,7 +41,7 @@ __all__ = ["CWRMED"]
 def cw_rmed_observe(state, first, second, first_won):
     """The shared skeleton with the LP solver of line 11 (CW)."""
     # The solver is reached through the module (see ecw_rmed_observe).
-    _rmed_loop.rmed_observe(state, first, second, first_won, _rmed_step5.full_region_step5)
+    _copeland_loop.rmed_observe(state, first, second, first_won, _copeland_step5.full_region_step5)
 
 
 @register_agent("cw_rmed", target="copeland")
@@ -82,8 +82,14 @@ class CWRMED(CopelandRMEDAgent):
     Optimal Algorithm, and Computationally Efficient Algorithm. ICML 2016.
     """
 
+    guarantee = (
+        "Asymptotically optimal Copeland regret, ``E[R(T)] <= min_{i1} C*_{i1} ln T + o(ln T)``, the lower "
+        "bound of Theorem 2 for strongly consistent algorithms, when the optimisers of that bound are unique; "
+        "no Condorcet winner needed (Komiyama, Honda & Nakagawa, ICML 2016, Theorem 3)."
+    )
+
     observe_kernel = cw_rmed_observe
-    step5_solver = _rmed_step5.full_region_step5
+    step5_solver = _copeland_step5.full_region_step5
 
     def __init__(self, n_arms: int, *, alpha: float = 3.0, beta: float = 0.01, forced_check: str = "every_step",
                  resolve_every: int = 1, seed=None):
@@ -100,26 +106,26 @@ class CWRMED(CopelandRMEDAgent):
         return self.resolve_every
 
     def _reset_state(self) -> None:
-        _rmed_step5.solver_for(self._pool_id).clear()
+        _copeland_step5.solver_for(self._pool_id).clear()
         super()._reset_state()
 
     @property
     def constraint_pool(self) -> ConstraintPool:
         """The LP rows kept between steps (cleared by :meth:`reset` and on every sign flip)."""
-        return _rmed_step5.solver_for(self._pool_id).pool
+        return _copeland_step5.solver_for(self._pool_id).pool
 
     @property
     def lp_statistics(self) -> dict[str, int]:
         """How often line 11 ran HiGHS (``"solves"``) and how often a certified earlier optimum
         was reused (``"reused"``), per winner, since the last reset."""
-        solver = _rmed_step5.solver_for(self._pool_id)
+        solver = _copeland_step5.solver_for(self._pool_id)
         return {"solves": solver.n_lp_solves, "reused": solver.n_reused}
 
     def __getstate__(self) -> dict[str, Any]:
         # The row pool lives in a process-wide registry, under an id that means nothing in another
         # process: it travels with the agent and the copy registers it under an id of its own.
         state = super().__getstate__()
-        state["_pool_solver"] = _rmed_step5.solver_for(self._pool_id)
+        state["_pool_solver"] = _copeland_step5.solver_for(self._pool_id)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numba
 
-from dueling_gym.agents import _rmed_loop, _rmed_step5
-from dueling_gym.agents._rmed_loop import CopelandRMEDAgent
+from dueling_gym.agents.rmed import _copeland_loop, _copeland_step5
+from dueling_gym.agents.rmed._copeland_loop import CopelandRMEDAgent
 from dueling_gym.agents.registry import register_agent
 
 __all__ = ["ECWRMED"]
@@ -30,7 +30,7 @@ def ecw_rmed_observe(state, first, second, first_won):
     """The shared skeleton with the sort-and-scan solver of line 11 (ECW)."""
     # The solver is reached through the module: a dispatcher imported by name would be
     # lowered as a dynamic global and make this kernel uncacheable.
-    _rmed_loop.rmed_observe(state, first, second, first_won, _rmed_step5.relaxed_step5)
+    _copeland_loop.rmed_observe(state, first, second, first_won, _copeland_step5.relaxed_step5)
 
 
 @register_agent("ecw_rmed", target="copeland")
@@ -77,8 +77,14 @@ class ECWRMED(CopelandRMEDAgent):
     Optimal Algorithm, and Computationally Efficient Algorithm. ICML 2016.
     """
 
+    guarantee = (
+        "Copeland regret ``E[R(T)] <= min_{i1} C^E*_{i1} ln T + o(ln T)`` when the optimisers are unique "
+        "(Theorem 4), whose constant is never below the optimal one and equals it when there are at least two "
+        "Copeland winners (Theorem 6); no Condorcet winner needed (Komiyama, Honda & Nakagawa, ICML 2016)."
+    )
+
     observe_kernel = ecw_rmed_observe
-    step5_solver = _rmed_step5.relaxed_step5
+    step5_solver = _copeland_step5.relaxed_step5
 
     def __init__(self, n_arms: int, *, alpha: float = 3.0, beta: float = 0.01, forced_check: str = "every_step",
                  seed=None):

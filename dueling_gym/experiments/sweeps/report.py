@@ -99,7 +99,7 @@ def problems_of(records: Sequence[dict[str, Any]], labels: Sequence[str] | None 
 
     ``labels`` restricts it to those problems (e.g. the ones :func:`panel_layout` draws alone).
     """
-    from dueling_gym.experiments.sweep import ProblemSpec
+    from dueling_gym.experiments.sweeps.sweep import ProblemSpec
 
     wanted = None if labels is None else set(labels)
     problems = {}

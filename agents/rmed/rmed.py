@@ -5,8 +5,9 @@ Bandit Problem.* COLT 2015 (the RMED loop algorithm with the RMED1 opponent rule
 The comments in the kernels name its steps (initial phase, choice, opponent rule,
 update, loop end).
 
-RMED1 assumes a Condorcet winner and is then asymptotically optimal for the strong Condorcet
-regret.  Every arm ``i`` carries the empirical divergence
+RMED1 assumes a Condorcet winner; its regret bound refutes each arm against the Condorcet winner,
+so it meets the lower bound of the paper where the Condorcet winner is every arm's cheapest
+refuter (RMED2FH meets it in general).  Every arm ``i`` carries the empirical divergence
 
     I_i = sum_{j != i, mu_hat_ij < 1/2} N_ij d(mu_hat_ij, 1/2),
 
@@ -243,6 +244,13 @@ class RMED1(KernelDuelingAgent):
     """
 
     paper = (PaperLink("COLT 2015, PMLR 40", "https://proceedings.mlr.press/v40/Komiyama15.html"),)
+
+    guarantee = (
+        "Asymptotic regret ``O(K ln T)`` under a Condorcet winner, each arm being refuted against the "
+        "Condorcet winner itself, which meets the paper's lower bound only where the Condorcet winner is every "
+        "arm's cheapest refuter; the bound that matches the lower bound in general is RMED2FH's (Komiyama, "
+        "Honda, Kashima & Nakagawa, COLT 2015, the RMED1 analysis)."
+    )
 
     act_kernel = rmed_act
     observe_kernel = rmed_observe

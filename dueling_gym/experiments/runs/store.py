@@ -10,8 +10,8 @@ Layout of a folder ``P``::
     P/.lock                held while a sweep runs in P
 
 The same layout (without ``results.csv``) holds every study run by the one runner
-(:mod:`dueling_gym.experiments.runner`); ``manifest.json`` then names the study's ``kind``.
-A unit file holds the unit's identity (see :class:`~dueling_gym.experiments.work_units.WorkUnit`);
+(:mod:`dueling_gym.experiments.runs.runner`); ``manifest.json`` then names the study's ``kind``.
+A unit file holds the unit's identity (see :class:`~dueling_gym.experiments.runs.work_units.WorkUnit`);
 a file is only used when it parses, is complete and its identity equals the unit it is
 supposed to be.
 """
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from dueling_gym.atomic_files import atomic_write_text
-from dueling_gym.experiments.work_units import WorkUnit, canonical_json
+from dueling_gym.experiments.runs.work_units import WorkUnit, canonical_json
 
 __all__ = ["atomic_write_text", "check_out_dir", "locked_folder", "read_manifest", "record_problem", "load_unit",
            "load_units", "write_table", "table_text",

@@ -1,0 +1,148 @@
+"""Whether the learned policy's regret keeps growing like a logarithm beyond the horizons of its tables.
+
+A consistent algorithm's regret grows like ``log T`` once it has identified the winner: from
+``T = 10^4`` to ``10^5`` it grows by a factor near ``log(10^5) / log(10^4) = 1.25`` (a little more
+while it is still exploring: the classic agents give 1.2 to 1.6 on the published matrices); a
+policy that has committed to a wrong arm for good grows tenfold.  :func:`check_consistency`
+plays the learned policy on each published matrix to a long horizon, with the same runs (matrix
+and run seed) as the first stage of :func:`~dueling_gym.experiments.studies.learned_evaluation.evaluate`,
+so its regret at that evaluation's longest horizon is the one in the evaluation's tables, and
+reports the growth factor ``mean regret(T_long) / mean regret(T_short)`` with a 95%
+percentile-bootstrap interval (runs resampled together at both horizons).  The verdict compares
+the factor itself with :data:`GROWTH_LIMIT`, which separates a logarithmic growth (with room for
+a policy still exploring at ``T_short``) from a linear one.
+
+Variants of the agent (for instance the safeguard of :mod:`dueling_gym.pair_network.safeguard`,
+``{"safeguard_from": 1000}``) run beside the shipped settings, so the table shows what each costs
+and what each buys.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from dueling_gym.experiments.runs.runner import run_units
+from dueling_gym.experiments.studies.learned_evaluation import KIND, EvaluationUnit
+from dueling_gym.problems import load_problem
+from dueling_gym.validation import check_integer
+
+__all__ = ["GROWTH_LIMIT", "check_consistency", "consistency_summary", "growth_interval"]
+
+#: Largest growth factor from the short to the long horizon called logarithmic: ``log`` growth
+#: from 10^4 to 10^5 is 1.25, an agent still exploring gives up to about 1.6, linear regret 10.
+GROWTH_LIMIT = 2.0
+#: The variant every check runs: the agent as shipped.
+SHIPPED = "as shipped"
+
+
+def growth_interval(short: np.ndarray, long: np.ndarray, *, level: float = 0.95, resamples: int = 10_000,
+                    seed: int = 0) -> tuple[float, float]:
+    """Percentile-bootstrap interval of ``mean(long) / mean(short)``, runs resampled in pairs.
+
+    ``short[i]`` and ``long[i]`` are the same run's regret at the two horizons.  Resampling
+    draws from ``numpy.random.default_rng(seed)``, so the interval is reproducible.  Fewer than two
+    runs give no spread: ``(nan, nan)``.
+    """
+    short, long = np.asarray(short, dtype=float), np.asarray(long, dtype=float)
+    if short.shape != long.shape or short.ndim != 1:
+        raise ValueError(f"short and long must be two 1-D arrays of the same runs, got shapes {short.shape} and {long.shape}")
+    if short.size < 2:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, short.size, size=(resamples, short.size))
+    denominators = short[picks].mean(axis=1)
+    ratios = np.divide(long[picks].mean(axis=1), denominators, out=np.full(resamples, np.inf), where=denominators > 0)
+    low, high = np.quantile(ratios, [0.5 * (1.0 - level), 0.5 * (1.0 + level)])
+    return float(low), float(high)
+
+
+def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs: int = 20, horizon: int = 10_000,
+                      long_horizon: int = 100_000, variants: Mapping[str, dict[str, Any]] | None = None,
+                      jobs: int = 1, backend: str = "local", address: str | None = None,
+                      progress: bool = False) -> list[dict]:
+    """The learned policy's regret growth from ``horizon`` to ``long_horizon`` on each ``published`` matrix.
+
+    Parameters
+    ----------
+    output_dir : str or Path
+        The evaluation's folder: the runs are units of the same study (kept in ``units/``, resumable).
+    published : sequence of str
+        Published matrices (:func:`~dueling_gym.problems.load_problem` names).
+    runs : int
+        Runs per matrix, seeds ``0 .. runs - 1`` (those of the evaluation's first stage).
+    horizon, long_horizon : int
+        The two horizons compared, ``1 <= horizon < long_horizon``.
+    variants : mapping of str to dict, optional
+        Name -> options of the ``learned`` agent; default ``{"as shipped": {}}``.
+    jobs, backend, address, progress
+        As for :func:`~dueling_gym.experiments.runs.runner.run_units`.
+
+    Returns
+    -------
+    list of dict
+        One row per matrix and variant: mean regret at both horizons, the growth factor with its 95%
+        percentile-bootstrap interval, and the verdict (``"logarithmic"`` when the factor is at most
+        :data:`GROWTH_LIMIT`, else ``"too fast"``); also written to ``consistency.csv``.
+    """
+    runs = check_integer("runs", runs, minimum=1)
+    horizon = check_integer("horizon", horizon, minimum=1)
+    long_horizon = check_integer("long_horizon", long_horizon, minimum=horizon + 1)
+    variants = {SHIPPED: {}} if variants is None else dict(variants)
+    if not variants:
+        raise ValueError("variants must name at least one setting of the learned agent")
+    for name, options in variants.items():
+        if not isinstance(name, str) or not isinstance(options, dict):
+            raise TypeError(f"variants must map names to dicts of learned-agent options, got {name!r}: {options!r}")
+    output = Path(output_dir)
+    output.mkdir(parents=True, exist_ok=True)
+    matrices = {name: load_problem(name) for name in published}
+    rows = []
+    for variant, options in variants.items():
+        units = [EvaluationUnit("learned", name, {"published": name}, 0, (matrix,) * runs, tuple(range(runs)),
+                                (horizon, long_horizon), dict(options))
+                 for name, matrix in matrices.items()]
+        request = {"stage": "consistency", "published": list(published), "runs": runs, "horizons": [horizon, long_horizon],
+                   "variant": variant, "options": options}
+        records = run_units(units, output, kind=KIND, request=request, jobs=jobs, backend=backend, address=address,
+                            progress=progress, desc=f"consistency ({variant})")
+        for unit, record in zip(units, records):
+            regrets = np.asarray(record["regrets"], dtype=float)
+            short, long = regrets[:, 0], regrets[:, 1]
+            growth = float(long.mean() / short.mean()) if short.mean() > 0 else math.inf
+            low, high = growth_interval(short, long)
+            rows.append({"problems": unit.problem_set, "variant": variant, "horizon": horizon,
+                         "long_horizon": long_horizon, "mean": float(short.mean()), "long_mean": float(long.mean()),
+                         "growth": growth, "growth_low": low, "growth_high": high, "runs": runs,
+                         "verdict": "logarithmic" if growth <= GROWTH_LIMIT else "too fast"})
+    _write_rows(output / "consistency.csv", rows)
+    return rows
+
+
+def _write_rows(path: Path, rows: list[dict]) -> None:
+    import csv
+
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def consistency_summary(rows: Sequence[dict]) -> str:
+    """The rows of :func:`check_consistency` as a Markdown section."""
+    if not rows:
+        return ""
+    short, long = rows[0]["horizon"], rows[0]["long_horizon"]
+    lines = [f"### Consistency: regret at T = {long} over regret at T = {short}", "",
+             f"| problems | variant | T = {short} | T = {long} | growth (95% bootstrap) | verdict |",
+             "|---|---|---:|---:|---:|---|"]
+    for row in rows:
+        interval = ("n/a" if math.isnan(row["growth_low"]) else f"[{row['growth_low']:.2f}, {row['growth_high']:.2f}]")
+        lines.append(f"| {row['problems']} | {row['variant']} | {row['mean']:.1f} | {row['long_mean']:.1f} | "
+                     f"{row['growth']:.2f} {interval} | {row['verdict']} |")
+    lines += ["", f"Growth at most {GROWTH_LIMIT:g} reads as logarithmic ({short} to {long} duels: log growth "
+              f"{math.log(long) / math.log(short):.2f}); runs resampled in pairs for the interval.", ""]
+    return "\n".join(lines)

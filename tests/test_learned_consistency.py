@@ -1,0 +1,73 @@
+"""The learned policy's consistency check and the per-size problem counts of the evaluation."""
+
+import csv
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from dueling_gym.experiments.studies.learned_consistency import (
+    GROWTH_LIMIT,
+    check_consistency,
+    consistency_summary,
+    growth_interval,
+)
+from dueling_gym.experiments.studies.learned_evaluation import evaluate
+
+torch.set_num_threads(1)
+
+
+def test_growth_interval_resamples_runs_in_pairs():
+    short = np.array([10.0, 20.0, 30.0, 40.0])
+    assert growth_interval(short, 3 * short) == pytest.approx((3.0, 3.0))  # every resample: ratio 3
+    low, high = growth_interval(short, np.array([10.0, 20.0, 30.0, 400.0]))
+    assert 1.0 <= low < high <= 400.0 / 40.0
+    assert growth_interval(short, short * 2, seed=1) == growth_interval(short, short * 2, seed=1)
+    assert all(math.isnan(value) for value in growth_interval(np.array([1.0]), np.array([2.0])))
+    with pytest.raises(ValueError, match="same runs"):
+        growth_interval(short, short[:3])
+
+
+def test_consistency_runs_are_the_evaluations_runs(tmp_path):
+    """The regret at the short horizon is the evaluation's, run for run (same matrix, seeds, agent)."""
+    rows = check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000,
+                             variants={"as shipped": {}, "safeguard": {"safeguard_from": 100}})
+    assert [(row["problems"], row["variant"]) for row in rows] == [("cyclic4", "as shipped"), ("cyclic4", "safeguard")]
+    evaluated = evaluate(tmp_path / "e", agents=["learned"], families=(), published=["cyclic4"], runs_per_published=3,
+                         horizons=(200,), plot=False)
+    assert rows[0]["mean"] == pytest.approx(evaluated[0]["mean"], rel=0, abs=1e-12)
+    for row in rows:
+        assert row["growth"] == pytest.approx(row["long_mean"] / row["mean"])
+        assert row["long_mean"] >= row["mean"]  # regret never decreases
+        assert row["verdict"] == ("logarithmic" if row["growth"] <= GROWTH_LIMIT else "too fast")
+    with (tmp_path / "c" / "consistency.csv").open() as handle:
+        assert len(list(csv.DictReader(handle))) == 2
+    text = consistency_summary(rows)
+    assert "| cyclic4 | safeguard |" in text and "bootstrap" in text
+    # Resumed from its units: the same rows without running again.
+    assert check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000,
+                             variants={"as shipped": {}, "safeguard": {"safeguard_from": 100}}) == rows
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(horizon=1000, long_horizon=1000), ValueError, "long_horizon"),
+    (dict(runs=0), ValueError, "runs"),
+    (dict(variants={}), ValueError, "at least one"),
+    (dict(variants={"x": 1000}), TypeError, "options"),
+])
+def test_consistency_refuses_bad_settings(tmp_path, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        check_consistency(tmp_path, ["cyclic4"], **kwargs)
+
+
+def test_problem_counts_per_size(tmp_path):
+    rows = evaluate(tmp_path, agents=["learned", "rucb"], n_arms=(4, 5), n_problems={4: 2, 5: 3}, horizons=(50,),
+                    plot=False)
+    runs = {(row["problems"], row["agent"]): row["runs"] for row in rows}
+    assert runs["utility_based K=4", "rucb"] == 2 and runs["utility_based K=5", "learned"] == 3
+    with pytest.raises(ValueError, match="n_problems must give a number for each of n_arms"):
+        evaluate(tmp_path / "x", agents=["rucb"], n_arms=(4, 5), n_problems={4: 2}, horizons=(50,), plot=False)
+    with pytest.raises(ValueError, match="follow_up_problems"):
+        evaluate(tmp_path / "y", agents=["rucb"], n_arms=(4,), n_problems=2, horizons=(50,), plot=False,
+                 follow_up_problems={4: -1}, follow_up_horizon=50)
