@@ -103,8 +103,6 @@ def consistency_table(consistency: list[dict[str, str]]) -> str:
 def learned_fragments(docs: Path) -> dict[str, str]:
     """The ``learned/...`` fragments from the evaluation's files in ``docs/data/learned_vs_classic``."""
     folder = Path(docs) / DATA
-    if not folder.is_dir():
-        return {}
     regret, paired = _rows(folder / "regret.csv"), _rows(folder / "paired.csv")
     fragments = {"learned/regret": regret_table(regret, paired), "learned/paired": paired_table(paired)}
     if (folder / "follow_up.csv").exists():

@@ -26,14 +26,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from dueling_gym.experiments.runs.runner import run_units
-from dueling_gym.experiments.studies.learned_evaluation import KIND, EvaluationUnit
+from dueling_gym.experiments.studies.learned_evaluation import KIND, EvaluationUnit, write_csv
 from dueling_gym.problems import load_problem
 from dueling_gym.validation import check_integer
 
 __all__ = ["GROWTH_LIMIT", "check_consistency", "consistency_summary", "growth_interval"]
 
-#: Largest growth factor from the short to the long horizon called logarithmic: ``log`` growth
-#: from 10^4 to 10^5 is 1.25, an agent still exploring gives up to about 1.6, linear regret 10.
+#: Largest growth factor from the short to the long horizon that reads as logarithmic (``log``
+#: growth from 10^4 to 10^5 is 1.25, an agent still exploring gives up to about 1.6, linear regret 10).
 GROWTH_LIMIT = 2.0
 #: The variant every check runs: the agent as shipped.
 SHIPPED = "as shipped"
@@ -118,17 +118,8 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
                          "long_horizon": long_horizon, "mean": float(short.mean()), "long_mean": float(long.mean()),
                          "growth": growth, "growth_low": low, "growth_high": high, "runs": runs,
                          "verdict": "logarithmic" if growth <= GROWTH_LIMIT else "too fast"})
-    _write_rows(output / "consistency.csv", rows)
+    write_csv(output / "consistency.csv", rows)
     return rows
-
-
-def _write_rows(path: Path, rows: list[dict]) -> None:
-    import csv
-
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def consistency_summary(rows: Sequence[dict]) -> str:

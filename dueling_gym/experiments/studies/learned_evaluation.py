@@ -56,7 +56,7 @@ from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.stats import INTERVAL_METHOD, NO_SPREAD, NO_SPREAD_NOTE, bootstrap_mean_interval, mean_half_width
 from dueling_gym.validation import check_integer
 
-__all__ = ["classic_agents", "evaluate", "paired_comparison", "EvaluationUnit", "KIND", "PUBLISHED_SMALL", "PUBLISHED"]
+__all__ = ["classic_agents", "evaluate", "paired_comparison", "EvaluationUnit", "KIND", "PUBLISHED_SMALL", "PUBLISHED", "write_csv"]
 
 #: What ``manifest.json`` says a folder of this study holds.
 KIND = "learned-vs-classic evaluation"
@@ -266,10 +266,9 @@ def evaluate(
     skips ``regret.png`` (drawn only when matplotlib is installed).
     Returns the rows of ``regret.csv`` (problem set, agent, horizon, mean, 95% half-width, runs).
     """
-    arm_counts, horizons, follow_up_problems = _checked_settings(n_arms, horizons, jobs, backend, follow_up_problems,
-                                                                 follow_up_horizon)
+    arm_counts, horizons, follow_ups_per_size = _checked_settings(n_arms, horizons, jobs, backend, follow_up_problems,
+                                                                  follow_up_horizon)
     problems_per_size = _problems_per_size(n_problems, arm_counts)
-    follow_ups_per_size = _problems_per_size(follow_up_problems, arm_counts, "follow_up_problems", minimum=0)
     agents = list(agents) if agents is not None else ["learned", *classic_agents()]
     policy_arms = _policy_arms(policy)
     output = Path(output_dir)
@@ -285,18 +284,18 @@ def evaluate(
     run = dict(jobs=jobs, backend=backend, address=address, progress=progress)
     per_run = _regrets_by_agent(units, output, request | {"stage": "first"}, desc="evaluation", **run)
     rows = _regret_rows(per_run, horizons)
-    _write_csv(output / "regret.csv", rows)
+    write_csv(output / "regret.csv", rows)
     for stale in ("paired.csv", "follow_up.csv"):  # from an earlier run into the same folder
         (output / stale).unlink(missing_ok=True)
     comparisons = paired_comparison(per_run, horizons)
-    _write_csv(output / "paired.csv", comparisons)
+    write_csv(output / "paired.csv", comparisons)
     follow_ups = []
     if any(follow_ups_per_size.values()):
         follow_ups = _follow_up(per_run, horizons.index(follow_up_horizon), horizons, follow_ups_per_size, seed,
                                 generated, learned_options,
                                 lambda units: _regrets_by_agent(units, output, request | {"stage": "follow-up"},
                                                                 desc="follow-up", **run))
-        _write_csv(output / "follow_up.csv", follow_ups)
+        write_csv(output / "follow_up.csv", follow_ups)
     (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_ups_per_size)
                                        + _summary(rows, horizons, per_run) + f"\nIntervals: {INTERVAL_METHOD}.\n")
     if plot:
@@ -306,18 +305,17 @@ def evaluate(
 
 def _checked_settings(n_arms: int | Sequence[int], horizons: Sequence[int], jobs: int, backend: str,
                       follow_up_problems: int | Mapping[int, int], follow_up_horizon: int | None
-                      ) -> tuple[list[int], list[int], int | Mapping[int, int]]:
-    """The numbers of arms and the sorted horizons, checked with the rest of the settings before anything runs."""
+                      ) -> tuple[list[int], list[int], dict[int, int]]:
+    """The numbers of arms, the sorted horizons and the follow-up problems per K, checked with the rest of the
+    settings before anything runs."""
     arm_counts = [n_arms] if isinstance(n_arms, (int, np.integer)) else list(n_arms)
     arm_counts = [check_integer("n_arms", count, minimum=2) for count in arm_counts]
     horizons = sorted(check_integer("horizon", h, minimum=1) for h in horizons)
     check_backend(jobs, backend)
-    if not isinstance(follow_up_problems, Mapping):
-        follow_up_problems = check_integer("follow_up_problems", follow_up_problems, minimum=0)
-    if (any(follow_up_problems.values()) if isinstance(follow_up_problems, Mapping) else follow_up_problems) \
-            and follow_up_horizon not in horizons:
+    follow_ups = _problems_per_size(follow_up_problems, arm_counts, "follow_up_problems", minimum=0)
+    if any(follow_ups.values()) and follow_up_horizon not in horizons:
         raise ValueError(f"follow_up_horizon must be one of the horizons {horizons}, got {follow_up_horizon!r}")
-    return arm_counts, horizons, follow_up_problems
+    return arm_counts, horizons, follow_ups
 
 
 def _problems_per_size(n_problems: int | Mapping[int, int], arm_counts: list[int], label: str = "n_problems",
@@ -369,7 +367,7 @@ def _regret_rows(per_run: dict[tuple[str, str], np.ndarray], horizons: list[int]
     return rows
 
 
-def _write_csv(path: Path, rows: list[dict]) -> None:
+def write_csv(path: Path, rows: Sequence[dict]) -> None:
     """``rows`` as a CSV file with a header (nothing written when there are none)."""
     if rows:
         with path.open("w", newline="") as handle:
