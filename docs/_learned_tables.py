@@ -9,7 +9,8 @@ run's numbers and nothing else:
   classic agent's, each with its 95% Student's t half-width;
 * ``learned/paired``: learned minus the best classic agent over the same runs, with the verdict;
 * ``learned/follow-up``: the second stage's comparisons;
-* ``learned/consistency``: the regret's growth from 10^4 to 10^5 duels on the published matrices.
+* ``learned/consistency``: the regret's growth from 10^4 to 10^5 duels on the published matrices,
+  the learned policy's and the classic references', and the regret at 10^5 as a share of the lower bound.
 """
 
 from __future__ import annotations
@@ -90,13 +91,17 @@ def follow_up_table(follow_up: list[dict[str, str]]) -> str:
 
 def consistency_table(consistency: list[dict[str, str]]) -> str:
     short, long = consistency[0]["horizon"], consistency[0]["long_horizon"]
-    lines = [f"| matrix | variant | T = {short} | T = {long} | growth [95% bootstrap] | verdict |",
-             "|---|---|---:|---:|---:|---|"]
-    for row in consistency:
+    lines = [f"| matrix | agent | T = {short} | T = {long} | growth [95% bootstrap] | verdict | "
+             f"T = {long}: share of LB ln T |",
+             "|---|---|---:|---:|---:|---|---:|"]
+    matrices = list(dict.fromkeys(row["problems"] for row in consistency))
+    # Matrix by matrix, the learned policy's settings first, then the classic references, as run.
+    for row in sorted(consistency, key=lambda row: matrices.index(row["problems"])):
+        agent = f"learned, {row['variant']}" if row["agent"] == "learned" else row["agent"]
         interval = f"[{float(row['growth_low']):.2f}, {float(row['growth_high']):.2f}]"
         verdict = row["verdict"] if row["verdict"] == "logarithmic" else f"**{row['verdict']}**"
-        lines.append(f"| {row['problems']} | {row['variant']} | {float(row['mean']):.1f} | {float(row['long_mean']):.1f} | "
-                     f"{float(row['growth']):.2f} {interval} | {verdict} |")
+        lines.append(f"| {row['problems']} | {agent} | {float(row['mean']):.1f} | {float(row['long_mean']):.1f} | "
+                     f"{float(row['growth']):.2f} {interval} | {verdict} | {float(row['bound_share']):.2f} |")
     return "\n".join(lines) + "\n"
 
 

@@ -9,11 +9,13 @@ import torch
 
 from dueling_gym.experiments.studies.learned_consistency import (
     GROWTH_LIMIT,
+    PAPER_DEFAULTS,
     check_consistency,
     consistency_summary,
     growth_interval,
 )
 from dueling_gym.experiments.studies.learned_evaluation import evaluate
+from dueling_gym.problems import load_problem, lower_bound_constant
 
 torch.set_num_threads(1)
 
@@ -33,7 +35,8 @@ def test_consistency_runs_are_the_evaluations_runs(tmp_path):
     """The regret at the short horizon is the evaluation's, run for run (same matrix, seeds, agent)."""
     rows = check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000,
                              variants={"as shipped": {}, "safeguard": {"safeguard_from": 100}})
-    assert [(row["problems"], row["variant"]) for row in rows] == [("cyclic4", "as shipped"), ("cyclic4", "safeguard")]
+    assert [(row["problems"], row["agent"], row["variant"]) for row in rows] == [
+        ("cyclic4", "learned", "as shipped"), ("cyclic4", "learned", "safeguard")]
     evaluated = evaluate(tmp_path / "e", agents=["learned"], families=(), published=["cyclic4"], runs_per_published=3,
                          horizons=(200,), plot=False)
     assert rows[0]["mean"] == pytest.approx(evaluated[0]["mean"], rel=0, abs=1e-12)
@@ -44,10 +47,30 @@ def test_consistency_runs_are_the_evaluations_runs(tmp_path):
     with (tmp_path / "c" / "consistency.csv").open() as handle:
         assert len(list(csv.DictReader(handle))) == 2
     text = consistency_summary(rows)
-    assert "| cyclic4 | safeguard |" in text and "bootstrap" in text
+    assert "| cyclic4 | learned | safeguard |" in text and "bootstrap" in text
     # Resumed from its units: the same rows without running again.
     assert check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000,
                              variants={"as shipped": {}, "safeguard": {"safeguard_from": 100}}) == rows
+
+
+def test_references_run_on_the_same_runs_and_rows_carry_the_lower_bound(tmp_path):
+    """A classic reference's rows are the evaluation's runs of that agent; every row's bound is LB ln T."""
+    rows = check_consistency(tmp_path / "c", ["cyclic4", "gap"], runs=3, horizon=200, long_horizon=2000,
+                             references=["rmed1"])
+    assert [(row["problems"], row["agent"], row["variant"]) for row in rows] == [
+        ("cyclic4", "learned", "as shipped"), ("gap", "learned", "as shipped"),
+        ("cyclic4", "rmed1", PAPER_DEFAULTS), ("gap", "rmed1", PAPER_DEFAULTS)]
+    evaluated = evaluate(tmp_path / "e", agents=["rmed1"], families=(), published=["gap"], runs_per_published=3,
+                         horizons=(200,), plot=False)
+    assert rows[3]["mean"] == pytest.approx(evaluated[0]["mean"], rel=0, abs=1e-12)
+    for row in rows:
+        constant = lower_bound_constant(load_problem(row["problems"]))
+        assert row["lower_bound"] == pytest.approx(constant * math.log(200))
+        assert row["long_lower_bound"] == pytest.approx(constant * math.log(2000))
+        assert row["bound_share"] == pytest.approx(row["long_mean"] / row["long_lower_bound"])
+    # RMED1 targets a Condorcet winner; Gap has none, so its regret is linear there (Komiyama et al. 2016).
+    assert rows[3]["verdict"] == "too fast" and rows[3]["bound_share"] > 1
+    assert "| gap | rmed1 | paper's defaults |" in consistency_summary(rows)
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
@@ -55,6 +78,9 @@ def test_consistency_runs_are_the_evaluations_runs(tmp_path):
     (dict(runs=0), ValueError, "runs"),
     (dict(variants={}), ValueError, "at least one"),
     (dict(variants={"x": 1000}), TypeError, "options"),
+    (dict(references="rmed1"), TypeError, "sequence of agent names"),
+    (dict(references=["rmed1", "rmed1"]), ValueError, "distinct"),
+    (dict(references=["learned"]), ValueError, "variants"),
 ])
 def test_consistency_refuses_bad_settings(tmp_path, kwargs, error, match):
     with pytest.raises(error, match=match):

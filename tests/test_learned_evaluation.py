@@ -112,9 +112,10 @@ def test_the_preset_runs_the_follow_up_with_the_workers_asked_for(tmp_path, monk
     def record_check(output_dir, published, **options):
         checked.update(options, published=published)
         (output_dir / "consistency.csv").write_text("problems\n")
-        return [{"problems": "cyclic4", "variant": "as shipped", "horizon": 1000, "long_horizon": 10_000, "mean": 1.0,
-                 "long_mean": 1.5, "growth": 1.5, "growth_low": 1.2, "growth_high": 1.9, "runs": 2,
-                 "verdict": "logarithmic"}]
+        return [{"problems": "cyclic4", "agent": "learned", "variant": "as shipped", "horizon": 1000,
+                 "long_horizon": 10_000, "mean": 1.0, "long_mean": 1.5, "growth": 1.5, "growth_low": 1.2,
+                 "growth_high": 1.9, "runs": 2, "verdict": "logarithmic", "lower_bound": 2.0,
+                 "long_lower_bound": 3.0, "bound_share": 0.5}]
 
     monkeypatch.setattr(learned_evaluation, "evaluate", record)
     monkeypatch.setattr(learned_consistency, "check_consistency", record_check)
@@ -122,6 +123,7 @@ def test_the_preset_runs_the_follow_up_with_the_workers_asked_for(tmp_path, monk
     assert (received["follow_up_problems"], received["follow_up_horizon"], received["jobs"]) == (20, 1000, 2)
     assert received["n_arms"] == (5,) and received["progress"] is False
     assert checked["published"] == ("cyclic4",) and checked["jobs"] == 2 and checked["long_horizon"] == 10_000
+    assert checked["references"] == ("rmed1",)
     printed = capsys.readouterr().out
     assert "the summary" in printed and "Consistency" in printed
     assert "(units/, follow_up.csv, consistency.csv, summary.md)" in printed  # the files written

@@ -45,3 +45,14 @@ def test_consistency_rows_name_their_verdicts():
     text = tables.learned_fragments(DOCS)["learned/consistency"]
     assert len(text.splitlines()) == 2 + len(consistency)
     assert text.count("**too fast**") == sum(row["verdict"] == "too fast" for row in consistency)
+
+
+def test_consistency_rows_name_the_agent_and_the_bound_share():
+    """Each row says whose regret it is (the learned policy's setting or a classic reference) and its bound share."""
+    consistency = _rows("consistency.csv")
+    text = tables.learned_fragments(DOCS)["learned/consistency"]
+    for row in consistency:
+        agent = f"learned, {row['variant']}" if row["agent"] == "learned" else row["agent"]
+        assert f"| {row['problems']} | {agent} | {float(row['mean']):.1f} |" in text
+        assert text.count(f"| {float(row['bound_share']):.2f} |") >= 1
+    assert {row["agent"] for row in consistency} > {"learned"}
