@@ -2,8 +2,9 @@
 
 ``make_agent("learned", n_arms=5, seed=0)`` loads the weights trained for ``K = 5`` arms
 (``agents/data/learned_k5.npz``; ``agents/data/README.md`` records the command and seed that
-produced each file) and runs the permutation-equivariant pair network of
-:mod:`dueling_gym.pair_network` with its Numba kernels -- no torch at inference.
+produced each file, and which file each other number of arms plays) and runs the
+permutation-equivariant pair network of :mod:`dueling_gym.pair_network` with its Numba kernels --
+no torch at inference.
 
 Each step the agent rebuilds the observation the policy was trained on from its own win
 counts (:mod:`dueling_gym.observations`), scores every duel ``(i, j)`` with the network and
@@ -54,7 +55,8 @@ from dueling_gym.pair_network import (
 )
 from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_arms
 
-__all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY", "load_policy_weights",
+__all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
+           "LARGE_POLICY", "LARGE_POLICY_FROM", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
@@ -62,15 +64,25 @@ __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_si
 DATA_DIRECTORY = Path(__file__).resolve().parent / "data"
 #: ``safeguard_from`` value meaning "as the policy file records it was trained".
 AS_TRAINED = "as_trained"
-#: The policy played for every K without a file of its own.  The network's weights do not depend on
-#: K; of the two shipped policies, the K = 5 one had the lower regret, relative to the best
-#: reference agent, on validation problems with 4, 6 and 16 arms (``agents/data/README.md``).
+#: The policy played for every K below :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` without
+#: a file of its own.  The network's weights do not depend on K; of the two shipped policies, the
+#: K = 5 one had the lower regret relative to the best reference agent on validation problems with
+#: 4, 6 and 16 arms, on average over the sizes (``agents/data/README.md``).
 GENERAL_POLICY = DATA_DIRECTORY / "learned_k5.npz"
+#: From this many arms on, a K without a file of its own plays
+#: :data:`~dueling_gym.agents.learned.LARGE_POLICY` instead of
+#: :data:`~dueling_gym.agents.learned.GENERAL_POLICY`: on validation problems with 12, 16 and 24 arms
+#: (never the evaluation's) the K = 8 weights had lower regret at T = 100 and 1000 than the K = 5
+#: weights, significantly so at 1000 on at least one family of each size, and were tied with them at
+#: 10^4; with 10 arms neither was ahead at 1000 (``agents/data/README.md``).
+LARGE_POLICY_FROM = 12
+#: The policy of :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms and more (the K = 8 file's weights).
+LARGE_POLICY = DATA_DIRECTORY / "learned_k8.npz"
 
 
 def shipped_policies() -> list[int]:
     """Numbers of arms ``K`` with a policy file of their own (``learned_k{K}.npz``); every other
-    ``K >= 2`` plays the general policy ``GENERAL_POLICY`` (:func:`shipped_policy_path`)."""
+    ``K >= 2`` plays another size's weights (:func:`shipped_policy_path`)."""
     found = []
     for path in DATA_DIRECTORY.glob("learned_k*.npz"):
         digits = path.stem[len("learned_k"):]
@@ -81,9 +93,12 @@ def shipped_policies() -> list[int]:
 
 def shipped_policy_path(n_arms: int) -> Path:
     """The shipped policy file the agent plays for ``n_arms`` arms: that size's own file when
-    one is shipped, else the general one."""
+    one is shipped, else :data:`~dueling_gym.agents.learned.LARGE_POLICY` from
+    :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms on, else the general one."""
     own = DATA_DIRECTORY / f"learned_k{n_arms}.npz"
-    return own if own.is_file() else GENERAL_POLICY
+    if own.is_file():
+        return own
+    return LARGE_POLICY if n_arms >= LARGE_POLICY_FROM else GENERAL_POLICY
 
 
 def policy_sizes(metadata: dict[str, Any]) -> list[int] | None:
@@ -167,8 +182,9 @@ class LearnedAgent(KernelDuelingAgent):
     ----------
     n_arms : int
         Number of arms, at least 2: the policy file of that size when one is shipped
-        (:func:`~dueling_gym.agents.learned.shipped_policies`), else the general policy, whose
-        weights do not depend on ``K``.
+        (:func:`~dueling_gym.agents.learned.shipped_policies`), else the K = 8 weights from
+        :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms on and the general policy
+        below (the weights do not depend on ``K``; :func:`~dueling_gym.agents.learned.shipped_policy_path`).
     deterministic : bool, default False
         False: duels drawn from the policy's distribution (what it was trained with).  True: the
         most likely duel.
@@ -251,8 +267,10 @@ class LearnedAgent(KernelDuelingAgent):
         if self._weights is None:
             if self.policy is None:
                 path = shipped_policy_path(self.n_arms)
-                # The general policy serves every K; a file of one size must be that size's.
-                weights, metadata = _read_weights(path, None if path == GENERAL_POLICY else self.n_arms)
+                # A size's own file must be that size's; another size's file plays any K (the
+                # weights do not depend on K).
+                own = path == DATA_DIRECTORY / f"learned_k{self.n_arms}.npz"
+                weights, metadata = _read_weights(path, self.n_arms if own else None)
             else:
                 weights, metadata = _read_weights(Path(self.policy), None)
                 sizes = policy_sizes(metadata)

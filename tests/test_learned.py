@@ -42,13 +42,18 @@ def test_a_policy_is_shipped_for_five_arms_with_the_commands_of_every_stage():
     assert "dueling_gym.experiments.training" in ppo["command"]
 
 
-def test_every_number_of_arms_without_a_file_plays_the_general_policy(monkeypatch):
+def test_every_number_of_arms_without_a_file_plays_the_general_or_the_large_policy(monkeypatch):
     from dueling_gym.agents import learned
 
     agent = make_agent("learned", n_arms=3, seed=0)
     assert agent.metadata["n_arms"] == 5  # the K = 5 weights, which do not depend on K
     assert learned.shipped_policy_path(8).name == "learned_k8.npz"
-    assert learned.shipped_policy_path(16) == learned.GENERAL_POLICY
+    assert learned.shipped_policy_path(learned.LARGE_POLICY_FROM - 1) == learned.GENERAL_POLICY
+    # From LARGE_POLICY_FROM arms on, the K = 8 weights (chosen on validation problems), played at any K.
+    assert learned.LARGE_POLICY_FROM == 12 and learned.LARGE_POLICY.name == "learned_k8.npz"
+    for n_arms in (12, 16, 40):
+        assert learned.shipped_policy_path(n_arms) == learned.LARGE_POLICY
+        assert make_agent("learned", n_arms=n_arms, seed=0).metadata["n_arms"] == 8
     monkeypatch.setattr(learned, "GENERAL_POLICY", learned.DATA_DIRECTORY / "absent.npz")
     with pytest.raises(ValueError, match="no learned policy is shipped for n_arms=3"):
         make_agent("learned", n_arms=3)
