@@ -19,9 +19,15 @@ import sys as _sys
 
 
 def _interrupted_while_starting(signum: int, frame: object) -> None:
-    """SIGINT handler of the ``dueling-gym`` console script until its ``main`` runs: one line, exit 130."""
-    _sys.stderr.write("dueling-gym: interrupted\n")
-    raise SystemExit(130)
+    """SIGINT handler of the ``dueling-gym`` console script until its ``main`` runs: one line, exit 130.
+
+    The process ends at once (``os._exit``) rather than by raising ``SystemExit``: the signal
+    lands inside whatever import is running, and an import that catches ``BaseException`` (to
+    fall back on something) would swallow the exception and let the command run on.  Nothing
+    has been written yet that needs flushing or cleaning up: the command itself has not started.
+    """
+    _os.write(2, b"dueling-gym: interrupted\n")
+    _os._exit(130)
 
 
 # The console script imports this package (and Gymnasium, NumPy, ...) before its main() can catch
