@@ -95,10 +95,15 @@ def shipped_policy_path(n_arms: int) -> Path:
     """The shipped policy file the agent plays for ``n_arms`` arms: that size's own file when
     one is shipped, else :data:`~dueling_gym.agents.learned.LARGE_POLICY` from
     :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms on, else the general one."""
-    own = DATA_DIRECTORY / f"learned_k{n_arms}.npz"
+    own = _own_policy_path(n_arms)
     if own.is_file():
         return own
     return LARGE_POLICY if n_arms >= LARGE_POLICY_FROM else GENERAL_POLICY
+
+
+def _own_policy_path(n_arms: int) -> Path:
+    """Where the policy file of ``n_arms`` arms would lie (it may not be shipped)."""
+    return DATA_DIRECTORY / f"learned_k{n_arms}.npz"
 
 
 def policy_sizes(metadata: dict[str, Any]) -> list[int] | None:
@@ -269,8 +274,7 @@ class LearnedAgent(KernelDuelingAgent):
                 path = shipped_policy_path(self.n_arms)
                 # A size's own file must be that size's; another size's file plays any K (the
                 # weights do not depend on K).
-                own = path == DATA_DIRECTORY / f"learned_k{self.n_arms}.npz"
-                weights, metadata = _read_weights(path, self.n_arms if own else None)
+                weights, metadata = _read_weights(path, self.n_arms if path == _own_policy_path(self.n_arms) else None)
             else:
                 weights, metadata = _read_weights(Path(self.policy), None)
                 sizes = policy_sizes(metadata)
