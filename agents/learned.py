@@ -49,6 +49,7 @@ from dueling_gym.pair_network import (
     policy_episode_regret,
     record_network_duel,
     safeguard_observe,
+    safeguard_rule_digest,
     safeguard_threshold,
     safeguarded_duel,
     time_value,
@@ -255,12 +256,20 @@ class LearnedAgent(KernelDuelingAgent):
 
     @classmethod
     def content_digests(cls, n_arms: int, hyperparameters: dict[str, Any]) -> dict[str, str]:
-        """The SHA-256 of the policy file the agent plays (the shipped one for ``n_arms`` by default)."""
+        """The SHA-256 of the policy file the agent plays (the shipped one for ``n_arms`` by default)
+        and, when the safeguard is on, of the safeguard's rule (a run with another version of the
+        rule is another run)."""
         policy = hyperparameters.get("policy")
         path = shipped_policy_path(n_arms) if policy is None else Path(policy)
         if not path.is_file():
             return {}  # the constructor refuses it with its own message
-        return {"policy_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        digests = {"policy_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        start = hyperparameters.get("safeguard_from", AS_TRAINED)
+        if isinstance(start, str) and start == AS_TRAINED:
+            start = _read_weights(path, None)[1].get("config", {}).get("safeguard_from")
+        if start is not None:
+            digests["safeguard_sha256"] = safeguard_rule_digest()
+        return digests
 
     @property
     def metadata(self) -> dict[str, Any]:

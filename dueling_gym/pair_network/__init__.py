@@ -51,6 +51,7 @@ from dueling_gym.pair_network.safeguard import (
     pair_evidence,
     reset_safeguard,
     safeguard_observe,
+    safeguard_rule_digest,
     safeguard_threshold,
     safeguarded_duel,
 )
@@ -62,4 +63,5 @@ __all__ = [
     "time_value", "pair_feature_values", "arm_record_values", "fill_unplayed", "record_network_duel", "duel_scores",
     "choose_duel", "policy_episode_regret",
     "pair_evidence", "safeguard_threshold", "new_safeguard_arrays", "reset_safeguard", "safeguard_observe", "safeguarded_duel",
+    "safeguard_rule_digest",
 ]

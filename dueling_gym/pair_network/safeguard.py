@@ -3,8 +3,9 @@ the regret grows logarithmically whatever the network scores (dueling-gym's own 
 
 A network trained on runs of a given length learns what pays within that length; nothing in its
 weights says what to do ten times later, and one that commits to an arm may never check it again
-(linear regret).  The safeguard leaves every duel that still teaches something to the network
-and steps in only when the network exploits, with the statistic of the RMED algorithms
+(linear regret).  The safeguard leaves to the network the duels that still teach something that
+matters, and steps in when the network exploits an arm that is not a confident winner or keeps
+to one pair, with the statistic of the RMED algorithms
 (Komiyama, Honda, Kashima and Nakagawa, *Regret Lower Bound and Optimal Algorithm in Dueling
 Bandit Problem*, COLT 2015: an arm's empirical divergence ``sum_j N_ij KL(p_ij, 1/2)`` against
 ``log t``), here pair by pair:
@@ -20,52 +21,90 @@ Bandit Problem*, COLT 2015: an arm's empirical divergence ``sum_j N_ij KL(p_ij, 
   decided for it (a Condorcet winner) or its ``lower`` reaches every other arm's ``upper`` (a
   Copeland winner, whatever the undecided pairs turn out to be).
 
-The rule, for the network's duel ``(i, j)``:
+The rule, for the network's duel ``(i, j)``, which *exploits* an arm: ``i`` of a self-duel, the
+leader of a decided pair, the leader in the counts of an undecided one.  An arm **can still win**
+while its ``upper`` is at least every arm's ``lower``; an undecided pair **matters** while one of
+its arms can still win it (that arm can still win and does not trail the pair in the counts) or
+would, on losing it, lower an ``upper`` that exceeds every ``lower`` (the arm blocks a confident
+winner).  Deciding a pair that does not matter changes no arm's chance of becoming a confident
+winner that is not settled anyway.
 
-1. ``i != j`` and the pair undecided: played as chosen (it adds evidence where some is missing);
-2. otherwise the duel exploits an arm (``i`` of a self-duel, the leader of a decided pair):
-   played if that arm is a confident winner; else the self-duel of a confident winner if there
-   is one;
+1. if there is a confident winner, it is exploited: the exploited arm's self-duel if that arm is
+   one, else the self-duel of the confident winner with the largest ``lower``.  Nothing else
+   teaches anything that matters any more (until the threshold grows past a decision);
+2. otherwise an undecided pair that matters is played as chosen (it adds evidence where some is
+   missing), unless it has more than twice the duels of the least-played pair that matters
+   plus ``log t``: the network may explore where it likes, but not keep to one near tie while
+   the checks of cheaper pairs wait;
 3. otherwise, while some arm has lost no decided pair (a **Condorcet candidate**: a Condorcet
    winner is one, with high probability, for as long as the run lasts), the candidates are
    tested.  The *leader* is the exploited arm if it is a candidate, else the candidate that
-   leads most of its pairs in the counts.  If the leader is the only candidate, it is exploited
-   once it leads each of its pairs in the counts with at least ``log t`` duels of each (a floor
-   that costs little and makes the counts of a leader that is not a Condorcet winner turn
-   against it), else the least-played of the pairs that fail this is checked.  With several
-   candidates, the others are refuted as RMED1 refutes arms (Komiyama et al. 2015, Algorithm 1):
-   each is compared with the arm that beats it most in the counts (its undecided pair with the
-   lowest ``(wins + 1) / (duels + 2)``), the least-played such pair first.  Refuting an arm costs
-   ``log t / KL`` duels of its *cheapest* beater, where confirming a winner costs as many duels
-   of each of the winner's pairs, which on matrices whose winner barely beats some arms is far
-   more;
-4. otherwise (every arm has lost a decided pair: there is no Condorcet winner) a check towards
-   the leading candidate of the Copeland bounds, the arm with the largest ``upper`` (then
-   ``lower``): the least-played undecided pair among those it leads and those that the arms
-   blocking it (``upper`` above its ``lower``) do not lead -- deciding them makes it a confident
-   winner, or lowers its ``upper`` and hands the lead on -- else any undecided pair of the
-   candidate, which always has one (were all its pairs decided, its ``lower`` would equal its
-   ``upper``, which no other arm's exceeds).
+   leads most of its pairs in the counts.  If the leader is the only candidate but another arm
+   has won more decided pairs, the leader's least-played undecided pair is checked (a Condorcet
+   winner eventually wins as many; the lone candidate of a problem without one, whose pairs may
+   all be close to 1/2, need not).  Otherwise a lone leader is exploited once it leads each of
+   its pairs in the counts with at least ``log t`` duels of each (a floor that costs little and
+   makes the counts of a leader that is not a Condorcet winner turn against it), else the
+   least-played of the pairs that fail this is checked.  With several candidates, they are
+   refuted as RMED1 refutes arms (Komiyama et al. 2015, Algorithm 1): each is compared with the
+   arm that beats it most in the counts (its undecided pair with the lowest
+   ``(wins + 1) / (duels + 2)``; the leader takes its turn too, against the other candidates it
+   does not lead), the least-played such pair first.  A pair with more than ten times the duels
+   of the candidate's least-played undecided pair plus ``log t`` gives way to that pair: the
+   lowest share may be a near tie, well estimated, while the arm that truly beats the candidate
+   most is behind in a few unlucky duels.  Refuting an arm costs ``log t / KL`` duels of its
+   *cheapest* beater, where confirming a winner costs as many duels of each of the winner's
+   pairs, which on matrices whose winner barely beats some arms is far more;
+4. otherwise (every arm has lost a decided pair: there is no Condorcet winner) the least-played
+   undecided pair that matters.  The checks take turns over every way to a confident winner
+   (raising a possible winner's ``lower``, lowering a blocker's ``upper``), so the cheapest way
+   is completed first, and a near tie between two arms costs no more duels than that way needs
+   (a near tie of two arms that cannot win costs none).  There is always such a pair: the arm
+   with the largest ``lower`` is not a confident winner, so it has an undecided pair that it
+   leads, ties or trails with ``upper`` above its ``lower``, or all its pairs are decided and
+   an arm whose ``upper`` exceeds its ``lower`` blocks it, and that arm's undecided pairs
+   matter.
 
 What this guarantees: every duel played that is not a confident winner's or a lone Condorcet
-candidate's self-duel belongs to an undecided pair or to the floor of ``log t`` duels per pair;
-a pair whose preference is not exactly 1/2 stops being undecided after about ``log t / KL(p_ij, 1/2)`` duels, and a confident
-winner chosen on evidence below ``log t`` is wrong with probability about ``1/t``; so an arm the
-network commits to wrongly is found out, and the duels that cost regret grow like ``log t``
-rather than ``t``.  What it does not: the constant in front of ``log t`` is the network's part
-(and the checks' order is simple, not optimal: on a problem whose pairs are all close to 1/2
-the checks themselves are what the regret is made of), and a pair of arms tied exactly at 1/2
-never becomes decided.  These are measured, not proved: ``docs/learned.md`` reports the regret at
-``10^4`` and ``10^5`` duels on every published matrix.
+candidate's self-duel belongs to an undecided pair that matters or to the floor of ``log t``
+duels per pair; a pair whose preference is not exactly 1/2 stops being undecided after about
+``log t / KL(p_ij, 1/2)`` duels, the network cannot keep to one undecided pair while the
+checks of the others wait, and a confident winner chosen on evidence below ``log t`` is wrong
+with probability about ``1/t``; so an arm the network commits to wrongly is found out, and the
+duels that cost regret grow like ``log t`` rather than ``t``.  What it does not: the constant in
+front of ``log t`` is the network's part (and the checks' order is simple, not optimal: on a
+problem whose pairs are all close to 1/2 the checks themselves are what the regret is made of),
+and a pair of arms tied exactly at 1/2 never becomes decided (it is played only while it
+matters, and in turn with the other pairs that do).  These are measured, not proved:
+``docs/learned.md`` reports the regret to ``10^6`` duels on every published matrix.
 """
 
 from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
 
 import numba
 import numpy as np
 
 __all__ = ["pair_evidence", "safeguard_threshold", "new_safeguard_arrays",
-           "reset_safeguard", "safeguard_observe", "safeguarded_duel"]
+           "reset_safeguard", "safeguard_observe", "safeguarded_duel", "safeguard_rule_digest"]
+
+
+@functools.lru_cache(maxsize=1)
+def safeguard_rule_digest() -> str:
+    """The SHA-256 of this module's source, which identifies the rule.
+
+    A study's record of a safeguarded run carries it, so that runs of an earlier version of the
+    rule are run again rather than reused as if they were this version's.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+    """
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 # The safeguard keeps, besides the win counts, four arrays (see :func:`new_safeguard_arrays`):
 #   evidence (K, K) float  N_ij KL(p_ij, 1/2) of every pair (symmetric);
@@ -193,6 +232,39 @@ def safeguard_observe(wins, first, second, threshold, evidence, status, bounds, 
 
 
 @numba.njit(cache=True, nogil=True)
+def _matters(wins, upper, best_lower, arm, other):  # pragma: no cover - compiled
+    """Whether deciding the pair ``{arm, other}`` can still change ``arm``'s part in finding a
+    winner: it can still be won by ``arm`` (its upper bound at least every lower bound, and it
+    does not trail the pair in the counts), or losing it lowers an upper bound that exceeds
+    every lower bound (an arm that blocks any confident winner)."""
+    if upper[arm] > best_lower:
+        return True
+    return upper[arm] == best_lower and wins[arm, other] >= wins[other, arm]
+
+
+@numba.njit(cache=True, nogil=True)
+def _useful(wins, upper, best_lower, i, j):  # pragma: no cover - compiled
+    """Rule 1 and 4 of the module docstring: an undecided pair whose decision can still matter."""
+    return _matters(wins, upper, best_lower, i, j) or _matters(wins, upper, best_lower, j, i)
+
+
+@numba.njit(cache=True, nogil=True)
+def _least_played_useful(wins, status, upper, best_lower):  # pragma: no cover - compiled
+    """The least-played undecided pair that matters, as ``(i * K + j, duels)`` with ``i < j``
+    (the first such pair on ties), or ``(-1, -1)`` when there is none."""
+    n_arms = wins.shape[0]
+    best_pair, best_count = -1, -1
+    for i in range(n_arms):
+        for j in range(i + 1, n_arms):
+            if status[i, j] != 0 or not _useful(wins, upper, best_lower, i, j):
+                continue
+            count = wins[i, j] + wins[j, i]
+            if best_pair < 0 or count < best_count:
+                best_pair, best_count = i * n_arms + j, count
+    return best_pair, best_count
+
+
+@numba.njit(cache=True, nogil=True)
 def safeguarded_duel(wins, threshold, evidence, status, bounds, expiry, first, second):  # pragma: no cover - compiled
     """The duel to play instead of the network's ``(first, second)`` (the same duel when the
     safeguard lets it through), as ``first * K + second``; ``threshold`` < 0: the safeguard is
@@ -203,19 +275,27 @@ def safeguarded_duel(wins, threshold, evidence, status, bounds, expiry, first, s
     _check_arrays(wins, evidence, status, bounds, expiry, first, second)
     if threshold > expiry[0]:
         _rebuild(wins, threshold, evidence, status, bounds, expiry)
-    if first != second and status[first, second] == 0:
-        return first * n_arms + second  # a duel that still teaches something
     lower, upper = bounds[0], bounds[1]
-    # A self-duel, or a duel of a decided pair, which teaches nothing more: it exploits its
-    # leader ``arm``, which must be a confident winner -- every pair decided for it (a Condorcet
-    # winner), or a lower bound that no other arm's upper bound exceeds.
-    arm = first if first == second or status[first, second] > 0 else second
-    top, second_top, top_arm = -1, -1, -1
+    undecided = first != second and status[first, second] == 0
+    # The arm the duel exploits: ``first`` of a self-duel, the leader of a decided pair, the
+    # leader in the counts of an undecided one (``first`` on a tie).
+    if first == second:
+        arm = first
+    elif undecided:
+        arm = first if wins[first, second] >= wins[second, first] else second
+    else:
+        arm = first if status[first, second] > 0 else second
+    # Rule 1: a confident winner -- every pair decided for it (a Condorcet winner), or a lower
+    # bound that no other arm's upper bound exceeds -- is exploited; nothing else teaches
+    # anything that matters any more.
+    top, second_top, top_arm, best_lower = -1, -1, -1, 0
     for i in range(n_arms):
         if upper[i] > top:
             top, second_top, top_arm = upper[i], top, i
         elif upper[i] > second_top:
             second_top = upper[i]
+        if lower[i] > best_lower:
+            best_lower = lower[i]
     winner = -1
     for i in range(n_arms):
         largest_other = second_top if i == top_arm else top
@@ -226,34 +306,26 @@ def safeguarded_duel(wins, threshold, evidence, status, bounds, expiry, first, s
                 winner = i
     if winner >= 0:
         return winner * n_arms + winner
-    condorcet_duel = _condorcet_duel(wins, threshold, status, upper, arm)
+    # Rule 2: an undecided pair whose decision can still matter is played as chosen, unless the
+    # network keeps to it while the checks of other such pairs wait: it may lead the
+    # least-played one by a factor of two plus log t duels.
+    if undecided and _useful(wins, upper, best_lower, first, second):
+        least_count = _least_played_useful(wins, status, upper, best_lower)[1]
+        if wins[first, second] + wins[second, first] <= 2 * least_count + threshold:
+            return first * n_arms + second
+    # Rule 3: the Condorcet candidates are tested.
+    condorcet_duel = _condorcet_duel(wins, threshold, status, lower, upper, best_lower, arm)
     if condorcet_duel >= 0:
         return condorcet_duel
-    # No confident winner and every arm has lost a decided pair: a check towards the leading candidate, the arm with the largest upper
-    # bound (then lower bound, then lowest index): the least-played undecided pair among those
-    # it leads (deciding them raises its lower bound) and those that the arms blocking it (upper
-    # bound above its lower bound) do not lead (deciding them lowers theirs).  If there is none,
-    # any undecided pair of the candidate: it has one, since were all its pairs decided its lower
-    # bound would equal its upper bound, which no other arm's exceeds -- a confident winner.
-    candidate = 0
-    for i in range(1, n_arms):
-        if upper[i] > upper[candidate] or (upper[i] == upper[candidate] and lower[i] > lower[candidate]):
-            candidate = i
-    for useful_only in (True, False):
-        best_pair, best_count = -1, -1
-        for i in range(n_arms):
-            if i != candidate and (not useful_only or upper[i] <= lower[candidate]):
-                continue
-            for j in range(n_arms):
-                if j == i or status[i, j] != 0:
-                    continue
-                if useful_only and (i == candidate) != (wins[i, j] > wins[j, i]):
-                    continue
-                count = wins[i, j] + wins[j, i]
-                if best_pair < 0 or count < best_count:
-                    best_pair, best_count = i * n_arms + j, count
-        if best_pair >= 0:
-            return best_pair
+    # Rule 4: every arm has lost a decided pair (no Condorcet winner): the least-played pair
+    # whose decision can still matter.  There is one: the arm with the largest lower bound is
+    # not a confident winner, so either it has an undecided pair, which it leads or ties (it
+    # can win it) or trails with an upper bound above its lower (it blocks), or all its pairs
+    # are decided and an arm whose upper bound exceeds its lower blocks it -- that arm has an
+    # undecided pair, which matters since its upper bound exceeds every lower bound.
+    least_played = _least_played_useful(wins, status, upper, best_lower)[0]
+    if least_played >= 0:
+        return least_played
     return arm * n_arms + arm  # unreachable (see above); keeps the kernel total
 
 
@@ -268,7 +340,7 @@ def _empirical_copeland(wins, i):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _condorcet_duel(wins, threshold, status, upper, arm):  # pragma: no cover - compiled
+def _condorcet_duel(wins, threshold, status, lower, upper, best_lower, arm):  # pragma: no cover - compiled
     """Rule 3 of the module docstring: the duel that tests the Condorcet candidates, as
     ``first * K + second``, or -1 when every arm has lost a decided pair (no candidate left)."""
     n_arms = wins.shape[0]
@@ -283,6 +355,19 @@ def _condorcet_duel(wins, threshold, status, upper, arm):  # pragma: no cover - 
         return -1
     if upper[arm] == n_arms - 1:
         leader = arm  # the network's own choice, while nothing refutes it
+    if unrefuted == 1 and lower[leader] < best_lower:
+        # Another arm has won more decided pairs than the lone candidate: a Condorcet winner
+        # would eventually have won as many, a lone candidate of a problem without one (whose
+        # pairs may all be close to 1/2, so that no count is evidence) need not.  Its
+        # least-played undecided pair is checked (it has one, its lower bound being below K - 1).
+        best_pair, best_count = -1, -1
+        for j in range(n_arms):
+            if j == leader or status[leader, j] != 0:
+                continue
+            count = wins[leader, j] + wins[j, leader]
+            if best_pair < 0 or count < best_count:
+                best_pair, best_count = leader * n_arms + j, count
+        return best_pair
     if unrefuted == 1:
         # Every other arm has lost a decided pair: if the problem has a Condorcet winner, it is
         # the leader.  The leader is exploited while it also leads each of its pairs in the
@@ -304,19 +389,33 @@ def _condorcet_duel(wins, threshold, status, upper, arm):  # pragma: no cover - 
     # al., COLT 2015, Algorithm 1, lines 8-10: an arm is compared with the arm that beats it most
     # in the counts).  Each candidate's most promising undecided pair is the one with its lowest
     # smoothed share of wins, (wins + 1) / (duels + 2), so that an unplayed pair counts as a tie;
-    # of those, the least-played is checked, so the candidates take turns.
+    # of those, the least-played is checked, so the candidates take turns.  The leader takes its
+    # turn too, as every arm of RMED1's candidate list does, against the other candidates it does
+    # not lead in the counts (none: it is exploited in the others' place): without that turn, a
+    # pair of another candidate tied at exactly 1/2 could stay its lowest share for good, while
+    # the pair of the two candidates, whose decision refutes one of them, is never played.
     best_pair, best_count = -1, -1
     for j in range(n_arms):
-        if j == leader or upper[j] != n_arms - 1:
+        if upper[j] != n_arms - 1:
             continue
         rival, rival_share, rival_count = -1, 2.0, -1
+        least, least_count = -1, -1
         for m in range(n_arms):
-            if m == j or status[j, m] != 0:
+            if m == j or status[j, m] != 0 or (j == leader and (wins[j, m] > wins[m, j] or upper[m] != n_arms - 1)):
                 continue
             count = wins[j, m] + wins[m, j]
             share = (wins[j, m] + 1.0) / (count + 2.0)
             if rival < 0 or share < rival_share or (share == rival_share and count < rival_count):
                 rival, rival_share, rival_count = m, share, count
+            if least < 0 or count < least_count:
+                least, least_count = m, count
+        # The counts' strongest beater may be a near tie whose share is well estimated while the
+        # true strongest beater, unluckily behind in few duels, is never played again: the rival's
+        # pair may lead the candidate's least-played one by a factor of ten plus log t duels (a
+        # looser bound than rule 2's: the rival is usually right, and every duel past the bound
+        # goes to a pair that is usually not).
+        if rival >= 0 and rival_count > 10 * least_count + threshold:
+            rival, rival_count = least, least_count
         if rival >= 0 and (best_pair < 0 or rival_count < best_count):
             best_pair, best_count = j * n_arms + rival, rival_count
     return best_pair
