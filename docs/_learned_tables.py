@@ -9,8 +9,9 @@ run's numbers and nothing else:
   classic agent's, each with its 95% Student's t half-width;
 * ``learned/paired``: learned minus the best classic agent over the same runs, with the verdict;
 * ``learned/follow-up``: the second stage's comparisons;
-* ``learned/consistency``: the regret's growth from 10^4 to 10^5 duels on the published matrices,
-  the learned policy's and the classic references', and the regret at 10^5 as a share of the lower bound.
+* ``learned/consistency``: the regret's growth from 10^4 to 10^5 duels on the published matrices
+  (and on to 10^6 where the run went that far), the learned policy's and the classic references',
+  and the regret at the longest horizon as a share of the lower bound.
 """
 
 from __future__ import annotations
@@ -91,18 +92,34 @@ def follow_up_table(follow_up: list[dict[str, str]]) -> str:
 
 def consistency_table(consistency: list[dict[str, str]]) -> str:
     short, long = consistency[0]["horizon"], consistency[0]["long_horizon"]
-    lines = [f"| matrix | agent | T = {short} | T = {long} | growth [95% bootstrap] | verdict | "
-             f"T = {long}: share of LB ln T |",
-             "|---|---|---:|---:|---:|---|---:|"]
+    further = consistency[0].get("further_horizon") or None  # absent from a two-horizon run
+    header = f"| matrix | agent | T = {short} | T = {long} | growth [95% bootstrap] | verdict |"
+    rule = "|---|---|---:|---:|---:|---|"
+    if further:
+        header += f" T = {further} | growth [95% bootstrap] | verdict |"
+        rule += "---:|---:|---|"
+    lines = [header + f" T = {further or long}: share of LB ln T |", rule + "---:|"]
     matrices = list(dict.fromkeys(row["problems"] for row in consistency))
     # Matrix by matrix, the learned policy's settings first, then the classic references, as run.
     for row in sorted(consistency, key=lambda row: matrices.index(row["problems"])):
         agent = f"learned, {row['variant']}" if row["agent"] == "learned" else row["agent"]
-        interval = f"[{float(row['growth_low']):.2f}, {float(row['growth_high']):.2f}]"
-        verdict = row["verdict"] if row["verdict"] == "logarithmic" else f"**{row['verdict']}**"
-        lines.append(f"| {row['problems']} | {agent} | {float(row['mean']):.1f} | {float(row['long_mean']):.1f} | "
-                     f"{float(row['growth']):.2f} {interval} | {verdict} | {float(row['bound_share']):.2f} |")
+        cells = [row["problems"], agent, f"{float(row['mean']):.1f}", f"{float(row['long_mean']):.1f}",
+                 _growth_cell(row, ""), _verdict_cell(row["verdict"])]
+        if further:
+            cells += [f"{float(row['further_mean']):.1f}", _growth_cell(row, "further_"),
+                      _verdict_cell(row["further_verdict"])]
+        cells.append(f"{float(row['further_bound_share' if further else 'bound_share']):.2f}")
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _growth_cell(row: dict[str, str], prefix: str) -> str:
+    return (f"{float(row[prefix + 'growth']):.2f} "
+            f"[{float(row[prefix + 'growth_low']):.2f}, {float(row[prefix + 'growth_high']):.2f}]")
+
+
+def _verdict_cell(verdict: str) -> str:
+    return verdict if verdict == "logarithmic" else f"**{verdict}**"
 
 
 def learned_fragments(docs: Path) -> dict[str, str]:

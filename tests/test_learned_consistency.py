@@ -73,6 +73,26 @@ def test_references_run_on_the_same_runs_and_rows_carry_the_lower_bound(tmp_path
     assert "| gap | rmed1 | paper's defaults |" in consistency_summary(rows)
 
 
+def test_a_further_horizon_adds_the_next_decade_from_the_same_runs(tmp_path):
+    """With a third horizon the same runs go on: the first columns are those of two horizons, and
+    the further growth is the ratio of the next means."""
+    two = check_consistency(tmp_path / "a", ["cyclic4"], runs=3, horizon=200, long_horizon=2000)
+    three = check_consistency(tmp_path / "b", ["cyclic4"], runs=3, horizon=200, long_horizon=2000,
+                              further_horizon=20_000)
+    row = three[0]
+    assert {key: row[key] for key in two[0]} == pytest.approx(two[0])
+    assert row["further_horizon"] == 20_000 and row["further_mean"] >= row["long_mean"]
+    assert row["further_growth"] == pytest.approx(row["further_mean"] / row["long_mean"])
+    assert row["further_growth_low"] <= row["further_growth"] <= row["further_growth_high"]
+    assert row["further_verdict"] == ("logarithmic" if row["further_growth"] <= GROWTH_LIMIT else "too fast")
+    constant = lower_bound_constant(load_problem("cyclic4"))
+    assert row["further_bound_share"] == pytest.approx(row["further_mean"] / (constant * math.log(20_000)))
+    text = consistency_summary(three)
+    assert "T = 20000 over T = 2000" in text and "share of LB ln T at T = 20000" in text
+    with pytest.raises(ValueError, match="further_horizon"):
+        check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000, further_horizon=2000)
+
+
 @pytest.mark.parametrize("kwargs, error, match", [
     (dict(horizon=1000, long_horizon=1000), ValueError, "long_horizon"),
     (dict(runs=0), ValueError, "runs"),

@@ -100,7 +100,8 @@ def test_the_preset_runs_the_follow_up_with_the_workers_asked_for(tmp_path, monk
 
     full = get_preset("learned-vs-classic").sweep_arguments(quick=False)
     assert (full["follow_up_problems"], full["follow_up_horizon"]) == ({4: 40_000, 5: 40_000, 8: 40_000, 16: 0}, 1000)
-    assert full["consistency"]["long_horizon"] == 100_000 and set(full["consistency"]["published"]) == set(full["published"])
+    assert full["consistency"]["long_horizon"] == 100_000 and full["consistency"]["further_horizon"] == 1_000_000
+    assert set(full["consistency"]["published"]) == set(full["published"])
     received, checked = {}, {}
 
     def record(output_dir, **options):

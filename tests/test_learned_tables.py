@@ -44,7 +44,8 @@ def test_consistency_rows_name_their_verdicts():
     consistency = _rows("consistency.csv")
     text = tables.learned_fragments(DOCS)["learned/consistency"]
     assert len(text.splitlines()) == 2 + len(consistency)
-    assert text.count("**too fast**") == sum(row["verdict"] == "too fast" for row in consistency)
+    assert text.count("**too fast**") == sum((row["verdict"] == "too fast") + (row.get("further_verdict") == "too fast")
+                                             for row in consistency)
 
 
 def test_consistency_rows_name_the_agent_and_the_bound_share():
@@ -54,5 +55,20 @@ def test_consistency_rows_name_the_agent_and_the_bound_share():
     for row in consistency:
         agent = f"learned, {row['variant']}" if row["agent"] == "learned" else row["agent"]
         assert f"| {row['problems']} | {agent} | {float(row['mean']):.1f} |" in text
-        assert text.count(f"| {float(row['bound_share']):.2f} |") >= 1
+        share = row["further_bound_share"] if row.get("further_horizon") else row["bound_share"]
+        assert text.count(f"| {float(share):.2f} |") >= 1
     assert {row["agent"] for row in consistency} > {"learned"}
+
+
+def test_a_two_horizon_consistency_run_has_no_further_columns():
+    row = {"problems": "gap", "agent": "rmed1", "variant": "paper's defaults", "horizon": "10", "long_horizon": "100",
+           "mean": "5", "long_mean": "60", "growth": "12", "growth_low": "10", "growth_high": "14",
+           "verdict": "too fast", "bound_share": "3"}
+    text = tables.consistency_table([row])
+    assert "T = 100: share of LB ln T" in text and "T = 1000" not in text
+    assert "| gap | rmed1 | 5.0 | 60.0 | 12.00 [10.00, 14.00] | **too fast** | 3.00 |" in text
+    further = {**row, "further_horizon": "1000", "further_mean": "90", "further_growth": "1.5",
+               "further_growth_low": "1.2", "further_growth_high": "1.8", "further_verdict": "logarithmic",
+               "further_bound_share": "0.9"}
+    assert ("| gap | rmed1 | 5.0 | 60.0 | 12.00 [10.00, 14.00] | **too fast** | 90.0 | 1.50 [1.20, 1.80] | "
+            "logarithmic | 0.90 |") in tables.consistency_table([further])

@@ -75,7 +75,8 @@ def growth_interval(short: np.ndarray, long: np.ndarray, *, level: float = 0.95,
 
 
 def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs: int = 20, horizon: int = 10_000,
-                      long_horizon: int = 100_000, variants: Mapping[str, dict[str, Any]] | None = None,
+                      long_horizon: int = 100_000, further_horizon: int | None = None,
+                      variants: Mapping[str, dict[str, Any]] | None = None,
                       references: Sequence[str] = (), jobs: int = 1, backend: str = "local", address: str | None = None,
                       progress: bool = False) -> list[dict]:
     """The learned policy's regret growth from ``horizon`` to ``long_horizon`` on each ``published`` matrix.
@@ -90,6 +91,11 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
         Runs per matrix, seeds ``0 .. runs - 1`` (those of the evaluation's first stage).
     horizon, long_horizon : int
         The two horizons compared, ``1 <= horizon < long_horizon``.
+    further_horizon : int, optional
+        A third horizon, ``> long_horizon``: the same runs are played that far, and every row
+        also reports the growth from ``long_horizon`` to it (the ``further_*`` fields).  An agent
+        still exploring at ``horizon`` on a matrix whose pairs lie close to 1/2 may grow more than
+        :data:`GROWTH_LIMIT` in the first step and not in the second; linear regret grows in both.
     variants : mapping of str to dict, optional
         Name -> options of the ``learned`` agent; default ``{"as shipped": {}}``.
     references : sequence of str
@@ -104,11 +110,17 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
         for a reference), mean regret at both horizons, the growth factor with its 95%
         percentile-bootstrap interval, the verdict (``"logarithmic"`` when the factor is at most
         :data:`GROWTH_LIMIT`, else ``"too fast"``), the lower bound ``LB ln T`` at both horizons and the
-        mean regret at ``long_horizon`` as a share of its bound; also written to ``consistency.csv``.
+        mean regret at ``long_horizon`` as a share of its bound (with ``further_horizon``, the same
+        from ``long_horizon`` to it: ``further_mean``, ``further_growth``, ``further_growth_low``,
+        ``further_growth_high``, ``further_verdict``, ``further_lower_bound``,
+        ``further_bound_share``); also written to ``consistency.csv``.
     """
     runs = check_integer("runs", runs, minimum=1)
     horizon = check_integer("horizon", horizon, minimum=1)
     long_horizon = check_integer("long_horizon", long_horizon, minimum=horizon + 1)
+    if further_horizon is not None:
+        further_horizon = check_integer("further_horizon", further_horizon, minimum=long_horizon + 1)
+    horizons = (horizon, long_horizon) if further_horizon is None else (horizon, long_horizon, further_horizon)
     variants = {SHIPPED: {}} if variants is None else dict(variants)
     if not variants:
         raise ValueError("variants must name at least one setting of the learned agent")
@@ -130,26 +142,38 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
     rows = []
     for agent, variant, options in checks:
         units = [EvaluationUnit(agent, name, {"published": name}, 0, (matrix,) * runs, tuple(range(runs)),
-                                (horizon, long_horizon), dict(options))
+                                horizons, dict(options))
                  for name, matrix in matrices.items()]
-        request = {"stage": "consistency", "published": list(published), "runs": runs, "horizons": [horizon, long_horizon],
+        request = {"stage": "consistency", "published": list(published), "runs": runs, "horizons": list(horizons),
                    "agent": agent, "variant": variant, "options": options}
         records = run_units(units, output, kind=KIND, request=request, jobs=jobs, backend=backend, address=address,
                             progress=progress, desc=f"consistency ({agent}, {variant})")
         for unit, record in zip(units, records):
             regrets = np.asarray(record["regrets"], dtype=float)
             short, long = regrets[:, 0], regrets[:, 1]
-            growth = float(long.mean() / short.mean()) if short.mean() > 0 else math.inf
-            low, high = growth_interval(short, long)
             constant = bounds[unit.problem_set]
-            rows.append({"problems": unit.problem_set, "agent": agent, "variant": variant, "horizon": horizon,
-                         "long_horizon": long_horizon, "mean": float(short.mean()), "long_mean": float(long.mean()),
-                         "growth": growth, "growth_low": low, "growth_high": high, "runs": runs,
-                         "verdict": "logarithmic" if growth <= GROWTH_LIMIT else "too fast",
-                         "lower_bound": constant * math.log(horizon), "long_lower_bound": constant * math.log(long_horizon),
-                         "bound_share": float(long.mean()) / (constant * math.log(long_horizon))})
+            row = {"problems": unit.problem_set, "agent": agent, "variant": variant, "horizon": horizon,
+                   "long_horizon": long_horizon, "mean": float(short.mean()), "long_mean": float(long.mean()),
+                   **_growth(short, long), "runs": runs,
+                   "lower_bound": constant * math.log(horizon), "long_lower_bound": constant * math.log(long_horizon),
+                   "bound_share": float(long.mean()) / (constant * math.log(long_horizon))}
+            if further_horizon is not None:
+                further = regrets[:, 2]
+                row.update({"further_horizon": further_horizon, "further_mean": float(further.mean()),
+                            **{f"further_{key}": value for key, value in _growth(long, further).items()},
+                            "further_lower_bound": constant * math.log(further_horizon),
+                            "further_bound_share": float(further.mean()) / (constant * math.log(further_horizon))})
+            rows.append(row)
     write_csv(output / "consistency.csv", rows)
     return rows
+
+
+def _growth(short: np.ndarray, long: np.ndarray) -> dict[str, Any]:
+    """The growth factor of the mean regret from one horizon to the next, its interval and verdict."""
+    growth = float(long.mean() / short.mean()) if short.mean() > 0 else math.inf
+    low, high = growth_interval(short, long)
+    return {"growth": growth, "growth_low": low, "growth_high": high,
+            "verdict": "logarithmic" if growth <= GROWTH_LIMIT else "too fast"}
 
 
 def consistency_summary(rows: Sequence[dict]) -> str:
@@ -157,16 +181,30 @@ def consistency_summary(rows: Sequence[dict]) -> str:
     if not rows:
         return ""
     short, long = rows[0]["horizon"], rows[0]["long_horizon"]
-    lines = [f"### Consistency: regret at T = {long} over regret at T = {short}", "",
-             f"| problems | agent | variant | T = {short} | T = {long} | growth (95% bootstrap) | verdict | "
-             f"share of LB ln T at T = {long} |",
-             "|---|---|---|---:|---:|---:|---|---:|"]
+    further = rows[0].get("further_horizon")
+    title = f"regret at T = {long} over regret at T = {short}" + (f", then T = {further} over T = {long}" if further else "")
+    header = f"| problems | agent | variant | T = {short} | T = {long} | growth (95% bootstrap) | verdict |"
+    rule = "|---|---|---|---:|---:|---:|---|"
+    if further:
+        header += f" T = {further} | growth (95% bootstrap) | verdict |"
+        rule += "---:|---:|---|"
+    last = further or long
+    lines = [f"### Consistency: {title}", "", header + f" share of LB ln T at T = {last} |", rule + "---:|"]
     for row in rows:
-        interval = ("n/a" if math.isnan(row["growth_low"]) else f"[{row['growth_low']:.2f}, {row['growth_high']:.2f}]")
-        lines.append(f"| {row['problems']} | {row['agent']} | {row['variant']} | {row['mean']:.1f} | {row['long_mean']:.1f} | "
-                     f"{row['growth']:.2f} {interval} | {row['verdict']} | {row['bound_share']:.2f} |")
+        cells = [row["problems"], row["agent"], row["variant"], f"{row['mean']:.1f}", f"{row['long_mean']:.1f}",
+                 _growth_cell(row, ""), row["verdict"]]
+        if further:
+            cells += [f"{row['further_mean']:.1f}", _growth_cell(row, "further_"), row["further_verdict"]]
+        cells.append(f"{row['further_bound_share' if further else 'bound_share']:.2f}")
+        lines.append("| " + " | ".join(str(cell) for cell in cells) + " |")
     lines += ["", f"Growth at most {GROWTH_LIMIT:g} reads as logarithmic ({short} to {long} duels: log growth "
               f"{math.log(long) / math.log(short):.2f}); runs resampled in pairs for the interval.  LB ln T is the "
               "regret every strongly consistent algorithm eventually exceeds (Komiyama et al., ICML 2016, "
               "Theorem 2): a share far below 1 says the agent has not paid for the checks consistency needs.", ""]
     return "\n".join(lines)
+
+
+def _growth_cell(row: dict, prefix: str) -> str:
+    low, high = row[f"{prefix}growth_low"], row[f"{prefix}growth_high"]
+    interval = "n/a" if math.isnan(low) else f"[{low:.2f}, {high:.2f}]"
+    return f"{row[f'{prefix}growth']:.2f} {interval}"
