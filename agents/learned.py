@@ -43,9 +43,10 @@ from dueling_gym.pair_network import (
     duel_scores,
     fill_unplayed,
     load_policy_weights,
+    new_network_caches,
+    new_safeguard_arrays,
     pack_weights,
     pair_feature_values,
-    new_safeguard_arrays,
     policy_episode_regret,
     record_network_duel,
     safeguard_observe,
@@ -131,12 +132,7 @@ def _read_weights_cached(path: str, size: int, modified_ns: int, n_arms: int | N
 class LearnedState(AgentState, fields=[
     "rng",
     "wins",           # W[i, j]: wins of i over j; self-duels counted on the diagonal
-    "embedding",      # g_ij: pair embeddings (K, K, H), zero on the diagonal
-    "pair_input",     # C e_ij + c: the pair's direct input to its score (K, K, H)
-    "summary",        # arm summaries [mean_j g_ij, max_j g_ij] (K, 2H)
-    "projections",    # summary @ A, @ B, @ S (3, K, H)
-    "base",           # the score layer's input before the time term (K, K, H)
-    "self_base",      # the self-duel scorer's input before the time term (K, H)
+    "caches",         # the network's caches (dueling_gym.pair_network.NetworkCaches)
     "weights",        # the network (dueling_gym.pair_network.PairWeights)
     "deterministic",  # play the highest score instead of drawing from the softmax
     "evidence",       # the safeguard's arrays (dueling_gym.pair_network.safeguard): N_ij KL(p_ij, 1/2),
@@ -152,7 +148,7 @@ class LearnedState(AgentState, fields=[
 @numba.njit(cache=True, nogil=True)
 def learned_act(state):
     uniform = -1.0 if state.deterministic else state.rng.random()
-    choice = choose_duel(state.base, state.self_base, state.wins, time_value(state.t), state.weights, uniform)
+    choice = choose_duel(state.caches, state.wins, time_value(state.t), state.weights, uniform)
     n_arms = state.wins.shape[0]
     if state.safeguard_from > 0:  # off: not even the bookkeeping, which costs a quarter of a duel
         choice = safeguarded_duel(state.wins, safeguard_threshold(state.t, state.safeguard_from), state.evidence,
@@ -163,8 +159,12 @@ def learned_act(state):
 @numba.njit(cache=True, nogil=True)
 def learned_observe(state, first, second, first_won):
     state.t += 1
-    record_network_duel(state.wins, first, second, first_won, state.embedding, state.pair_input, state.summary,
-                state.projections, state.base, state.self_base, state.weights)
+    if first == second:
+        # A self-duel refreshes no cache (record_network_duel): counted here without reading the
+        # caches and weights from the state, which costs a reference count per array.
+        state.wins[first, first] += 1
+    else:
+        record_network_duel(state.wins, first, second, first_won, state.caches, state.weights)
     if state.safeguard_from > 0:
         safeguard_observe(state.wins, first, second, safeguard_threshold(state.t, state.safeguard_from),
                           state.evidence, state.status, state.bounds, state.expiry)
@@ -177,7 +177,7 @@ def learned_recommend(state):
 
 @numba.njit(cache=True, nogil=True)
 def _learned_logits(state, out):
-    duel_scores(state.base, state.self_base, state.wins, time_value(state.t), state.weights, out)
+    duel_scores(state.caches, state.wins, time_value(state.t), state.weights, out)
 
 
 @register_agent("learned", target="copeland")
@@ -297,14 +297,10 @@ class LearnedAgent(KernelDuelingAgent):
         weights = pack_weights(self._load())
         n_arms, hidden = self.n_arms, weights.W1.shape[1]
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
-        caches = {name: np.empty(shape) for name, shape in (
-            ("embedding", (n_arms, n_arms, hidden)), ("pair_input", (n_arms, n_arms, hidden)),
-            ("summary", (n_arms, 2 * hidden)), ("projections", (3, n_arms, hidden)),
-            ("base", (n_arms, n_arms, hidden)), ("self_base", (n_arms, hidden)))}
-        fill_unplayed(caches["embedding"], caches["pair_input"], caches["summary"], caches["projections"],
-                      caches["base"], caches["self_base"], weights, self.wins)
+        caches = new_network_caches(n_arms, hidden, weights.W1.shape[0], weights.R_a.shape[0])
+        fill_unplayed(caches, weights, self.wins)
         evidence, status, bounds, expiry = new_safeguard_arrays(n_arms)
-        self.state = LearnedState(rng=self.rng, wins=self.wins, **caches, weights=weights,
+        self.state = LearnedState(rng=self.rng, wins=self.wins, caches=caches, weights=weights,
                                   deterministic=self.deterministic, evidence=evidence, status=status, bounds=bounds,
                                   expiry=expiry, safeguard_from=self._safeguard_start(), t=0)
 

@@ -133,6 +133,38 @@ def vector_case(env_id: str, seed: int, sampled: bool) -> str:
     return _digest(np.stack(observations), np.round(np.stack(rewards), 12))
 
 
+#: Learned-agent runs beyond the defaults: the safeguard from duel 300 (so that its checks fall
+#: inside the horizon), the deterministic policy, and the training loop's batch of whole runs.
+LEARNED_VARIANTS: dict[str, dict] = {
+    "safeguard": {"safeguard_from": 300},
+    "deterministic": {"deterministic": True},
+}
+
+
+def learned_case(variant: str, problem: str, seed: int) -> str:
+    """Digest of a fused simulation of the learned agent with the arguments of ``variant``."""
+    agent = make_agent("learned", load_problem(problem).n_arms, **LEARNED_VARIANTS[variant])
+    result = simulate(agent, problem, HORIZON, seed=seed, record_duels=True)
+    regret = np.stack([result.cumulative_regret[notion] for notion in sorted(result.cumulative_regret)])
+    return _digest(result.duels, result.outcomes, np.asarray(result.recommendations), np.round(regret, 9))
+
+
+def learned_episodes_case(n_arms: int, safeguard_from: int | None) -> str:
+    """Digest of the training loop's regrets (:func:`~dueling_gym.pair_network.policy_episode_regret`)
+    of the shipped general policy on four random problems of ``n_arms`` arms."""
+    from dueling_gym.agents.learned import GENERAL_POLICY
+    from dueling_gym.pair_network import load_policy_weights, policy_episode_regret
+    from dueling_gym.problems.generators import no_condorcet_winner
+
+    weights, _ = load_policy_weights(GENERAL_POLICY)
+    problems = [no_condorcet_winner(n_arms, np.random.default_rng(seed)) for seed in range(4)]
+    probabilities = np.stack([problem.matrix for problem in problems])
+    regrets = np.stack([problem.regret_matrix("copeland_komiyama") for problem in problems])
+    totals = policy_episode_regret(weights, probabilities, regrets, HORIZON, np.random.default_rng(n_arms),
+                                   safeguard_from=safeguard_from, checkpoints=[100, 1000, HORIZON])
+    return _digest(totals)
+
+
 def cases() -> dict[str, callable]:
     """Every golden case, by name."""
     from dueling_gym.agents import list_agents
@@ -142,6 +174,12 @@ def cases() -> dict[str, callable]:
         for problem in PROBLEMS:
             for seed in SEEDS:
                 table[f"agent/{name}/{problem}/{seed}"] = lambda n=name, p=problem, s=seed: agent_case(n, p, s)
+    for variant in LEARNED_VARIANTS:
+        for problem in ("sushi", "multisol", "arxiv"):
+            table[f"learned/{variant}/{problem}/0"] = lambda v=variant, p=problem: learned_case(v, p, 0)
+    for n_arms in (4, 16):
+        for start in (None, 300):
+            table[f"learned/episodes/{n_arms}/{start}"] = lambda k=n_arms, s=start: learned_episodes_case(k, s)
     for name in list_agents("bandit"):
         table[f"bandit/{name}/0"] = lambda n=name: bandit_case(n, 0)
     for name in list_agents("combinatorial"):
