@@ -295,9 +295,9 @@ class LearnedAgent(KernelDuelingAgent):
 
     def _reset_state(self) -> None:
         weights = pack_weights(self._load())
-        n_arms, hidden = self.n_arms, weights.W1.shape[1]
+        n_arms = self.n_arms
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
-        caches = new_network_caches(n_arms, hidden, weights.W1.shape[0], weights.R_a.shape[0])
+        caches = new_network_caches(n_arms, weights)
         fill_unplayed(caches, weights, self.wins)
         evidence, status, bounds, expiry = new_safeguard_arrays(n_arms)
         self.state = LearnedState(rng=self.rng, wins=self.wins, caches=caches, weights=weights,

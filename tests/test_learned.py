@@ -100,6 +100,36 @@ def test_arm_records_are_the_same_in_numpy_the_compiled_agent_and_torch():
         arm_records(wins.astype(float))
 
 
+def test_kernels_refuse_arrays_they_would_write_past():
+    """Compiled code does not check indices: the kernels that take arrays of their caller and do
+    not run every duel refuse shapes that do not match before writing anything."""
+    from dueling_gym.pair_network import duel_scores, fill_unplayed, new_network_caches, pack_weights, record_network_duel
+
+    weights = pack_weights(load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)[0])
+    wins = np.zeros((5, 5), dtype=np.int64)
+    caches = new_network_caches(5, weights)
+    fill_unplayed(caches, weights, wins)
+    record_network_duel(wins, 0, 1, True, caches, weights)
+    assert wins[0, 1] == 1
+    snapshot = caches.base.copy()
+    # Caches of four arms, of a network with 8 hidden units, and with one scratch array too short.
+    small, other_network = new_network_caches(4, weights), new_network_caches(5, weights._replace(b1=np.zeros(8)))
+    for bad in (small, other_network, caches._replace(scores=np.empty(24))):
+        for call in (lambda: fill_unplayed(bad, weights, wins),
+                     lambda: duel_scores(bad, wins, 0.1, weights, np.empty((5, 5)))):
+            with pytest.raises(ValueError, match="network caches do not match"):
+                call()
+    with pytest.raises(ValueError, match="network caches do not match"):
+        fill_unplayed(caches, weights, np.zeros((5, 4), dtype=np.int64))
+    with pytest.raises(ValueError, match=r"out must have shape \(K, K\)"):
+        duel_scores(caches, wins, 0.1, weights, np.empty((4, 4)))
+    with pytest.raises(ValueError, match="four channels"):
+        pair_feature_values(1, 2, np.empty(3))
+    with pytest.raises(ValueError, match=r"out \(K, 3\)"):
+        arm_record_values(wins, np.empty((4, N_RECORD_FEATURES)))
+    assert wins.sum() == 1 and np.array_equal(caches.base, snapshot)
+
+
 def test_encode_and_decode_agree():
     wins = np.random.default_rng(0).integers(0, 20, size=(2, 5, 5))
     pairs, tau = decode_observation(encode_wins(wins), 5)

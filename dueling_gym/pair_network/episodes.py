@@ -42,14 +42,13 @@ def _play_episodes(weights, probabilities, regrets, action_uniforms, outcome_uni
     ``outcome_uniform < P[first, second]``."""
     n_problems, n_arms, _ = probabilities.shape
     horizon = outcome_uniforms.shape[1]
-    hidden = weights.W1.shape[1]
     totals = np.zeros((n_problems, checkpoints.size))
     wins = np.empty((n_arms, n_arms), dtype=np.int64)
     evidence = np.empty((n_arms, n_arms))
     status = np.empty((n_arms, n_arms), dtype=np.int8)
     bounds = np.empty((2, n_arms), dtype=np.int64)
     expiry = np.empty(1)
-    caches = new_network_caches(n_arms, hidden, weights.W1.shape[0], weights.R_a.shape[0])
+    caches = new_network_caches(n_arms, weights)
     for problem in range(n_problems):
         wins[:] = 0
         reset_safeguard(evidence, status, bounds, expiry)

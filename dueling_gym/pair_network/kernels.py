@@ -30,7 +30,10 @@ __all__ = ["NetworkCaches", "new_network_caches", "time_value", "pair_feature_va
 
 class NetworkCaches(NamedTuple):
     """What a run of the pair network keeps between duels (``K`` arms, ``H`` hidden units, ``F``
-    pair channels), made by ``new_network_caches`` and filled by ``fill_unplayed``.
+    pair channels), made by ``new_network_caches`` and filled by ``fill_unplayed``, which checks
+    every array against the run's win counts and weights.  The kernels of a duel
+    (``record_network_duel``, ``choose_duel``) trust the caches and the arms they are given: a
+    check there, with its error path, costs a third of the agent's speed at K = 5.
 
     The first eight arrays are the run's state; the others are scratch space of one duel, kept
     here so that no duel allocates memory.
@@ -55,10 +58,11 @@ class NetworkCaches(NamedTuple):
 
 
 @numba.njit(cache=True, nogil=True)
-def new_network_caches(n_arms: int, hidden: int, n_channels: int, n_record_features: int) -> NetworkCaches:
-    """Unfilled :class:`NetworkCaches` of a run with ``n_arms`` arms, ``hidden`` hidden units,
-    ``n_channels`` pair channels and ``n_record_features`` record features (fill them with
+def new_network_caches(n_arms: int, weights) -> NetworkCaches:
+    """Unfilled :class:`NetworkCaches` of a run of the network ``weights`` (a
+    :class:`~dueling_gym.pair_network.weights.PairWeights`) with ``n_arms`` arms (fill them with
     :func:`fill_unplayed`)."""
+    hidden, n_channels, n_record_features = weights.b1.size, weights.W1.shape[0], weights.R_a.shape[0]
     return NetworkCaches(
         np.empty((n_arms, n_arms, hidden)), np.empty((hidden, n_arms * n_arms)), np.empty((n_arms, 2 * hidden)),
         np.empty((3, hidden, n_arms)), np.empty((hidden, n_arms * n_arms)), np.empty((n_arms, hidden)),
@@ -74,10 +78,9 @@ def time_value(n_duels: int) -> float:
     return np.float64(np.float32(np.log1p(np.float64(n_duels)) / 10.0))
 
 
-@numba.njit(cache=True, nogil=True)
-def pair_feature_values(wins_ij: int, wins_ji: int, out: np.ndarray) -> None:
-    """The four channels of one ordered pair, exactly as :func:`~dueling_gym.observations.pair_features`
-    computes them (float64 arithmetic in the same order, rounded to float32)."""
+@numba.njit(cache=True, nogil=True, inline="always")
+def _pair_features_into(wins_ij, wins_ji, out):  # pragma: no cover - compiled
+    """:func:`pair_feature_values` without the check of ``out`` (the caches' own scratch array)."""
     counts = float(wins_ij + wins_ji)
     margin = wins_ij / counts - 0.5 if counts > 0 else 0.0
     evidence = min(max((float(wins_ij) - float(wins_ji)) / np.sqrt(counts + 1.0) / 4.0, -2.5), 2.5)
@@ -85,6 +88,15 @@ def pair_feature_values(wins_ij: int, wins_ji: int, out: np.ndarray) -> None:
     out[1] = np.float32(evidence)
     out[2] = np.float32(1.0 / np.sqrt(1.0 + counts))
     out[3] = np.float32(np.log1p(counts) / 8.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_feature_values(wins_ij: int, wins_ji: int, out: np.ndarray) -> None:
+    """The four channels of one ordered pair, exactly as :func:`~dueling_gym.observations.pair_features`
+    computes them (float64 arithmetic in the same order, rounded to float32)."""
+    if out.size < 4:
+        raise ValueError("pair_feature_values writes four channels: out must hold at least 4 values")
+    _pair_features_into(wins_ij, wins_ji, out)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -114,6 +126,8 @@ def _arm_records_into(wins, totals, out):  # pragma: no cover - compiled
 def arm_record_values(wins, out):  # pragma: no cover - compiled
     """Every arm's record, exactly :func:`~dueling_gym.observations.arm_records` (float64
     arithmetic in the same order, rounded to float32)."""
+    if wins.shape[1] != wins.shape[0] or out.shape[0] != wins.shape[0] or out.shape[1] < 3:
+        raise ValueError("arm_record_values needs wins (K, K) and out (K, 3)")
     _arm_records_into(wins, np.empty((2, wins.shape[0])), out)
 
 
@@ -158,7 +172,7 @@ def _refresh_pair(wins, winner, loser, W1, b1, W2, b2, C, c, embedding, pair_inp
     n_arms = wins.shape[0]
     hidden = b1.size
     for row, col in ((winner, loser), (loser, winner)):
-        pair_feature_values(wins[row, col], wins[col, row], features)
+        _pair_features_into(wins[row, col], wins[col, row], features)
         _layer_into(features, W1, b1, first_layer)
         for k in range(hidden):
             first_layer[k] = first_layer[k] if first_layer[k] > 0.0 else 0.0
@@ -261,6 +275,33 @@ def _refresh_derived(wins, caches, weights, every_arm):  # pragma: no cover - co
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def _check_caches(caches, wins, weights):  # pragma: no cover - compiled
+    """The caches are the caller's and compiled code does not check indices: refuse caches whose
+    shapes do not match the ``K`` arms of ``wins`` and the network of ``weights`` before anything
+    is written.  (One expression without short-circuits: it compiles to a few comparisons.)"""
+    n_arms, hidden, n_features = wins.shape[0], weights.b1.size, weights.R_a.shape[0]
+    n_duels = n_arms * n_arms
+    embedding, projections, record_terms = caches.embedding, caches.projections, caches.record_terms
+    wrong = ((wins.shape[1] != n_arms) | (embedding.shape[0] != n_arms) | (embedding.shape[1] != n_arms)
+             | (embedding.shape[2] != hidden) | (caches.pair_input.shape[0] != hidden)
+             | (caches.pair_input.shape[1] != n_duels) | (caches.summary.shape[0] != n_arms)
+             | (caches.summary.shape[1] != 2 * hidden) | (projections.shape[0] != 3) | (projections.shape[1] != hidden)
+             | (projections.shape[2] != n_arms) | (caches.base.shape[0] != hidden) | (caches.base.shape[1] != n_duels)
+             | (caches.self_base.shape[0] != n_arms) | (caches.self_base.shape[1] != hidden)
+             | (caches.records.shape[0] != n_arms) | (caches.records.shape[1] != n_features)
+             | (record_terms.shape[0] != 3) | (record_terms.shape[1] != hidden) | (record_terms.shape[2] != n_arms)
+             | (caches.context.size != 2 * hidden) | (caches.duel_context.size != hidden)
+             | (caches.self_context.size != hidden) | (caches.new_records.shape[0] != n_arms)
+             | (caches.new_records.shape[1] != n_features) | (caches.arm_totals.shape[0] != 2)
+             | (caches.arm_totals.shape[1] != n_arms) | (caches.features.size != weights.W1.shape[0])
+             | (caches.accumulators.shape[0] != 5) | (caches.accumulators.shape[1] != hidden)
+             | (caches.scores.size != n_duels))
+    if wrong:
+        raise ValueError("the network caches do not match wins (K, K) and the weights: make them with "
+                         "new_network_caches(K, weights)")
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _scores_into(caches, wins, tau, weights, scores):  # pragma: no cover - compiled
     """Every duel's score into ``scores`` (K * K,), duel ``(i, j)`` at ``i * K + j``."""
     d, w, w0, s_t, s_n, s, s0 = weights.d, weights.w, weights.w0, weights.s_t, weights.s_n, weights.s, weights.s0
@@ -290,9 +331,12 @@ def _scores_into(caches, wins, tau, weights, scores):  # pragma: no cover - comp
 @numba.njit(cache=True, nogil=True)
 def duel_scores(caches, wins, tau, weights, out):  # pragma: no cover - compiled
     """Every duel's score (the policy's logit) into ``out`` (K, K), at time value ``tau``."""
+    _check_caches(caches, wins, weights)
+    n_arms = wins.shape[0]
+    if out.shape[0] != n_arms or out.shape[1] != n_arms:
+        raise ValueError("duel_scores writes every duel's score: out must have shape (K, K)")
     scores = caches.scores
     _scores_into(caches, wins, tau, weights, scores)
-    n_arms = out.shape[0]
     for i in range(n_arms):
         for j in range(n_arms):
             out[i, j] = scores[i * n_arms + j]
@@ -301,7 +345,11 @@ def duel_scores(caches, wins, tau, weights, out):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True, inline="always")
 def choose_duel(caches, wins, tau, weights, uniform):  # pragma: no cover - compiled
     """Flat index ``first * K + second`` of the duel: the argmax of the scores (``uniform < 0``;
-    the lowest flat index on ties) or a draw from their softmax by inversion of ``uniform``."""
+    the lowest flat index on ties) or a draw from their softmax by inversion of ``uniform``.
+
+    Runs every duel, so it checks nothing: ``caches`` must be those :func:`fill_unplayed` checked
+    against the same ``wins`` and ``weights``.
+    """
     flat = caches.scores
     _scores_into(caches, wins, tau, weights, flat)
     best = np.argmax(flat)
@@ -323,13 +371,18 @@ def choose_duel(caches, wins, tau, weights, uniform):  # pragma: no cover - comp
 
 @numba.njit(cache=True, nogil=True)
 def fill_unplayed(caches, weights, wins):  # pragma: no cover - compiled
-    """Fill the caches of a run with no duels yet: every pair has the features of zero counts."""
+    """Fill the caches of a run with no duels yet: every pair has the features of zero counts.
+
+    Raises ``ValueError`` when an array of ``caches`` does not match the ``K`` arms of ``wins``
+    (``K x K``) and the network of ``weights``: the kernels of a duel then trust the caches.
+    """
+    _check_caches(caches, wins, weights)
     W1, b1, W2, b2, C, c = weights.W1, weights.b1, weights.W2, weights.b2, weights.C, weights.c
     embedding, pair_input, features = caches.embedding, caches.pair_input, caches.features
     first_layer, second_layer, direct = caches.accumulators[0], caches.accumulators[1], caches.accumulators[2]
     n_arms, _, hidden = embedding.shape
     # Every pair has the same features, so one embedding and one direct input serve them all.
-    pair_feature_values(0, 0, features)
+    _pair_features_into(0, 0, features)
     _layer_into(features, W1, b1, first_layer)
     for k in range(hidden):
         first_layer[k] = first_layer[k] if first_layer[k] > 0.0 else 0.0
@@ -352,7 +405,9 @@ def record_network_duel(wins, first, second, first_won, caches, weights):  # pra
     """Count a duel and refresh the network caches of the pair it changed.
 
     Unlike the agents' win-count update, a self-duel is counted, on the diagonal of ``wins``, and
-    refreshes no cache.
+    refreshes no cache.  Runs every duel, so it checks nothing: ``first`` and ``second`` must lie
+    in ``0 .. K-1`` (the agent's ``observe`` checks the action) and ``caches`` must be those
+    :func:`fill_unplayed` checked against the same ``wins`` and ``weights``.
     """
     if first == second:
         wins[first, first] += 1
