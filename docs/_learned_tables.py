@@ -1,7 +1,9 @@
 """The tables of the learned-vs-classic evaluation on ``learned.md``, read from the files it wrote.
 
 ``dueling-gym reproduce learned-vs-classic`` writes ``regret.csv``, ``paired.csv``,
-``follow_up.csv`` and ``consistency.csv``; copies of them lie in ``docs/data/learned_vs_classic/``
+``follow_up.csv``, ``robustness.csv`` and ``consistency.csv``, and ``python -m
+dueling_gym.experiments.studies.learned_consistency --references all`` the check with every
+classic agent (``classic_consistency.csv``); copies of them lie in ``docs/data/learned_vs_classic/``
 and the page takes these fragments in (``{generated} learned/<name>``), so its tables are the
 run's numbers and nothing else:
 
@@ -11,7 +13,14 @@ run's numbers and nothing else:
 * ``learned/follow-up``: the second stage's comparisons;
 * ``learned/consistency``: the regret's growth from 10^4 to 10^5 duels on the published matrices
   (and on to 10^6 where the run went that far), the learned policy's and the classic references',
-  and the regret at the longest horizon as a share of the lower bound.
+  and the regret at the longest horizon as a share of the lower bound;
+* ``learned/robustness``: every agent, the learned policy and each classic one, against the best
+  classic agent other than itself, by the same paired rule: the rows where it is above;
+* ``learned/classic-consistency``: per published matrix, which classic agents grow at most twofold
+  from 10^4 to 10^5 duels and how low their regret at 10^4 is, beside the lowest of all classic
+  agents and the learned policy's (``classic_consistency.csv``: the same check with every classic
+  agent of the registry as a reference, written by :func:`check_consistency` as described on the
+  page).
 """
 
 from __future__ import annotations
@@ -113,6 +122,52 @@ def consistency_table(consistency: list[dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def robustness_table(robustness: list[dict[str, str]]) -> str:
+    """One line per agent, fewest rows above the best other classic agent first."""
+    horizons = list(dict.fromkeys(row["horizon"] for row in robustness))
+    above: dict[str, list[int]] = {}
+    sets: dict[str, int] = {}
+    for row in robustness:
+        above.setdefault(row["agent"], []).append(int(row["above"]))
+        sets[row["agent"]] = sets.get(row["agent"], 0) + int(row["problem_sets"])
+    lines = ["| agent | " + " | ".join(f"T = {h}" for h in horizons) + " | all rows |",
+             "|---|" + "---:|" * (len(horizons) + 1)]
+    for agent in sorted(above, key=lambda name: (sum(above[name]), name)):
+        name = f"**{agent}**" if agent == "learned" else agent
+        lines.append(f"| {name} | " + " | ".join(map(str, above[agent])) + f" | {sum(above[agent])} of {sets[agent]} |")
+    return "\n".join(lines) + "\n"
+
+
+def classic_consistency_table(classic: list[dict[str, str]], learned: list[dict[str, str]]) -> str:
+    """One row per matrix: the classic agents whose regret grows at most twofold, the lowest regret
+    at the short horizon among them and among all classic agents, and the learned policy's."""
+    short, long = classic[0]["horizon"], classic[0]["long_horizon"]
+    agents = sorted({row["agent"] for row in classic if row["agent"] != "learned"})
+    variants = list(dict.fromkeys(row["variant"] for row in learned if row["agent"] == "learned"))
+    header = (f"| matrix | classic agents growing at most twofold (of {len(agents)}) | lowest regret at T = {short} "
+              f"among them | lowest regret at T = {short} of all (growth) | "
+              + " | ".join(f"learned, {variant} (growth)" for variant in variants) + " |")
+    lines = [header, "|---|---|---|---|" + "---|" * len(variants)]
+
+    def described(row: dict[str, str]) -> str:
+        return f"{float(row['mean']):.1f} {row['agent']} ({float(row['growth']):.2f})"
+
+    for matrix in dict.fromkeys(row["problems"] for row in classic):
+        rows = [row for row in classic if row["problems"] == matrix and row["agent"] != "learned"]
+        passing = sorted((row for row in rows if row["verdict"] == "logarithmic"), key=lambda row: float(row["mean"]))
+        names = ", ".join(row["agent"] for row in passing) or "none"
+        lowest_passing = f"{float(passing[0]['mean']):.1f} {passing[0]['agent']}" if passing else "—"
+        mine = {row["variant"]: row for row in learned if row["problems"] == matrix and row["agent"] == "learned"}
+        cells = [matrix, f"{len(passing)}: {names}", lowest_passing,
+                 described(min(rows, key=lambda row: float(row["mean"])))]
+        cells += [f"{float(mine[variant]['mean']):.1f} ({float(mine[variant]['growth']):.2f})" if variant in mine else "—"
+                  for variant in variants]
+        lines.append("| " + " | ".join(cells) + " |")
+    runs = classic[0]["runs"]
+    return "\n".join(lines) + (f"\n\nGrowth: mean regret at T = {long} over mean regret at T = {short}, {runs} runs "
+                               "(an agent that takes the horizon plays one run per horizon).\n")
+
+
 def _growth_cell(row: dict[str, str], prefix: str) -> str:
     return (f"{float(row[prefix + 'growth']):.2f} "
             f"[{float(row[prefix + 'growth_low']):.2f}, {float(row[prefix + 'growth_high']):.2f}]")
@@ -129,6 +184,11 @@ def learned_fragments(docs: Path) -> dict[str, str]:
     fragments = {"learned/regret": regret_table(regret, paired), "learned/paired": paired_table(paired)}
     if (folder / "follow_up.csv").exists():
         fragments["learned/follow-up"] = follow_up_table(_rows(folder / "follow_up.csv"))
+    if (folder / "robustness.csv").exists():
+        fragments["learned/robustness"] = robustness_table(_rows(folder / "robustness.csv"))
     if (folder / "consistency.csv").exists():
         fragments["learned/consistency"] = consistency_table(_rows(folder / "consistency.csv"))
+        if (folder / "classic_consistency.csv").exists():
+            fragments["learned/classic-consistency"] = classic_consistency_table(
+                _rows(folder / "classic_consistency.csv"), _rows(folder / "consistency.csv"))
     return fragments

@@ -13,6 +13,7 @@ from dueling_gym.experiments.studies.learned_consistency import (
     check_consistency,
     consistency_summary,
     growth_interval,
+    main,
 )
 from dueling_gym.experiments.studies.learned_evaluation import evaluate
 from dueling_gym.problems import load_problem, lower_bound_constant
@@ -73,6 +74,29 @@ def test_references_run_on_the_same_runs_and_rows_carry_the_lower_bound(tmp_path
     assert "| gap | rmed1 | paper's defaults |" in consistency_summary(rows)
 
 
+def test_the_command_line_runs_the_check_with_every_classic_agent_on_request(tmp_path, capsys, monkeypatch):
+    """``--references all`` asks for every classic agent of the registry; the rows are the function's."""
+    import dueling_gym.experiments.studies.learned_consistency as module
+
+    monkeypatch.setattr(module, "classic_agents", lambda: ["rmed1", "winner_stays_strong"])
+    main(["--out", str(tmp_path / "c"), "--published", "cyclic4", "--references", "all", "--runs", "2",
+          "--horizon", "100", "--long-horizon", "300"])
+    with (tmp_path / "c" / "consistency.csv").open() as handle:
+        written = list(csv.DictReader(handle))
+    assert [row["agent"] for row in written] == ["learned", "rmed1", "winner_stays_strong"]
+    assert "| cyclic4 | winner_stays_strong | paper's defaults |" in capsys.readouterr().out
+    rows = check_consistency(tmp_path / "c", ["cyclic4"], runs=2, horizon=100, long_horizon=300,
+                             references=["rmed1", "winner_stays_strong"])
+    assert [float(row["long_mean"]) for row in written] == [row["long_mean"] for row in rows]
+    # Bad settings are usage errors that name the problem, before anything runs.
+    for arguments, message in ((["--references", "rmed1,nope"], "unknown: ['nope']"),
+                               (["--published", "cyclic5"], "cyclic5"), (["--runs", "0"], "runs")):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["--out", str(tmp_path / "bad"), *arguments])
+        assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+
 def test_a_further_horizon_adds_the_next_decade_from_the_same_runs(tmp_path):
     """With a third horizon the same runs go on: the first columns are those of two horizons, and
     the further growth is the ratio of the next means."""
@@ -101,6 +125,8 @@ def test_a_further_horizon_adds_the_next_decade_from_the_same_runs(tmp_path):
     (dict(references="rmed1"), TypeError, "sequence of agent names"),
     (dict(references=["rmed1", "rmed1"]), ValueError, "distinct"),
     (dict(references=["learned"]), ValueError, "variants"),
+    (dict(references=["rmed1", "no_such_agent"]), ValueError, r"unknown: \['no_such_agent'\]"),
+    (dict(references=["savage"]), ValueError, "regret-minimising"),  # a pure-exploration agent
 ])
 def test_consistency_refuses_bad_settings(tmp_path, kwargs, error, match):
     with pytest.raises(error, match=match):

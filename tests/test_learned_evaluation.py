@@ -128,3 +128,29 @@ def test_the_preset_runs_the_follow_up_with_the_workers_asked_for(tmp_path, monk
     printed = capsys.readouterr().out
     assert "the summary" in printed and "Consistency" in printed
     assert "(units/, follow_up.csv, consistency.csv, summary.md)" in printed  # the files written
+
+
+def test_robustness_holds_every_agent_to_the_best_other_classic_agent():
+    """Each agent against the best classic agent other than itself, by the paired rule; the
+    learned policy is never an opponent of a classic agent."""
+    runs = np.arange(6, dtype=float)
+    jitter = np.where(runs % 2 == 0, 0.5, -0.5)
+    per_run = {}
+    for problem_set, values in {"easy": {"learned": 1.0, "steady": 5.0, "erratic": 5.0},
+                                "hard": {"learned": 20.0, "steady": 9.0, "erratic": 30.0}}.items():
+        for agent, level in values.items():
+            # Two horizons: the second doubles every regret (same verdicts).
+            column = level + (jitter if agent == "erratic" else np.zeros(runs.size))
+            per_run[problem_set, agent] = np.stack([column, 2 * column], axis=1)
+    rows = learned_evaluation.robustness(per_run, [100, 1000])
+    assert len(rows) == 6 and {row["problem_sets"] for row in rows} == {2}
+    above = {(row["agent"], row["horizon"]): (row["below"], row["tied"], row["above"]) for row in rows}
+    # learned: below steady on easy, above steady on hard.
+    assert above["learned", 100] == above["learned", 1000] == (1, 0, 1)
+    # steady against erratic only (learned is not its opponent): tied on easy, below on hard.
+    assert above["steady", 100] == (1, 1, 0)
+    # erratic against steady: tied on easy, above on hard.
+    assert above["erratic", 1000] == (0, 1, 1)
+    text = learned_evaluation.robustness_summary(rows)
+    assert "| learned | 1 | 1 | 2 of 4 |" in text and "| steady | 0 | 0 | 0 of 4 |" in text
+    assert text.index("| steady |") < text.index("| erratic |") < text.index("| learned |")

@@ -191,7 +191,11 @@ def test_evaluation_over_several_arm_counts_plays_learned_where_it_has_a_policy(
         (f"utility_based K={k}", agent) for k in (4, 5) for agent in ("learned", "random")}
     assert all(row["runs"] == 3 for row in rows)
     summary = (tmp_path / "summary.md").read_text()
-    assert summary.count("###") == 3 and "| utility_based K=5 | 20 | random |" in summary  # the paired table first
+    assert summary.count("###") == 4 and "| utility_based K=5 | 20 | random |" in summary  # the paired table first
+    # The only classic agent has no other to be compared with: the learned policy's line alone.
+    robust = list(csv.DictReader((tmp_path / "robustness.csv").open()))
+    assert [(row["agent"], row["horizon"], row["problem_sets"]) for row in robust] == [
+        ("learned", "20", "1"), ("learned", "50", "1")]
     paired = list(csv.DictReader((tmp_path / "paired.csv").open()))
     assert [(row["problems"], row["horizon"], row["best_classic"]) for row in paired] == [
         ("utility_based K=5", "20", "random"), ("utility_based K=5", "50", "random")]

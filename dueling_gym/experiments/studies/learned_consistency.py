@@ -27,10 +27,17 @@ Algorithm*, ICML 2016, Theorem 2; :func:`~dueling_gym.problems.lower_bound_const
 every strongly consistent algorithm's expected regret eventually exceeds: a share far below 1 at
 ``10^5`` duels says the agent has not yet paid for the checks a consistent algorithm makes on
 that matrix (the bound is asymptotic, so this is evidence, not proof).
+
+From the command line (every classic agent of the registry as a reference with ``--references
+all``; a unit is one agent on one matrix, so an interrupted check resumes)::
+
+    python -m dueling_gym.experiments.studies.learned_consistency --out results/classic-consistency \\
+        --references all --jobs 2
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -38,7 +45,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from dueling_gym.experiments.runs.runner import run_units
-from dueling_gym.experiments.studies.learned_evaluation import KIND, EvaluationUnit, write_csv
+from dueling_gym.experiments.studies.learned_evaluation import KIND, EvaluationUnit, classic_agents, write_csv
 from dueling_gym.problems import lower_bound_constant, load_problem
 from dueling_gym.validation import check_integer
 
@@ -132,9 +139,13 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
     if "learned" in references or len(set(references)) != len(references):
         raise ValueError(f"references must be distinct classic agents (the learned agent's settings are variants), "
                          f"got {list(references)}")
+    unknown = [agent for agent in references if agent not in classic_agents()]
+    if unknown:
+        raise ValueError(f"references must be classic regret-minimising agents of the registry; unknown: {unknown} "
+                         f"(known: {', '.join(classic_agents())})")
+    matrices = {name: load_problem(name) for name in published}  # an unknown name is refused before any folder is made
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
-    matrices = {name: load_problem(name) for name in published}
     # LB ln T: what a strongly consistent algorithm's regret eventually exceeds on each matrix.
     bounds = {name: lower_bound_constant(matrix) for name, matrix in matrices.items()}
     checks = [("learned", variant, options) for variant, options in variants.items()]
@@ -208,3 +219,37 @@ def _growth_cell(row: dict, prefix: str) -> str:
     low, high = row[f"{prefix}growth_low"], row[f"{prefix}growth_high"]
     interval = "n/a" if math.isnan(low) else f"[{low:.2f}, {high:.2f}]"
     return f"{row[f'{prefix}growth']:.2f} {interval}"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command-line entry point: the check of the learned agent as shipped, beside classic references."""
+    parser = argparse.ArgumentParser(description="Regret growth of the learned agent (and classic references) "
+                                                 "from one horizon to a longer one on the published matrices.")
+    parser.add_argument("--out", required=True)
+    # The seven published matrices in the order of the ``learned-vs-classic`` preset's check (the
+    # order is part of a folder's request, so the same command resumes the same folder).
+    parser.add_argument("--published", default="sushi,arxiv,mslr5-condorcet,mslr5-noncondorcet,gap,multisol,cyclic4",
+                        help="comma-separated published matrices (default: all seven)")
+    parser.add_argument("--references", default="",
+                        help="comma-separated classic agents, or 'all' for every classic agent of the registry")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--horizon", type=int, default=10_000)
+    parser.add_argument("--long-horizon", type=int, default=100_000)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--backend", choices=["local", "ray"], default="local", help="execution backend")
+    parser.add_argument("--address", help="Ray cluster address (with --backend ray), e.g. auto")
+    arguments = parser.parse_args(argv)
+    references = (classic_agents() if arguments.references == "all"
+                  else [name for name in arguments.references.split(",") if name])
+    try:
+        rows = check_consistency(arguments.out, arguments.published.split(","), runs=arguments.runs,
+                                 horizon=arguments.horizon, long_horizon=arguments.long_horizon, references=references,
+                                 jobs=arguments.jobs, backend=arguments.backend, address=arguments.address,
+                                 progress=True)
+    except (ValueError, TypeError) as error:  # bad settings: a usage error, not a traceback
+        parser.error(str(error))
+    print(consistency_summary(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -56,7 +56,7 @@ from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.stats import INTERVAL_METHOD, NO_SPREAD, NO_SPREAD_NOTE, bootstrap_mean_interval, mean_half_width
 from dueling_gym.validation import check_integer
 
-__all__ = ["classic_agents", "evaluate", "paired_comparison", "EvaluationUnit", "KIND", "PUBLISHED_SMALL", "PUBLISHED", "write_csv"]
+__all__ = ["classic_agents", "evaluate", "paired_comparison", "robustness", "robustness_summary", "EvaluationUnit", "KIND", "PUBLISHED_SMALL", "PUBLISHED", "write_csv"]
 
 #: What ``manifest.json`` says a folder of this study holds.
 KIND = "learned-vs-classic evaluation"
@@ -285,10 +285,12 @@ def evaluate(
     per_run = _regrets_by_agent(units, output, request | {"stage": "first"}, desc="evaluation", **run)
     rows = _regret_rows(per_run, horizons)
     write_csv(output / "regret.csv", rows)
-    for stale in ("paired.csv", "follow_up.csv"):  # from an earlier run into the same folder
+    for stale in ("paired.csv", "follow_up.csv", "robustness.csv"):  # from an earlier run into the same folder
         (output / stale).unlink(missing_ok=True)
     comparisons = paired_comparison(per_run, horizons)
     write_csv(output / "paired.csv", comparisons)
+    robust = robustness(per_run, horizons)
+    write_csv(output / "robustness.csv", robust)
     follow_ups = []
     if any(follow_ups_per_size.values()):
         follow_ups = _follow_up(per_run, horizons.index(follow_up_horizon), horizons, follow_ups_per_size, seed,
@@ -297,7 +299,7 @@ def evaluate(
                                                                 desc="follow-up", **run))
         write_csv(output / "follow_up.csv", follow_ups)
     (output / "summary.md").write_text(_paired_summary(comparisons) + _follow_up_summary(follow_ups, follow_ups_per_size)
-                                       + _summary(rows, horizons, per_run) + f"\nIntervals: {INTERVAL_METHOD}.\n")
+                                       + robustness_summary(robust) + _summary(rows, horizons, per_run) + f"\nIntervals: {INTERVAL_METHOD}.\n")
     if plot:
         _plot(rows, horizons, output / "regret.png", per_run)
     return rows
@@ -478,6 +480,49 @@ def paired_comparison(per_run: dict[tuple[str, str], np.ndarray], horizons: Sequ
             comparisons.append({"problems": set_name, "horizon": horizon, "best_classic": best,
                                 "difference": mean, "ci95": half_width, "verdict": verdict})
     return comparisons
+
+
+def robustness(per_run: dict[tuple[str, str], np.ndarray], horizons: Sequence[int]) -> list[dict]:
+    """Every agent held to the learned policy's standard: at each horizon, on how many problem
+    sets its regret is below, tied with or above the best *other classic* agent's (paired, 95%
+    Student's t, over the first stage's runs: :func:`paired_comparison` with the agent as its
+    subject and ``learned`` left out of its opponents).
+
+    Where the best other agent differs from set to set, an agent tied with the best everywhere is
+    what the comparison asks of the learned policy; this shows how far each classic agent is from
+    it, by the same rule.  Returns one row per agent and horizon (``agent``, ``horizon``,
+    ``problem_sets``, ``below``, ``tied``, ``above``).
+    """
+    classic = {key: values for key, values in per_run.items() if key[1] != "learned"}
+    rows = []
+    for agent in dict.fromkeys(key[1] for key in per_run):
+        comparisons = paired_comparison(per_run if agent == "learned" else classic, horizons, subject=agent)
+        if not comparisons:
+            continue  # the only classic agent: nothing to compare it with
+        for horizon in horizons:
+            verdicts = [row["verdict"] for row in comparisons if row["horizon"] == horizon]
+            rows.append({"agent": agent, "horizon": horizon, "problem_sets": len(verdicts),
+                         **{verdict: verdicts.count(verdict) for verdict in ("below", "tied", "above")}})
+    return rows
+
+
+def robustness_summary(rows: Sequence[dict]) -> str:
+    """The rows of :func:`robustness` as a Markdown section: one line per agent, fewest losses first."""
+    if not rows:
+        return ""
+    horizons = list(dict.fromkeys(row["horizon"] for row in rows))
+    above: dict[str, list[int]] = {}
+    sets: dict[str, int] = {}
+    for row in rows:
+        above.setdefault(row["agent"], []).append(row["above"])
+        sets[row["agent"]] = sets.get(row["agent"], 0) + row["problem_sets"]
+    lines = ["### Every agent against the best other classic agent (paired, first stage)", "",
+             "| agent | " + " | ".join(f"above at T = {h}" for h in horizons) + " | above, all rows |",
+             "|---|" + "---:|" * (len(horizons) + 1)]
+    for agent in sorted(above, key=lambda name: (sum(above[name]), name)):
+        lines.append(f"| {agent} | " + " | ".join(map(str, above[agent])) + f" | {sum(above[agent])} of {sets[agent]} |")
+    return "\n".join(lines + ["", "Above: the agent's mean regret is significantly above (95% Student's t, paired over "
+                              "the same runs) that of the best classic agent other than itself on a problem set.", ""]) + "\n"
 
 
 def _paired_summary(comparisons: list[dict]) -> str:

@@ -148,7 +148,8 @@ class LearnedPreset(Preset):
             rows = check_consistency(out_dir, **options["consistency"], **run)
             summary = out_dir / "summary.md"
             atomic_write_text(summary, consistency_summary(rows) + "\n" + summary.read_text())
-        names = ("regret.csv", "paired.csv", "follow_up.csv", "consistency.csv", "summary.md", "regret.png")
+        names = ("regret.csv", "paired.csv", "follow_up.csv", "robustness.csv", "consistency.csv", "summary.md",
+                 "regret.png")
         files = tuple(out_dir / name for name in names if (out_dir / name).exists())
         return Report(out_dir, (out_dir / "summary.md").read_text(), files)
 
