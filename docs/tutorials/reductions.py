@@ -11,6 +11,7 @@ import numpy as np
 
 import dueling_gym  # noqa: F401  (registers the environments)
 from dueling_gym.agents import list_agents, make_agent
+from dueling_gym.experiments import derive_seeds
 from dueling_gym.wrappers import PairReductionWrapper
 
 
@@ -29,8 +30,10 @@ def main(argv=None):
         gym.make("CopelandDuel-v0", preferences=arguments.problem, max_episode_steps=arguments.horizon),
         score=arguments.score,
     )
-    agent = make_agent(arguments.agent, env.action_space.n, seed=arguments.seed)  # one arm per unordered pair
-    env.reset(seed=arguments.seed)
+    # Two independent seeds: one seed for both would draw the same uniforms for the choice and the outcome.
+    env_seed, agent_seed = derive_seeds(arguments.seed)
+    agent = make_agent(arguments.agent, env.action_space.n, seed=agent_seed)  # one arm per unordered pair
+    env.reset(seed=env_seed)
     problem = env.unwrapped.problem
     random_rate = problem.expected_random_regret("copeland_komiyama")
     print(f"{agent!r} on the {env.action_space.n} super-arms of {arguments.problem} "

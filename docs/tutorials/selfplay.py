@@ -28,9 +28,10 @@ LEARNERS = {"ucb_sbm": UCBSBM, "thompson": BernoulliThompson, "ucb1": UCB1}
 def random_play(problem, duels, seed):
     """``duels`` duels of uniformly random arms: the net reward of each seat and the pair's Copeland regret."""
     env = sparring_v0.parallel_env(preferences=problem, max_cycles=duels)
-    observations, infos = env.reset(seed=seed)
+    env_seed, agent_seed = derive_seeds(seed)  # the seats' draws must not be the environment's
+    observations, infos = env.reset(seed=env_seed)
     for offset, agent in enumerate(env.agents):
-        env.action_space(agent).seed(seed + offset)
+        env.action_space(agent).seed(agent_seed + offset)
     net_reward = Counter()
     while env.agents:
         actions = {agent: env.action_space(agent).sample() for agent in env.agents}

@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 import dueling_gym  # noqa: F401  (registers the environments)
+from dueling_gym.experiments import derive_seeds
 from dueling_gym.problems import ProblemSampler
 from dueling_gym.stats import INTERVAL_METHOD, NO_SPREAD, mean_half_width
 
@@ -27,12 +28,13 @@ def run(policy, arguments):
         max_episode_steps=arguments.horizon,
     )
     n_envs, n_arms = arguments.num_envs, arguments.arms
-    rng = np.random.default_rng(arguments.seed)
+    env_seed, policy_seed = derive_seeds(arguments.seed)  # independent streams for the duels and their outcomes
+    rng = np.random.default_rng(policy_seed)
     pairs = np.array([(i, j) for i in range(n_arms) for j in range(i + 1, n_arms)])
     explore_steps = arguments.explore * len(pairs)
     wins = np.zeros((n_envs, n_arms, n_arms), dtype=np.int64)
     rows = np.arange(n_envs)
-    envs.reset(seed=arguments.seed)  # the same seed draws the same problems for both policies
+    envs.reset(seed=env_seed)  # the same seed draws the same problems for both policies
     start = time.perf_counter()
     for t in range(arguments.horizon):
         if policy == "random":
