@@ -226,10 +226,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Regret growth of the learned agent (and classic references) "
                                                  "from one horizon to a longer one on the published matrices.")
     parser.add_argument("--out", required=True)
-    # The seven published matrices in the order of the ``learned-vs-classic`` preset's check (the
-    # order is part of a folder's request, so the same command resumes the same folder).
-    parser.add_argument("--published", default="sushi,arxiv,mslr5-condorcet,mslr5-noncondorcet,gap,multisol,cyclic4",
-                        help="comma-separated published matrices (default: all seven)")
+    from dueling_gym.experiments.studies.presets import PRESETS
+
+    # By default the matrices of the ``learned-vs-classic`` preset's check, in its order (the order
+    # is part of a folder's request, so the same command resumes the same folder).
+    matrices = PRESETS["learned-vs-classic"].sweep_arguments(False)["consistency"]["published"]
+    parser.add_argument("--published", default=",".join(matrices),
+                        help="comma-separated published matrices (default: the seven of the preset's check)")
     parser.add_argument("--references", default="",
                         help="comma-separated classic agents, or 'all' for every classic agent of the registry")
     parser.add_argument("--runs", type=int, default=20)
