@@ -101,9 +101,16 @@ def test_arm_records_are_the_same_in_numpy_the_compiled_agent_and_torch():
 
 
 def test_kernels_refuse_arrays_they_would_write_past():
-    """Compiled code does not check indices: the kernels that take arrays of their caller and do
-    not run every duel refuse shapes that do not match before writing anything."""
-    from dueling_gym.pair_network import duel_scores, fill_unplayed, new_network_caches, pack_weights, record_network_duel
+    """Compiled code does not check indices: every kernel that takes arrays of its caller refuses
+    shapes that do not match, and arms outside 0..K-1, before writing anything."""
+    from dueling_gym.pair_network import (
+        choose_duel,
+        duel_scores,
+        fill_unplayed,
+        new_network_caches,
+        pack_weights,
+        record_network_duel,
+    )
 
     weights = pack_weights(load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)[0])
     wins = np.zeros((5, 5), dtype=np.int64)
@@ -121,6 +128,16 @@ def test_kernels_refuse_arrays_they_would_write_past():
                 call()
     with pytest.raises(ValueError, match="network caches do not match"):
         fill_unplayed(caches, weights, np.zeros((5, 4), dtype=np.int64))
+    # The kernels of a duel check what they index by duel, every call.
+    for bad in (small, other_network, caches._replace(scores=np.empty(24))):
+        with pytest.raises(ValueError, match="network caches do not match"):
+            choose_duel(bad, wins, 0.1, weights, 0.5)
+    for bad in (small, other_network):
+        with pytest.raises(ValueError, match="network caches do not match"):
+            record_network_duel(wins, 0, 1, True, bad, weights)
+    for first, second in ((5, 0), (0, -1), (7, 7), (-1, -1), (2, 5)):
+        with pytest.raises(ValueError, match="arms must lie in 0..K-1"):
+            record_network_duel(wins, first, second, True, caches, weights)
     with pytest.raises(ValueError, match=r"out must have shape \(K, K\)"):
         duel_scores(caches, wins, 0.1, weights, np.empty((4, 4)))
     with pytest.raises(ValueError, match="four channels"):

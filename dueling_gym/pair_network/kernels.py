@@ -32,8 +32,9 @@ class NetworkCaches(NamedTuple):
     """What a run of the pair network keeps between duels (``K`` arms, ``H`` hidden units, ``F``
     pair channels), made by ``new_network_caches`` and filled by ``fill_unplayed``, which checks
     every array against the run's win counts and weights.  The kernels of a duel
-    (``record_network_duel``, ``choose_duel``) trust the caches and the arms they are given: a
-    check there, with its error path, costs a third of the agent's speed at K = 5.
+    (``record_network_duel``, ``choose_duel``) check, every call, the arms and the arrays they
+    index by duel (compiled code does not bound indices); the agent pays about a fifth of its
+    speed at K = 5 for it.
 
     The first eight arrays are the run's state; the others are scratch space of one duel, kept
     here so that no duel allocates memory.
@@ -347,10 +348,17 @@ def choose_duel(caches, wins, tau, weights, uniform):  # pragma: no cover - comp
     """Flat index ``first * K + second`` of the duel: the argmax of the scores (``uniform < 0``;
     the lowest flat index on ties) or a draw from their softmax by inversion of ``uniform``.
 
-    Runs every duel, so it checks nothing: ``caches`` must be those :func:`fill_unplayed` checked
-    against the same ``wins`` and ``weights``.
+    ``caches`` should be those :func:`fill_unplayed` checked against the same ``wins`` and
+    ``weights``; the arrays this writes and indexes by duel are checked against ``wins`` every call
+    (a few comparisons), so mismatched caches raise ``ValueError`` instead of being written past.
     """
     flat = caches.scores
+    n_arms = wins.shape[0]
+    if (wins.shape[1] != n_arms or flat.size != n_arms * n_arms or caches.base.shape[1] != n_arms * n_arms
+            or caches.self_base.shape[0] != n_arms or caches.base.shape[0] != weights.b1.size
+            or caches.self_base.shape[1] != weights.b1.size):
+        raise ValueError("the network caches do not match wins (K, K) and the weights: make them with "
+                         "new_network_caches(K, weights)")
     _scores_into(caches, wins, tau, weights, flat)
     best = np.argmax(flat)
     if uniform < 0.0:
@@ -405,18 +413,25 @@ def record_network_duel(wins, first, second, first_won, caches, weights):  # pra
     """Count a duel and refresh the network caches of the pair it changed.
 
     Unlike the agents' win-count update, a self-duel is counted, on the diagonal of ``wins``, and
-    refreshes no cache.  Runs every duel, so it checks nothing: ``first`` and ``second`` must lie
-    in ``0 .. K-1`` (the agent's ``observe`` checks the action) and ``caches`` must be those
-    :func:`fill_unplayed` checked against the same ``wins`` and ``weights``.
+    refreshes no cache.  ``caches`` should be those :func:`fill_unplayed` checked against the same
+    ``wins`` and ``weights``; arms outside ``0 .. K-1`` and caches of another number of arms or
+    hidden units raise ``ValueError`` before anything is written (a few comparisons per duel).
     """
+    n_arms = wins.shape[0]
+    if first < 0 or first >= n_arms or second < 0 or second >= n_arms or wins.shape[1] != n_arms:
+        raise ValueError("the duel's arms must lie in 0..K-1 of a K x K wins array")
     if first == second:
         wins[first, first] += 1
         return
+    embedding = caches.embedding
+    if embedding.shape[0] != n_arms or embedding.shape[1] != n_arms or embedding.shape[2] != weights.b1.size:
+        raise ValueError("the network caches do not match wins (K, K) and the weights: make them with "
+                         "new_network_caches(K, weights)")
     winner, loser = (first, second) if first_won else (second, first)
     wins[winner, loser] += 1
     # The helpers take the arrays they use, not the two records: every array passed to a
     # compiled function is reference-counted (an atomic operation) on the way in and out.
-    embedding, summary, projections, accumulators = caches.embedding, caches.summary, caches.projections, caches.accumulators
+    summary, projections, accumulators = caches.summary, caches.projections, caches.accumulators
     _refresh_pair(wins, winner, loser, weights.W1, weights.b1, weights.W2, weights.b2, weights.C, weights.c, embedding,
                   caches.pair_input, caches.features, accumulators)
     # Only the two arms of the pair change their summaries; the context changes every score.
