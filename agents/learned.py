@@ -4,7 +4,9 @@
 (``agents/data/learned_k5.npz``; ``agents/data/README.md`` records the command and seed that
 produced each file, and which file each other number of arms plays) and runs the
 permutation-equivariant pair network of :mod:`dueling_gym.pair_network` with its Numba kernels --
-no torch at inference.
+no torch at inference.  The first 100 duels are played by the opening's weights
+(``agents/data/learned_opening.npz``, trained for the early duels), which the size's network
+then follows with everything they played.
 
 Each step the agent rebuilds the observation the policy was trained on from its own win
 counts (:mod:`dueling_gym.observations`), scores every duel ``(i, j)`` with the network and
@@ -49,6 +51,7 @@ from dueling_gym.pair_network import (
     pair_feature_values,
     policy_episode_regret,
     record_network_duel,
+    refresh_network_duel,
     safeguard_observe,
     safeguard_rule_digest,
     safeguard_threshold,
@@ -58,7 +61,7 @@ from dueling_gym.pair_network import (
 from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_arms
 
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
-           "LARGE_POLICY", "LARGE_POLICY_FROM", "load_policy_weights",
+           "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
@@ -80,6 +83,18 @@ GENERAL_POLICY = DATA_DIRECTORY / "learned_k5.npz"
 LARGE_POLICY_FROM = 12
 #: The policy of :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms and more (the K = 8 file's weights).
 LARGE_POLICY = DATA_DIRECTORY / "learned_k8.npz"
+#: The policy the agent plays, at every number of arms, for its first
+#: :data:`~dueling_gym.agents.learned.OPENING_DUELS` duels before the size's policy takes over: trained
+#: from the K = 5 weights on a mixture of 4, 5, 8 and 16 arms with its fitness read at 100 and 1000
+#: duels only, where the size policies' training read 1000 alone (``agents/data/README.md``).
+OPENING_POLICY = DATA_DIRECTORY / "learned_opening.npz"
+#: The number of duels the opening policy plays, the shorter horizon it was trained for.  It plays no
+#: longer because on its own it was no better at 1000 duels and once worse at 10^4 on validation
+#: problems; as an opening of 100 duels it was lower at T = 100 on every validation size and family
+#: and tied at 1000 and 10^4, and an opening of 50 duels gained a third as much (``agents/data/README.md``).
+OPENING_DUELS = 100
+#: ``opening`` value meaning "the shipped opening with the shipped policies, none with a policy file".
+AS_SHIPPED = "shipped"
 
 
 def shipped_policies() -> list[int]:
@@ -101,6 +116,15 @@ def shipped_policy_path(n_arms: int) -> Path:
     if own.is_file():
         return own
     return LARGE_POLICY if n_arms >= LARGE_POLICY_FROM else GENERAL_POLICY
+
+
+def _opening_path(policy: str | None, opening: Any) -> Path | None:
+    """The opening file a run plays (None: none): the shipped one goes with the shipped policies."""
+    if opening is None:
+        return None
+    if isinstance(opening, str) and opening == AS_SHIPPED:
+        return OPENING_POLICY if policy is None else None
+    return Path(opening)
 
 
 def _own_policy_path(n_arms: int) -> Path:
@@ -134,6 +158,11 @@ class LearnedState(AgentState, fields=[
     "wins",           # W[i, j]: wins of i over j; self-duels counted on the diagonal
     "caches",         # the network's caches (dueling_gym.pair_network.NetworkCaches)
     "weights",        # the network (dueling_gym.pair_network.PairWeights)
+    # The opening network's caches and weights (the network's own when there is no opening) and
+    # how many duels it plays (0: none).
+    "opening_caches",
+    "opening_weights",
+    "opening_duels",
     "deterministic",  # play the highest score instead of drawing from the softmax
     "evidence",       # the safeguard's arrays (dueling_gym.pair_network.safeguard): N_ij KL(p_ij, 1/2),
     "status",         # the pairs' decisions,
@@ -148,7 +177,10 @@ class LearnedState(AgentState, fields=[
 @numba.njit(cache=True, nogil=True)
 def learned_act(state):
     uniform = -1.0 if state.deterministic else state.rng.random()
-    choice = choose_duel(state.caches, state.wins, time_value(state.t), state.weights, uniform)
+    if state.t < state.opening_duels:
+        choice = choose_duel(state.opening_caches, state.wins, time_value(state.t), state.opening_weights, uniform)
+    else:
+        choice = choose_duel(state.caches, state.wins, time_value(state.t), state.weights, uniform)
     n_arms = state.wins.shape[0]
     if state.safeguard_from > 0:  # off: not even the bookkeeping, which costs a quarter of a duel
         choice = safeguarded_duel(state.wins, safeguard_threshold(state.t, state.safeguard_from), state.evidence,
@@ -164,7 +196,11 @@ def learned_observe(state, first, second, first_won):
         # caches and weights from the state, which costs a reference count per array.
         state.wins[first, first] += 1
     else:
+        # Both networks read every duel of the opening, so the size's network takes over with
+        # caches of every duel played.
         record_network_duel(state.wins, first, second, first_won, state.caches, state.weights)
+        if state.t < state.opening_duels:
+            refresh_network_duel(state.wins, first, second, first_won, state.opening_caches, state.opening_weights)
     if state.safeguard_from > 0:
         safeguard_observe(state.wins, first, second, safeguard_threshold(state.t, state.safeguard_from),
                           state.evidence, state.status, state.bounds, state.expiry)
@@ -177,7 +213,10 @@ def learned_recommend(state):
 
 @numba.njit(cache=True, nogil=True)
 def _learned_logits(state, out):
-    duel_scores(state.caches, state.wins, time_value(state.t), state.weights, out)
+    if state.t < state.opening_duels:
+        duel_scores(state.opening_caches, state.wins, time_value(state.t), state.opening_weights, out)
+    else:
+        duel_scores(state.caches, state.wins, time_value(state.t), state.weights, out)
 
 
 @register_agent("learned", target="copeland")
@@ -203,12 +242,21 @@ class LearnedAgent(KernelDuelingAgent):
     policy : str, optional
         Path of an exported policy file (``policy.npz`` written by ``dueling-gym train``) to run
         instead of the shipped one.
+    opening : str or None, default "shipped"
+        The policy played for the first ``opening_duels`` duels before ``policy`` takes over.
+        ``"shipped"``: the shipped opening (:data:`~dueling_gym.agents.learned.OPENING_POLICY`) with
+        the shipped policies, none with a ``policy`` file (which then plays from the first duel,
+        as it was trained); None: none; a path: that exported policy file.
+    opening_duels : int, default 100
+        How many duels the opening plays (at least 1; :data:`~dueling_gym.agents.learned.OPENING_DUELS`).
     seed : int, SeedSequence or None
         Seed of ``self.rng``, which draws the duels.
 
     Notes
     -----
     The policy reads no horizon: its only notion of time is ``log(1 + t)``, so it runs anytime.
+    With an opening, both networks read every duel from the first, and the size's network decides
+    from duel ``opening_duels + 1`` on with everything the opening played.
     Beyond the horizons it was trained on (``agents/data/README.md``) the network extrapolates
     and may commit to a wrong arm for good; ``safeguard_from`` bounds that (its price on the
     published matrices is in ``docs/learned.md``).
@@ -227,6 +275,7 @@ class LearnedAgent(KernelDuelingAgent):
     recommend_kernel = learned_recommend
 
     def __init__(self, n_arms: int, *, deterministic: bool = False, policy: str | None = None,
+                 opening: str | None = AS_SHIPPED, opening_duels: int = OPENING_DUELS,
                  safeguard_from: int | str | None = AS_TRAINED, seed: SeedLike = None):
         self.deterministic = check_bool("deterministic", deterministic)
         n_arms = check_n_arms(n_arms)
@@ -246,7 +295,21 @@ class LearnedAgent(KernelDuelingAgent):
                 raise ValueError(f"policy file {str(policy)!r} does not exist")
             policy = str(policy)
         self.policy = policy
+        self.opening_duels = check_integer("opening_duels", opening_duels, minimum=1)
+        if opening is not None and not (isinstance(opening, str) and opening == AS_SHIPPED):
+            if not isinstance(opening, (str, Path)):
+                raise TypeError(f"opening must be the path of an exported policy file, {AS_SHIPPED!r} or None, "
+                                f"got {type(opening).__name__}")
+            if not Path(opening).is_file():
+                raise ValueError(f"opening policy file {str(opening)!r} does not exist")
+            opening = str(opening)
+        self.opening = opening
+        opening_path = _opening_path(policy, opening)
+        if opening_path is not None and not opening_path.is_file():
+            raise ValueError(f"the package lacks its opening policy {opening_path.name}: pass opening=None to play "
+                             f"the size's policy from the first duel")
         self._weights: dict[str, np.ndarray] | None = None
+        self._opening_weights: dict[str, np.ndarray] | None = None
         super().__init__(n_arms, seed=seed)
 
     @classmethod
@@ -256,14 +319,19 @@ class LearnedAgent(KernelDuelingAgent):
 
     @classmethod
     def content_digests(cls, n_arms: int, hyperparameters: dict[str, Any]) -> dict[str, str]:
-        """The SHA-256 of the policy file the agent plays (the shipped one for ``n_arms`` by default)
-        and, when the safeguard is on, of the safeguard's rule (a run with another version of the
-        rule is another run)."""
+        """The SHA-256 of the policy file the agent plays (the shipped one for ``n_arms`` by default),
+        of its opening's file with the opening's length when it plays one, and, when the safeguard
+        is on, of the safeguard's rule (a run with another version of the rule is another run)."""
         policy = hyperparameters.get("policy")
         path = shipped_policy_path(n_arms) if policy is None else Path(policy)
         if not path.is_file():
             return {}  # the constructor refuses it with its own message
         digests = {"policy_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        opening = _opening_path(policy, hyperparameters.get("opening", AS_SHIPPED))
+        if opening is not None and opening.is_file():
+            digests["opening_sha256"] = hashlib.sha256(opening.read_bytes()).hexdigest()
+            # The default length enters too: a run with another default is another run.
+            digests["opening_duels"] = str(hyperparameters.get("opening_duels", OPENING_DUELS))
         start = hyperparameters.get("safeguard_from", AS_TRAINED)
         if isinstance(start, str) and start == AS_TRAINED:
             start = _read_weights(path, None)[1].get("config", {}).get("safeguard_from")
@@ -277,6 +345,11 @@ class LearnedAgent(KernelDuelingAgent):
         self._load()
         return dict(self._metadata)
 
+    @property
+    def opening_metadata(self) -> dict[str, Any] | None:
+        """The training configuration and command recorded with the opening's weights, or None without an opening."""
+        return None if self._load_opening() is None else dict(self._opening_metadata)
+
     def _load(self) -> dict[str, np.ndarray]:
         if self._weights is None:
             if self.policy is None:
@@ -285,13 +358,28 @@ class LearnedAgent(KernelDuelingAgent):
                 # weights do not depend on K).
                 weights, metadata = _read_weights(path, self.n_arms if path == _own_policy_path(self.n_arms) else None)
             else:
-                weights, metadata = _read_weights(Path(self.policy), None)
-                sizes = policy_sizes(metadata)
-                if sizes is not None and self.n_arms not in sizes:
-                    raise ValueError(f"{self.policy} holds a policy for {metadata['n_arms']} arms, not {self.n_arms}")
+                weights, metadata = self._read_exported(Path(self.policy))
             self._weights = {name: array.copy() for name, array in weights.items()}
             self._metadata = copy.deepcopy(metadata)
         return self._weights
+
+    def _load_opening(self) -> dict[str, np.ndarray] | None:
+        path = _opening_path(self.policy, self.opening)
+        if path is None:
+            return None
+        if self._opening_weights is None:
+            weights, metadata = self._read_exported(path)
+            self._opening_weights = {name: array.copy() for name, array in weights.items()}
+            self._opening_metadata = copy.deepcopy(metadata)
+        return self._opening_weights
+
+    def _read_exported(self, path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """An exported policy file's weights and metadata, refused when it was trained for one other size."""
+        weights, metadata = _read_weights(path, None)
+        sizes = policy_sizes(metadata)
+        if sizes is not None and self.n_arms not in sizes:
+            raise ValueError(f"{path} holds a policy for {metadata['n_arms']} arms, not {self.n_arms}")
+        return weights, metadata
 
     def _reset_state(self) -> None:
         weights = pack_weights(self._load())
@@ -299,8 +387,18 @@ class LearnedAgent(KernelDuelingAgent):
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
         caches = new_network_caches(n_arms, weights)
         fill_unplayed(caches, weights, self.wins)
+        opening = self._load_opening()
+        if opening is None:  # the state's types stay those of a run with an opening
+            opening_weights, opening_caches, opening_duels = weights, caches, 0
+        else:
+            opening_weights = pack_weights(opening)
+            opening_caches = new_network_caches(n_arms, opening_weights)
+            fill_unplayed(opening_caches, opening_weights, self.wins)
+            opening_duels = self.opening_duels
         evidence, status, bounds, expiry = new_safeguard_arrays(n_arms)
         self.state = LearnedState(rng=self.rng, wins=self.wins, caches=caches, weights=weights,
+                                  opening_caches=opening_caches, opening_weights=opening_weights,
+                                  opening_duels=opening_duels,
                                   deterministic=self.deterministic, evidence=evidence, status=status, bounds=bounds,
                                   expiry=expiry, safeguard_from=self._safeguard_start(), t=0)
 

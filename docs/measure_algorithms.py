@@ -100,7 +100,8 @@ def measure_regret(results: Path, jobs: int) -> None:
     _write(REGRET_CSV, header, REGRET_COLUMNS, rows)
 
 
-#: Dueling agents that cannot play Sushi: ``learned`` ships a policy for ``K = 5`` only.
+#: Dueling agents not timed here: ``learned`` has a throughput benchmark of its own
+#: (``benchmarks/training.py``).
 SPEED_SKIPPED = ("learned",)
 
 

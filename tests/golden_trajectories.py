@@ -138,6 +138,8 @@ def vector_case(env_id: str, seed: int, sampled: bool) -> str:
 LEARNED_VARIANTS: dict[str, dict] = {
     "safeguard": {"safeguard_from": 300},
     "deterministic": {"deterministic": True},
+    # The size's policy from the first duel: the default agent's trajectories before the opening.
+    "no_opening": {"opening": None},
 }
 
 

@@ -242,3 +242,80 @@ def test_a_tiny_training_run_is_reproducible_and_resumes(tmp_path):
         train(tmp_path / "d", **{**settings, "hidden": 5})
     with pytest.raises(ValueError, match="must divide horizon"):
         train(tmp_path / "e", **{**settings, "n_steps": 3})
+
+
+def test_a_second_network_refreshed_on_the_same_duels_has_the_caches_of_the_first():
+    from dueling_gym.pair_network import (
+        fill_unplayed,
+        new_network_caches,
+        pack_weights,
+        record_network_duel,
+        refresh_network_duel,
+    )
+
+    weights = pack_weights(load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)[0])
+    wins = np.zeros((5, 5), dtype=np.int64)
+    counted, refreshed = new_network_caches(5, weights), new_network_caches(5, weights)
+    fill_unplayed(counted, weights, wins)
+    fill_unplayed(refreshed, weights, wins)
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        first, second = (int(arm) for arm in rng.integers(0, 5, size=2))
+        won = bool(rng.random() < 0.5)
+        record_network_duel(wins, first, second, won, counted, weights)
+        refresh_network_duel(wins, first, second, won, refreshed, weights)
+    assert wins.sum() == 300  # counted once
+    for name in ("embedding", "pair_input", "summary", "projections", "base", "self_base", "records", "record_terms"):
+        np.testing.assert_array_equal(getattr(refreshed, name), getattr(counted, name), err_msg=name)
+    with pytest.raises(ValueError, match="arms must lie in 0..K-1"):
+        refresh_network_duel(wins, 0, 5, True, refreshed, weights)
+    with pytest.raises(ValueError, match="network caches do not match"):
+        refresh_network_duel(wins, 0, 1, True, new_network_caches(4, weights), weights)
+    assert wins.sum() == 300
+
+
+def test_the_opening_plays_its_duels_then_the_size_policy_from_every_duel_played():
+    from dueling_gym.agents import learned
+
+    problem = np.random.default_rng(5)
+    with_opening = make_agent("learned", n_arms=6, opening_duels=40, seed=11)
+    opening_alone = make_agent("learned", n_arms=6, policy=str(learned.OPENING_POLICY), seed=11)
+    size_alone = make_agent("learned", n_arms=6, opening=None, seed=12)
+    assert with_opening.opening_metadata["config"]["n_arms"] == [4, 5, 8, 16]
+    assert opening_alone.opening_metadata is None and size_alone.opening_metadata is None  # a policy file plays alone
+    preferences = 0.5 + np.triu(problem.uniform(-0.4, 0.4, size=(6, 6)), 1)
+    preferences = np.triu(preferences, 1) + np.tril(1.0 - preferences.T, -1) + 0.5 * np.eye(6)
+    for t in range(120):
+        duel = with_opening.act()
+        if t < 40:  # the opening's duels, drawn from the same uniforms
+            assert duel == opening_alone.act()
+        else:  # the size's network, with caches of every duel the opening played
+            np.testing.assert_array_equal(with_opening.logits(), size_alone.logits())
+        won = bool(problem.random() < preferences[duel])
+        with_opening.observe(duel, won)
+        size_alone.observe(duel, won)
+        if t < 40:
+            opening_alone.observe(duel, won)
+    assert with_opening.opening_metadata is not None
+
+
+def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
+    from dueling_gym.agents import learned
+
+    digests = LearnedAgent.content_digests(5, {})
+    assert set(digests) == {"policy_sha256", "opening_sha256", "opening_duels"} and digests["opening_duels"] == "100"
+    assert set(LearnedAgent.content_digests(5, {"opening": None})) == {"policy_sha256"}
+    assert set(LearnedAgent.content_digests(5, {"policy": str(learned.GENERAL_POLICY)})) == {"policy_sha256"}
+    with pytest.raises(ValueError, match="opening_duels"):
+        LearnedAgent(5, opening_duels=0)
+    with pytest.raises(TypeError, match="opening must be the path"):
+        LearnedAgent(5, opening=3)
+    with pytest.raises(ValueError, match="does not exist"):
+        LearnedAgent(5, opening=str(tmp_path / "absent.npz"))
+    with pytest.raises(ValueError, match="holds a policy for 8 arms, not 5"):
+        LearnedAgent(5, opening=str(learned.DATA_DIRECTORY / "learned_k8.npz"))
+    # Without the opening, the agent plays what it played before the opening existed.
+    plain = simulate(make_agent("learned", n_arms=5, opening=None, seed=0), "multisol", 300, seed=3, record_duels=True)
+    alone = simulate(make_agent("learned", n_arms=5, policy=str(learned.GENERAL_POLICY), seed=0), "multisol", 300,
+                     seed=3, record_duels=True)
+    np.testing.assert_array_equal(plain.duels, alone.duels)

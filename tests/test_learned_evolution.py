@@ -45,7 +45,8 @@ def test_compiled_episodes_play_exactly_the_agent(deterministic):
     horizon = 300
     for seed in (0, 5):
         draws = np.random.default_rng(seed).random(2 * horizon)  # the function's action, then outcome draws
-        agent = LearnedAgent(5, deterministic=deterministic, seed=seed)  # its generator replays the action draws
+        # Without the opening: the batch runs play one network from the first duel.
+        agent = LearnedAgent(5, deterministic=deterministic, opening=None, seed=seed)  # replays the action draws
         expected = _agent_regret(agent, problem, horizon, draws[horizon:])
         got = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
                                     horizon, np.random.default_rng(seed), deterministic=deterministic)
@@ -234,7 +235,10 @@ def test_policies_are_shipped_for_five_and_eight_arms_with_their_commands():
         assert agent.metadata["command"].startswith("dueling-gym train es") and f"--init {init}" in agent.metadata["command"]
         result = simulate(agent, _problem(n_arms), 300, seed=0)
         assert result.final_regret("copeland_komiyama") >= 0
-    total = sum((DATA_DIRECTORY / name).stat().st_size for name in ("learned_k5.npz", "learned_k8.npz"))
+    opening = make_agent("learned", n_arms=6, seed=0).opening_metadata  # every size's first duels
+    assert opening["command"].startswith("dueling-gym train es") and "--init agents/data/learned_k5.npz" in opening["command"]
+    assert opening["config"]["n_arms"] == [4, 5, 8, 16] and opening["config"]["horizons"] == [100, 1000]
+    total = sum((DATA_DIRECTORY / name).stat().st_size for name in ("learned_k5.npz", "learned_k8.npz", "learned_opening.npz"))
     assert total < 5 * 2**20
 
 
@@ -276,7 +280,7 @@ def test_episode_regret_at_checkpoints_and_with_the_safeguard_matches_the_agent(
     weights, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
     horizon = 400
     draws = np.random.default_rng(3).random(2 * horizon)
-    agent = LearnedAgent(5, safeguard_from=100, seed=3)
+    agent = LearnedAgent(5, safeguard_from=100, opening=None, seed=3)  # the batch runs play no opening
     expected = _agent_regret(agent, problem, horizon, draws[horizon:])
     got = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
                                 horizon, np.random.default_rng(3), safeguard_from=100, checkpoints=[50, 400])

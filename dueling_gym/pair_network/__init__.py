@@ -46,6 +46,7 @@ from dueling_gym.pair_network.kernels import (
     new_network_caches,
     pair_feature_values,
     record_network_duel,
+    refresh_network_duel,
     time_value,
 )
 from dueling_gym.pair_network.safeguard import (
@@ -62,7 +63,7 @@ from dueling_gym.pair_network.weights import MEAN_ONLY_NAMES, WEIGHT_NAMES, Pair
 __all__ = [
     "WEIGHT_NAMES", "MEAN_ONLY_NAMES", "PairWeights", "weight_shapes", "pack_weights",
     "read_policy_file", "load_policy_weights",
-    "NetworkCaches", "new_network_caches", "time_value", "pair_feature_values", "arm_record_values", "fill_unplayed", "record_network_duel", "duel_scores",
+    "NetworkCaches", "new_network_caches", "time_value", "pair_feature_values", "arm_record_values", "fill_unplayed", "record_network_duel", "refresh_network_duel", "duel_scores",
     "choose_duel", "policy_episode_regret",
     "pair_evidence", "safeguard_threshold", "new_safeguard_arrays", "reset_safeguard", "safeguard_observe", "safeguarded_duel",
     "safeguard_rule_digest",

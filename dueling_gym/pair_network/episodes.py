@@ -88,7 +88,8 @@ def policy_episode_regret(
     """Cumulative regret of a pair policy over one run of ``horizon`` duels on each problem.
 
     The compiled twin of running :class:`~dueling_gym.agents.learned.LearnedAgent` with the same
-    weights (its ``act`` and ``observe`` kernels, in the same order) -- used to train and
+    weights and no opening (``opening=None``: the weights play every duel; its ``act`` and
+    ``observe`` kernels, in the same order) -- used to train and
     evaluate policies quickly.  The duels and the policy's draws come from ``rng`` (not the same
     streams as the environment's): first ``n_problems x horizon`` uniforms for the policy's
     draws, then as many for the duels' outcomes.

@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 __all__ = ["NetworkCaches", "new_network_caches", "time_value", "pair_feature_values", "arm_record_values",
-           "fill_unplayed", "record_network_duel", "duel_scores", "choose_duel"]
+           "fill_unplayed", "record_network_duel", "refresh_network_duel", "duel_scores", "choose_duel"]
 
 
 class NetworkCaches(NamedTuple):
@@ -417,18 +417,45 @@ def record_network_duel(wins, first, second, first_won, caches, weights):  # pra
     ``wins`` and ``weights``; arms outside ``0 .. K-1`` and caches of another number of arms or
     hidden units raise ``ValueError`` before anything is written (a few comparisons per duel).
     """
-    n_arms = wins.shape[0]
-    if first < 0 or first >= n_arms or second < 0 or second >= n_arms or wins.shape[1] != n_arms:
-        raise ValueError("the duel's arms must lie in 0..K-1 of a K x K wins array")
+    _check_duel(wins, first, second, caches, weights)
     if first == second:
         wins[first, first] += 1
         return
-    embedding = caches.embedding
-    if embedding.shape[0] != n_arms or embedding.shape[1] != n_arms or embedding.shape[2] != weights.b1.size:
-        raise ValueError("the network caches do not match wins (K, K) and the weights: make them with "
-                         "new_network_caches(K, weights)")
     winner, loser = (first, second) if first_won else (second, first)
     wins[winner, loser] += 1
+    _refresh_after_duel(wins, winner, loser, caches, weights)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def refresh_network_duel(wins, first, second, first_won, caches, weights):  # pragma: no cover - compiled
+    """Refresh the caches of a second network after a duel that :func:`record_network_duel` has
+    already counted in ``wins`` (two networks reading the same duels share the counts; the caches
+    are each network's own).  A self-duel refreshes nothing; the checks are
+    :func:`record_network_duel`'s."""
+    _check_duel(wins, first, second, caches, weights)
+    if first != second:
+        winner, loser = (first, second) if first_won else (second, first)
+        _refresh_after_duel(wins, winner, loser, caches, weights)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _check_duel(wins, first, second, caches, weights):  # pragma: no cover - compiled
+    """Refuse arms outside ``0 .. K-1`` and, for a duel of two arms, caches of another number of
+    arms or hidden units, before anything is written."""
+    n_arms = wins.shape[0]
+    if first < 0 or first >= n_arms or second < 0 or second >= n_arms or wins.shape[1] != n_arms:
+        raise ValueError("the duel's arms must lie in 0..K-1 of a K x K wins array")
+    embedding = caches.embedding
+    if first != second and (embedding.shape[0] != n_arms or embedding.shape[1] != n_arms
+                            or embedding.shape[2] != weights.b1.size):
+        raise ValueError("the network caches do not match wins (K, K) and the weights: make them with "
+                         "new_network_caches(K, weights)")
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _refresh_after_duel(wins, winner, loser, caches, weights):  # pragma: no cover - compiled
+    """Everything a counted duel of ``winner`` over ``loser`` changes in the caches."""
+    embedding = caches.embedding
     # The helpers take the arrays they use, not the two records: every array passed to a
     # compiled function is reference-counted (an atomic operation) on the way in and out.
     summary, projections, accumulators = caches.summary, caches.projections, caches.accumulators

@@ -638,7 +638,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--published", nargs="?", const="small", choices=["small", "all"], default=None,
                         help="also the published matrices: those with 4-6 arms (small, the default) or all seven")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--policy", default=None, help="exported policy file for `learned` (default: the shipped one)")
+    parser.add_argument("--policy", default=None, help="exported policy file for `learned`, played from the first duel "
+                        "(default: the shipped policies with their opening)")
     parser.add_argument("--follow-up-problems", type=int, default=0,
                         help="fresh problems per family for the comparisons the first stage left short of 'below'")
     parser.add_argument("--follow-up-horizon", type=int, default=1000)
