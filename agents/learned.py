@@ -61,7 +61,8 @@ from dueling_gym.pair_network import (
 from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_arms
 
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
-           "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "load_policy_weights",
+           "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "LONG_OPENING_FROM",
+           "LONG_OPENING_DUELS", "opening_length", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
@@ -83,16 +84,26 @@ GENERAL_POLICY = DATA_DIRECTORY / "learned_k5.npz"
 LARGE_POLICY_FROM = 12
 #: The policy of :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms and more (the K = 8 file's weights).
 LARGE_POLICY = DATA_DIRECTORY / "learned_k8.npz"
-#: The policy the agent plays, at every number of arms, for its first
-#: :data:`~dueling_gym.agents.learned.OPENING_DUELS` duels before the size's policy takes over: trained
+#: The policy the agent plays, at every number of arms, for its first duels
+#: (:func:`~dueling_gym.agents.learned.opening_length`) before the size's policy takes over: trained
 #: from the K = 5 weights on a mixture of 4, 5, 8 and 16 arms with its fitness read at 100 and 1000
 #: duels only, where the size policies' training read 1000 alone (``agents/data/README.md``).
 OPENING_POLICY = DATA_DIRECTORY / "learned_opening.npz"
-#: The number of duels the opening policy plays, the shorter horizon it was trained for.  It plays no
-#: longer because on its own it was no better at 1000 duels and once worse at 10^4 on validation
-#: problems; as an opening of 100 duels it was lower at T = 100 on every validation size and family
-#: and tied at 1000 and 10^4, and an opening of 50 duels gained a third as much (``agents/data/README.md``).
+#: The number of duels the opening policy plays below
+#: :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms, the shorter horizon it was trained for.
+#: It plays no longer there because on its own it was no better at 1000 duels and once worse at
+#: 10^4 on validation problems; as an opening of 100 duels it was lower at T = 100 on every
+#: validation size and family and tied at 1000 and 10^4, and an opening of 50 duels gained a third
+#: as much (``agents/data/README.md``).
 OPENING_DUELS = 100
+#: From this many arms on, the opening plays :data:`~dueling_gym.agents.learned.LONG_OPENING_DUELS`
+#: duels: on validation problems with 16 and 24 arms an opening of 1000 duels had lower regret at
+#: T = 1000 than one of 100 on at least one family and was nowhere higher at 1000 or 10^4; with 12
+#: arms neither was ahead (``agents/data/README.md``).
+LONG_OPENING_FROM = 16
+#: The opening's length from :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms on: the longer
+#: horizon it was trained for.
+LONG_OPENING_DUELS = 1000
 #: ``opening`` value meaning "the shipped opening with the shipped policies, none with a policy file".
 AS_SHIPPED = "shipped"
 
@@ -116,6 +127,14 @@ def shipped_policy_path(n_arms: int) -> Path:
     if own.is_file():
         return own
     return LARGE_POLICY if n_arms >= LARGE_POLICY_FROM else GENERAL_POLICY
+
+
+def opening_length(n_arms: int) -> int:
+    """How many duels the shipped opening plays with ``n_arms`` arms (the agent's default
+    ``opening_duels``): :data:`~dueling_gym.agents.learned.OPENING_DUELS`, or
+    :data:`~dueling_gym.agents.learned.LONG_OPENING_DUELS` from
+    :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms on."""
+    return LONG_OPENING_DUELS if check_n_arms(n_arms) >= LONG_OPENING_FROM else OPENING_DUELS
 
 
 def _opening_path(policy: str | None, opening: Any) -> Path | None:
@@ -247,8 +266,9 @@ class LearnedAgent(KernelDuelingAgent):
         ``"shipped"``: the shipped opening (:data:`~dueling_gym.agents.learned.OPENING_POLICY`) with
         the shipped policies, none with a ``policy`` file (which then plays from the first duel,
         as it was trained); None: none; a path: that exported policy file.
-    opening_duels : int, default 100
-        How many duels the opening plays (at least 1; :data:`~dueling_gym.agents.learned.OPENING_DUELS`).
+    opening_duels : int or None, default None
+        How many duels the opening plays (at least 1); None: the shipped length for ``n_arms``,
+        100 duels, 1000 from 16 arms on (:func:`~dueling_gym.agents.learned.opening_length`).
     seed : int, SeedSequence or None
         Seed of ``self.rng``, which draws the duels.
 
@@ -275,7 +295,7 @@ class LearnedAgent(KernelDuelingAgent):
     recommend_kernel = learned_recommend
 
     def __init__(self, n_arms: int, *, deterministic: bool = False, policy: str | None = None,
-                 opening: str | None = AS_SHIPPED, opening_duels: int = OPENING_DUELS,
+                 opening: str | None = AS_SHIPPED, opening_duels: int | None = None,
                  safeguard_from: int | str | None = AS_TRAINED, seed: SeedLike = None):
         self.deterministic = check_bool("deterministic", deterministic)
         n_arms = check_n_arms(n_arms)
@@ -295,7 +315,8 @@ class LearnedAgent(KernelDuelingAgent):
                 raise ValueError(f"policy file {str(policy)!r} does not exist")
             policy = str(policy)
         self.policy = policy
-        self.opening_duels = check_integer("opening_duels", opening_duels, minimum=1)
+        self.opening_duels = (opening_length(n_arms) if opening_duels is None
+                              else check_integer("opening_duels", opening_duels, minimum=1))
         if opening is not None and not (isinstance(opening, str) and opening == AS_SHIPPED):
             if not isinstance(opening, (str, Path)):
                 raise TypeError(f"opening must be the path of an exported policy file, {AS_SHIPPED!r} or None, "
@@ -331,7 +352,8 @@ class LearnedAgent(KernelDuelingAgent):
         if opening is not None and opening.is_file():
             digests["opening_sha256"] = hashlib.sha256(opening.read_bytes()).hexdigest()
             # The default length enters too: a run with another default is another run.
-            digests["opening_duels"] = str(hyperparameters.get("opening_duels", OPENING_DUELS))
+            length = hyperparameters.get("opening_duels")
+            digests["opening_duels"] = str(opening_length(n_arms) if length is None else length)
         start = hyperparameters.get("safeguard_from", AS_TRAINED)
         if isinstance(start, str) and start == AS_TRAINED:
             start = _read_weights(path, None)[1].get("config", {}).get("safeguard_from")

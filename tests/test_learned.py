@@ -304,6 +304,10 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
 
     digests = LearnedAgent.content_digests(5, {})
     assert set(digests) == {"policy_sha256", "opening_sha256", "opening_duels"} and digests["opening_duels"] == "100"
+    assert LearnedAgent.content_digests(16, {})["opening_duels"] == "1000"  # the length enters the identity
+    assert [learned.opening_length(k) for k in (2, 15, 16, 40)] == [100, 100, 1000, 1000]
+    assert make_agent("learned", n_arms=16, seed=0).opening_duels == 1000
+    assert make_agent("learned", n_arms=16, opening_duels=100, seed=0).opening_duels == 100
     assert set(LearnedAgent.content_digests(5, {"opening": None})) == {"policy_sha256"}
     assert set(LearnedAgent.content_digests(5, {"policy": str(learned.GENERAL_POLICY)})) == {"policy_sha256"}
     with pytest.raises(ValueError, match="opening_duels"):
@@ -319,3 +323,24 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     alone = simulate(make_agent("learned", n_arms=5, policy=str(learned.GENERAL_POLICY), seed=0), "multisol", 300,
                      seed=3, record_duels=True)
     np.testing.assert_array_equal(plain.duels, alone.duels)
+
+
+@pytest.mark.parametrize("opening", ["shipped", None])
+def test_a_copy_made_during_the_opening_continues_through_the_switch(opening):
+    import copy
+    import pickle
+
+    def drive(agent, steps, outcomes):
+        trace = []
+        for _ in range(steps):
+            duel = agent.act()
+            agent.observe(duel, bool(outcomes.random() < 0.6))
+            trace.append(duel)
+        return trace
+
+    agent = make_agent("learned", n_arms=6, opening=opening, seed=2)
+    drive(agent, 50, np.random.default_rng(0))  # mid-opening
+    pickled, forked = pickle.loads(pickle.dumps(agent)), copy.deepcopy(agent)
+    traces = [drive(copied, 120, np.random.default_rng(1)) for copied in (forked, agent, pickled)]
+    assert traces[0] == traces[1] == traces[2]
+    np.testing.assert_array_equal(pickled.logits(), agent.logits())
