@@ -5,7 +5,8 @@
 produced each file, and which file each other number of arms plays) and runs the
 permutation-equivariant pair network of :mod:`dueling_gym.pair_network` with its Numba kernels --
 no torch at inference.  The first 100 duels are played by the opening's weights
-(``agents/data/learned_opening.npz``, trained for the early duels), which the size's network
+(``agents/data/learned_opening.npz``, trained for the early duels; from 16 arms on the first 1000,
+by ``agents/data/learned_opening_large.npz``, trained on 16 and 24 arms), which the size's network
 then follows with everything they played.
 
 Each step the agent rebuilds the observation the policy was trained on from its own win
@@ -62,7 +63,7 @@ from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_
 
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
            "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "LONG_OPENING_FROM",
-           "LONG_OPENING_DUELS", "opening_length", "load_policy_weights",
+           "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "opening_length", "shipped_opening_path", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
@@ -84,8 +85,9 @@ GENERAL_POLICY = DATA_DIRECTORY / "learned_k5.npz"
 LARGE_POLICY_FROM = 12
 #: The policy of :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms and more (the K = 8 file's weights).
 LARGE_POLICY = DATA_DIRECTORY / "learned_k8.npz"
-#: The policy the agent plays, at every number of arms, for its first duels
-#: (:func:`~dueling_gym.agents.learned.opening_length`) before the size's policy takes over: trained
+#: The policy the agent plays below :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms for its
+#: first duels (:func:`~dueling_gym.agents.learned.opening_length`) before the size's policy takes over
+#: (:data:`~dueling_gym.agents.learned.LONG_OPENING_POLICY` from there on): trained
 #: from the K = 5 weights on a mixture of 4, 5, 8 and 16 arms with its fitness read at 100 and 1000
 #: duels only, where the size policies' training read 1000 alone (``agents/data/README.md``).
 OPENING_POLICY = DATA_DIRECTORY / "learned_opening.npz"
@@ -104,6 +106,13 @@ LONG_OPENING_FROM = 16
 #: The opening's length from :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms on: the longer
 #: horizon it was trained for.
 LONG_OPENING_DUELS = 1000
+#: The opening of :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms and more: the weights of
+#: :data:`~dueling_gym.agents.learned.OPENING_POLICY` trained further on 16 and 24 arms, last on runs
+#: in which the K = 8 weights take over after its 1000 duels, as the agent plays it, with the fitness
+#: read at 100, 1000 and 10^4 duels.  On validation problems with 16 and 24 arms it had lower regret
+#: than :data:`~dueling_gym.agents.learned.OPENING_POLICY` at T = 100 and 1000 on every family and was
+#: tied with it at 10^4 (``agents/data/README.md``).
+LONG_OPENING_POLICY = DATA_DIRECTORY / "learned_opening_large.npz"
 #: ``opening`` value meaning "the shipped opening with the shipped policies, none with a policy file".
 AS_SHIPPED = "shipped"
 
@@ -137,12 +146,20 @@ def opening_length(n_arms: int) -> int:
     return LONG_OPENING_DUELS if check_n_arms(n_arms) >= LONG_OPENING_FROM else OPENING_DUELS
 
 
-def _opening_path(policy: str | None, opening: Any) -> Path | None:
+def shipped_opening_path(n_arms: int) -> Path:
+    """The shipped opening the agent plays with ``n_arms`` arms:
+    :data:`~dueling_gym.agents.learned.LONG_OPENING_POLICY` from
+    :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms on, else
+    :data:`~dueling_gym.agents.learned.OPENING_POLICY`."""
+    return LONG_OPENING_POLICY if check_n_arms(n_arms) >= LONG_OPENING_FROM else OPENING_POLICY
+
+
+def _opening_path(policy: str | None, opening: Any, n_arms: int) -> Path | None:
     """The opening file a run plays (None: none): the shipped one goes with the shipped policies."""
     if opening is None:
         return None
     if isinstance(opening, str) and opening == AS_SHIPPED:
-        return OPENING_POLICY if policy is None else None
+        return shipped_opening_path(n_arms) if policy is None else None
     return Path(opening)
 
 
@@ -263,7 +280,7 @@ class LearnedAgent(KernelDuelingAgent):
         instead of the shipped one.
     opening : str or None, default "shipped"
         The policy played for the first ``opening_duels`` duels before ``policy`` takes over.
-        ``"shipped"``: the shipped opening (:data:`~dueling_gym.agents.learned.OPENING_POLICY`) with
+        ``"shipped"``: the shipped opening (:func:`~dueling_gym.agents.learned.shipped_opening_path`) with
         the shipped policies, none with a ``policy`` file (which then plays from the first duel,
         as it was trained); None: none; a path: that exported policy file.
     opening_duels : int or None, default None
@@ -325,7 +342,7 @@ class LearnedAgent(KernelDuelingAgent):
                 raise ValueError(f"opening policy file {str(opening)!r} does not exist")
             opening = str(opening)
         self.opening = opening
-        opening_path = _opening_path(policy, opening)
+        opening_path = _opening_path(policy, opening, n_arms)
         if opening_path is not None and not opening_path.is_file():
             raise ValueError(f"the package lacks its opening policy {opening_path.name}: pass opening=None to play "
                              f"the size's policy from the first duel")
@@ -348,7 +365,7 @@ class LearnedAgent(KernelDuelingAgent):
         if not path.is_file():
             return {}  # the constructor refuses it with its own message
         digests = {"policy_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
-        opening = _opening_path(policy, hyperparameters.get("opening", AS_SHIPPED))
+        opening = _opening_path(policy, hyperparameters.get("opening", AS_SHIPPED), n_arms)
         if opening is not None and opening.is_file():
             digests["opening_sha256"] = hashlib.sha256(opening.read_bytes()).hexdigest()
             # The default length enters too: a run with another default is another run.
@@ -386,7 +403,7 @@ class LearnedAgent(KernelDuelingAgent):
         return self._weights
 
     def _load_opening(self) -> dict[str, np.ndarray] | None:
-        path = _opening_path(self.policy, self.opening)
+        path = _opening_path(self.policy, self.opening, self.n_arms)
         if path is None:
             return None
         if self._opening_weights is None:

@@ -309,6 +309,12 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     assert make_agent("learned", n_arms=16, seed=0).opening_duels == 1000
     assert make_agent("learned", n_arms=16, opening_duels=100, seed=0).opening_duels == 100
     assert set(LearnedAgent.content_digests(5, {"opening": None})) == {"policy_sha256"}
+    # From 16 arms on the shipped opening is the one trained on 16 and 24 arms, and its file enters the identity.
+    assert [learned.shipped_opening_path(k).name for k in (2, 15, 16, 40)] == [
+        "learned_opening.npz", "learned_opening.npz", "learned_opening_large.npz", "learned_opening_large.npz"]
+    assert LearnedAgent.content_digests(15, {})["opening_sha256"] != LearnedAgent.content_digests(16, {})["opening_sha256"]
+    assert make_agent("learned", n_arms=15, seed=0).opening_metadata["config"]["n_arms"] == [4, 5, 8, 16]
+    assert make_agent("learned", n_arms=24, seed=0).opening_metadata["config"]["n_arms"] == [16, 24]
     assert set(LearnedAgent.content_digests(5, {"policy": str(learned.GENERAL_POLICY)})) == {"policy_sha256"}
     with pytest.raises(ValueError, match="opening_duels"):
         LearnedAgent(5, opening_duels=0)

@@ -54,6 +54,22 @@ def test_compiled_episodes_play_exactly_the_agent(deterministic):
         assert got[0] == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("handover_at", [1, 40, 299])
+def test_compiled_episodes_with_a_handover_play_exactly_the_agent_with_an_opening(handover_at):
+    problem = load_problem("mslr5-noncondorcet")
+    opening_path, size_path = DATA_DIRECTORY / "learned_opening.npz", DATA_DIRECTORY / "learned_k5.npz"
+    opening, _ = load_policy_weights(opening_path)
+    size_policy, _ = load_policy_weights(size_path)
+    horizon = 300
+    for seed in (0, 5):
+        draws = np.random.default_rng(seed).random(2 * horizon)
+        agent = LearnedAgent(5, policy=str(size_path), opening=str(opening_path), opening_duels=handover_at, seed=seed)
+        expected = _agent_regret(agent, problem, horizon, draws[horizon:])
+        got = policy_episode_regret(opening, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
+                                    horizon, np.random.default_rng(seed), handover=size_policy, handover_at=handover_at)
+        assert got[0] == pytest.approx(expected, abs=1e-9)
+
+
 def test_time_value_is_the_observation_time_channel():
     for t in (0, 1, 2, 999, 10**6, 2**40):
         assert time_value(t) == float(time_feature(t))
@@ -66,6 +82,13 @@ def test_policy_episode_regret_checks_its_inputs():
         policy_episode_regret(weights, problem.matrix, problem.matrix, 10, np.random.default_rng(0))
     with pytest.raises(TypeError, match="Generator"):
         policy_episode_regret(weights, problem.matrix[None], problem.matrix[None], 10, 0)
+    for extra in ({"handover": weights}, {"handover_at": 5}):
+        with pytest.raises(ValueError, match="handover and handover_at go together"):
+            policy_episode_regret(weights, problem.matrix[None], problem.matrix[None], 10, np.random.default_rng(0),
+                                  **extra)
+    with pytest.raises(ValueError, match="handover_at"):
+        policy_episode_regret(weights, problem.matrix[None], problem.matrix[None], 10, np.random.default_rng(0),
+                              handover=weights, handover_at=0)
 
 
 def test_random_weights_have_every_array_and_are_seeded():
@@ -238,7 +261,12 @@ def test_policies_are_shipped_for_five_and_eight_arms_with_their_commands():
     opening = make_agent("learned", n_arms=6, seed=0).opening_metadata  # every size's first duels
     assert opening["command"].startswith("dueling-gym train es") and "--init agents/data/learned_k5.npz" in opening["command"]
     assert opening["config"]["n_arms"] == [4, 5, 8, 16] and opening["config"]["horizons"] == [100, 1000]
-    total = sum((DATA_DIRECTORY / name).stat().st_size for name in ("learned_k5.npz", "learned_k8.npz", "learned_opening.npz"))
+    large = make_agent("learned", n_arms=16, seed=0).opening_metadata  # the first duels from 16 arms on
+    assert large["command"].startswith("dueling-gym train es") and "--handover agents/data/learned_k8.npz" in large["command"]
+    assert large["config"]["n_arms"] == [16, 24] and large["config"]["horizons"] == [100, 1000, 10000]
+    assert large["config"]["handover_at"] == 1000  # trained as it is played: an opening of 1000 duels
+    total = sum((DATA_DIRECTORY / name).stat().st_size
+                for name in ("learned_k5.npz", "learned_k8.npz", "learned_opening.npz", "learned_opening_large.npz"))
     assert total < 5 * 2**20
 
 
@@ -288,3 +316,20 @@ def test_episode_regret_at_checkpoints_and_with_the_safeguard_matches_the_agent(
     with pytest.raises(ValueError, match="checkpoints"):
         policy_episode_regret(weights, problem.matrix[None], problem.matrix[None], 10, np.random.default_rng(0),
                               checkpoints=[5, 20])
+
+
+def test_training_an_opening_with_a_handover_scores_the_agent_it_will_play(tmp_path):
+    # The trained weights choose the first duels, the fixed policy the rest (another width here; a
+    # policy trained on a mixture of sizes, which plays any K).
+    handover = str(DATA_DIRECTORY / "learned_opening.npz")
+    opening = train_evolution(tmp_path / "opening", generations=2, **{**TINY, "handover": handover, "handover_at": 10})
+    config = json.loads((tmp_path / "opening" / "config.json").read_text())
+    assert config["handover"] == handover and config["handover_at"] == 10
+    train_evolution(tmp_path / "plain", generations=2, **TINY)
+
+    def first_validation(folder):
+        return (tmp_path / folder / "evaluations.csv").read_text().splitlines()[1].split(",")[3:]
+
+    assert first_validation("opening") != first_validation("plain")  # the same start, another agent scored
+    agent = make_agent("learned", n_arms=4, policy=handover, opening=str(opening), opening_duels=10, seed=0)
+    assert simulate(agent, "cyclic4", 40, seed=1).final_regret("copeland_komiyama") >= 0

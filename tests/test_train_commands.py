@@ -120,6 +120,10 @@ def test_out_of_range_settings_are_refused_naming_the_field(tmp_path, capsys):
     ({"n_arms": (3, 3)}, ValueError, "n_arms"), ({"horizons": (60, 10)}, ValueError, "horizons"),
     ({"normalise": "best"}, ValueError, "normalise"), ({"init": "missing.npz"}, ValueError, "init"),
     ({"init": 3}, TypeError, "init"), ({"threads": 0}, ValueError, "threads"), ({"sigmaa": 1}, TypeError, "sigmaa"),
+    ({"handover": POLICY}, ValueError, "handover and handover_at go together"),
+    ({"handover_at": 100}, ValueError, "handover and handover_at go together"),
+    ({"handover": "missing.npz", "handover_at": 100}, ValueError, "handover"),
+    ({"handover": POLICY, "handover_at": 0}, ValueError, "handover_at"),
 ])
 def test_es_config_checks_every_field(changes, error, message):
     with pytest.raises(error, match=message):
@@ -156,6 +160,7 @@ def test_recorded_configuration_keeps_the_keys_resume_compares():
                            "eval_problems", "normalise", "objective"}
     assert record["algorithm"] == "es" and record["families"] == list(FAMILIES)
     assert {"horizons", "safeguard_from"} <= set(ESConfig(horizons=(10, 60), safeguard_from=5).recorded())
+    assert {"handover", "handover_at"} <= set(ESConfig(handover=POLICY, handover_at=50).recorded())
     assert set(PPOConfig().recorded()) == {"families", "n_arms", "horizon", "timesteps", "algorithm", "policy", "seed",
                                            "n_envs", "n_steps", "batch_size", "n_epochs", "hidden", "gamma",
                                            "gae_lambda", "learning_rate", "ent_coef"}

@@ -20,6 +20,7 @@ from dueling_gym.pair_network.kernels import (
     fill_unplayed,
     new_network_caches,
     record_network_duel,
+    refresh_network_duel,
     time_value,
 )
 from dueling_gym.pair_network.safeguard import (
@@ -35,11 +36,13 @@ __all__ = ["policy_episode_regret"]
 
 
 @numba.njit(cache=True, nogil=True)
-def _play_episodes(weights, probabilities, regrets, action_uniforms, outcome_uniforms, deterministic, safeguard_from,
-                   checkpoints):  # pragma: no cover - compiled
+def _play_episodes(weights, handover_weights, handover_at, probabilities, regrets, action_uniforms, outcome_uniforms,
+                   deterministic, safeguard_from, checkpoints):  # pragma: no cover - compiled
     """Cumulative regret of the policy on each problem after each of the increasing
     ``checkpoints`` (the last is the horizon): the agent's kernels in one loop, duels drawn as
-    ``outcome_uniform < P[first, second]``."""
+    ``outcome_uniform < P[first, second]``.  With ``handover_at > 0``, ``weights`` choose the
+    first ``handover_at`` duels and ``handover_weights`` the rest, having read every duel (the
+    agent's opening and size policy); with 0, ``weights`` choose every duel."""
     n_problems, n_arms, _ = probabilities.shape
     horizon = outcome_uniforms.shape[1]
     totals = np.zeros((n_problems, checkpoints.size))
@@ -49,22 +52,35 @@ def _play_episodes(weights, probabilities, regrets, action_uniforms, outcome_uni
     bounds = np.empty((2, n_arms), dtype=np.int64)
     expiry = np.empty(1)
     caches = new_network_caches(n_arms, weights)
+    handover_caches = new_network_caches(n_arms, handover_weights)
     for problem in range(n_problems):
         wins[:] = 0
         reset_safeguard(evidence, status, bounds, expiry)
         fill_unplayed(caches, weights, wins)
+        if handover_at > 0:
+            fill_unplayed(handover_caches, handover_weights, wins)
         total = 0.0
         checkpoint = 0
         for t in range(horizon):
             uniform = -1.0 if deterministic else action_uniforms[problem, t]
-            choice = choose_duel(caches, wins, time_value(t), weights, uniform)
+            if handover_at == 0 or t < handover_at:
+                choice = choose_duel(caches, wins, time_value(t), weights, uniform)
+            else:
+                choice = choose_duel(handover_caches, wins, time_value(t), handover_weights, uniform)
             if safeguard_from > 0:
                 choice = safeguarded_duel(wins, safeguard_threshold(t, safeguard_from), evidence, status, bounds,
                                           expiry, choice // n_arms, choice % n_arms)
             first, second = choice // n_arms, choice % n_arms
             total += regrets[problem, first, second]
             first_won = outcome_uniforms[problem, t] < probabilities[problem, first, second]
-            record_network_duel(wins, first, second, first_won, caches, weights)
+            if handover_at == 0:
+                record_network_duel(wins, first, second, first_won, caches, weights)
+            else:
+                # As the agent observes: the policy that takes over counts every duel, the
+                # opening's caches follow while it still has duels to choose.
+                record_network_duel(wins, first, second, first_won, handover_caches, handover_weights)
+                if t + 1 < handover_at:
+                    refresh_network_duel(wins, first, second, first_won, caches, weights)
             if safeguard_from > 0:
                 safeguard_observe(wins, first, second, safeguard_threshold(t + 1, safeguard_from), evidence, status,
                                   bounds, expiry)
@@ -84,12 +100,15 @@ def policy_episode_regret(
     deterministic: bool = False,
     safeguard_from: int | None = None,
     checkpoints: np.ndarray | list[int] | None = None,
+    handover: Mapping[str, np.ndarray] | None = None,
+    handover_at: int | None = None,
 ) -> np.ndarray:
     """Cumulative regret of a pair policy over one run of ``horizon`` duels on each problem.
 
     The compiled twin of running :class:`~dueling_gym.agents.learned.LearnedAgent` with the same
     weights and no opening (``opening=None``: the weights play every duel; its ``act`` and
-    ``observe`` kernels, in the same order) -- used to train and
+    ``observe`` kernels, in the same order), or, with ``handover``, of the agent whose opening is
+    ``weights`` and whose size policy is ``handover`` -- used to train and
     evaluate policies quickly.  The duels and the policy's draws come from ``rng`` (not the same
     streams as the environment's): first ``n_problems x horizon`` uniforms for the policy's
     draws, then as many for the duels' outcomes.
@@ -112,6 +131,13 @@ def policy_episode_regret(
     checkpoints : sequence of int, optional
         Strictly increasing times in ``1..horizon`` at which to report the cumulative regret;
         default: the horizon alone.
+    handover : mapping of str to ndarray, optional
+        The weights of the policy that chooses from duel ``handover_at + 1`` on, having read every
+        duel before (the agent with ``opening=`` a file of ``weights``, ``opening_duels=handover_at``
+        and ``policy=`` a file of ``handover``).  None (default): ``weights`` choose every duel.
+    handover_at : int, optional
+        How many duels ``weights`` choose before ``handover`` takes over (at least 1); required
+        with ``handover``, refused without it.
 
     Returns
     -------
@@ -142,9 +168,17 @@ def policy_episode_regret(
         times = times.astype(np.int64)
         if times[0] < 1 or times[-1] > horizon or (np.diff(times) <= 0).any():
             raise ValueError(f"checkpoints must increase strictly within 1..horizon={horizon}, got {times.tolist()}")
+    if (handover is None) != (handover_at is None):
+        raise ValueError("handover and handover_at go together: pass both (a policy taking over after so many "
+                         "duels) or neither")
     packed = pack_weights(weights)
+    if handover is None:
+        packed_handover, switch = packed, 0
+    else:
+        packed_handover, switch = pack_weights(handover), check_integer("handover_at", handover_at, minimum=1)
     n_problems = probabilities.shape[0]
     action_uniforms = rng.random((n_problems, horizon))
     outcome_uniforms = rng.random((n_problems, horizon))
-    totals = _play_episodes(packed, probabilities, regrets, action_uniforms, outcome_uniforms, deterministic, start, times)
+    totals = _play_episodes(packed, packed_handover, switch, probabilities, regrets, action_uniforms, outcome_uniforms,
+                            deterministic, start, times)
     return totals[:, 0] if checkpoints is None else totals

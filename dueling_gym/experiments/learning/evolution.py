@@ -143,7 +143,10 @@ class ESConfig(TrainerConfig):
     run's regret at several strictly increasing times (the last replaces ``horizon``), each
     normalised by the reference at that time: one policy for several horizons.
     ``safeguard_from`` trains under the safeguard (:mod:`dueling_gym.pair_network.safeguard`),
-    which the exported policy records and the ``learned`` agent then plays by default.  ``seed``
+    which the exported policy records and the ``learned`` agent then plays by default.
+    ``handover`` and ``handover_at`` train an opening: the trained weights choose the first
+    ``handover_at`` duels of each run and the fixed ``handover`` policy the rest, having read every
+    duel, as the ``learned`` agent plays an opening and its size policy.  ``seed``
     seeds the initial weights, the training problems and every draw; the validation problems
     come from an independent stream.  ``generations`` and ``threads`` are not recorded in
     ``config.json`` (a resumed run may train further, on more threads: the result does not
@@ -175,6 +178,10 @@ class ESConfig(TrainerConfig):
                                    "the reference at that time (the last replaces --horizon; default: --horizon alone)")
     safeguard_from: int | None = setting(None, omit_none=True, help="train under the safeguard from this duel on "
                                                                     "(recorded in the policy; default: no safeguard)")
+    handover: str | None = setting(None, omit_none=True, help="exported policy that takes over after --handover-at "
+                                                              "duels: the trained weights are then an opening")
+    handover_at: int | None = setting(None, omit_none=True, help="duels the trained weights choose before "
+                                                                 "--handover takes over")
     threads: int = setting(2, help="worker threads evaluating the perturbations", recorded=False)
 
     def __post_init__(self) -> None:
@@ -201,6 +208,12 @@ class ESConfig(TrainerConfig):
             self._set("horizons", horizons)
         if self.safeguard_from is not None:
             self._set("safeguard_from", check_integer("safeguard_from", self.safeguard_from, minimum=1))
+        if (self.handover is None) != (self.handover_at is None):
+            raise ValueError("handover and handover_at go together: pass both (a policy taking over after so many "
+                             "duels) or neither")
+        if self.handover is not None:
+            self._set("handover", check_policy_path("handover", self.handover))
+            self._set("handover_at", check_integer("handover_at", self.handover_at, minimum=1))
 
 
 class EvolutionTrainer(base.Trainer):
@@ -228,6 +241,8 @@ class EvolutionTrainer(base.Trainer):
             config["hidden"] = int(self.initial["W1"].shape[1])
         else:
             self.initial = random_weights(s.hidden, self.stream(0))
+        # The policy that takes over is fixed: only the opening's weights are trained.
+        self.handover = None if s.handover is None else load_policy_weights(s.handover)[0]
         return config
 
     @property
@@ -301,7 +316,8 @@ class EvolutionTrainer(base.Trainer):
         c = self.config
         return policy_episode_regret(unflatten_weights(vector, c["hidden"]), batch.probabilities, batch.regrets,
                                      c["horizon"], rng, safeguard_from=c.get("safeguard_from"),
-                                     checkpoints=c.get("horizons"))
+                                     checkpoints=c.get("horizons"), handover=self.handover,
+                                     handover_at=c.get("handover_at"))
 
     def _fitness(self, vector: np.ndarray, batches: list[ProblemBatch], run_seed: int) -> float:
         """The mean over sizes of each size's score (one size: its score, as before mixtures)."""
