@@ -100,6 +100,18 @@ def test_arm_records_are_the_same_in_numpy_the_compiled_agent_and_torch():
         arm_records(wins.astype(float))
 
 
+def _k5_network(copies: int = 1):
+    """The K = 5 weights packed, empty win counts and ``copies`` network caches filled for them."""
+    from dueling_gym.pair_network import fill_unplayed, new_network_caches, pack_weights
+
+    weights = pack_weights(load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)[0])
+    wins = np.zeros((5, 5), dtype=np.int64)
+    caches = [new_network_caches(5, weights) for _ in range(copies)]
+    for cache in caches:
+        fill_unplayed(cache, weights, wins)
+    return weights, wins, caches
+
+
 def test_kernels_refuse_arrays_they_would_write_past():
     """Compiled code does not check indices: every kernel that takes arrays of its caller refuses
     shapes that do not match, and arms outside 0..K-1, before writing anything."""
@@ -108,14 +120,10 @@ def test_kernels_refuse_arrays_they_would_write_past():
         duel_scores,
         fill_unplayed,
         new_network_caches,
-        pack_weights,
         record_network_duel,
     )
 
-    weights = pack_weights(load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)[0])
-    wins = np.zeros((5, 5), dtype=np.int64)
-    caches = new_network_caches(5, weights)
-    fill_unplayed(caches, weights, wins)
+    weights, wins, (caches,) = _k5_network()
     record_network_duel(wins, 0, 1, True, caches, weights)
     assert wins[0, 1] == 1
     snapshot = caches.base.copy()
@@ -245,19 +253,9 @@ def test_a_tiny_training_run_is_reproducible_and_resumes(tmp_path):
 
 
 def test_a_second_network_refreshed_on_the_same_duels_has_the_caches_of_the_first():
-    from dueling_gym.pair_network import (
-        fill_unplayed,
-        new_network_caches,
-        pack_weights,
-        record_network_duel,
-        refresh_network_duel,
-    )
+    from dueling_gym.pair_network import new_network_caches, record_network_duel, refresh_network_duel
 
-    weights = pack_weights(load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)[0])
-    wins = np.zeros((5, 5), dtype=np.int64)
-    counted, refreshed = new_network_caches(5, weights), new_network_caches(5, weights)
-    fill_unplayed(counted, weights, wins)
-    fill_unplayed(refreshed, weights, wins)
+    weights, wins, (counted, refreshed) = _k5_network(copies=2)
     rng = np.random.default_rng(4)
     for _ in range(300):
         first, second = (int(arm) for arm in rng.integers(0, 5, size=2))

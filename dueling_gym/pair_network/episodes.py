@@ -52,7 +52,8 @@ def _play_episodes(weights, handover_weights, handover_at, probabilities, regret
     bounds = np.empty((2, n_arms), dtype=np.int64)
     expiry = np.empty(1)
     caches = new_network_caches(n_arms, weights)
-    handover_caches = new_network_caches(n_arms, handover_weights)
+    # Without a handover the second network is the first (never read): no second set of caches.
+    handover_caches = caches if handover_at == 0 else new_network_caches(n_arms, handover_weights)
     for problem in range(n_problems):
         wins[:] = 0
         reset_safeguard(evidence, status, bounds, expiry)
