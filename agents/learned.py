@@ -7,7 +7,9 @@ permutation-equivariant pair network of :mod:`dueling_gym.pair_network` with its
 no torch at inference.  The first 100 duels are played by the opening's weights
 (``agents/data/learned_opening.npz``, trained for the early duels; from 16 arms on the first 1000,
 by ``agents/data/learned_opening_large.npz``, trained on 16 and 24 arms), which the size's network
-then follows with everything they played.
+then follows with everything they played; below 12 arms every duel after the 1000th is played by
+the late policy (``agents/data/learned_late.npz``, trained for runs of 10^4 duels after the
+shipped agent's first 1000).
 
 Each step the agent rebuilds the observation the policy was trained on from its own win
 counts (:mod:`dueling_gym.observations`), scores every duel ``(i, j)`` with the network and
@@ -63,7 +65,8 @@ from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_
 
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
            "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "LONG_OPENING_FROM",
-           "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "opening_length", "shipped_opening_path", "load_policy_weights",
+           "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "opening_length", "shipped_opening_path", "LATE_POLICY",
+           "LATE_FROM", "shipped_late_path", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
@@ -113,7 +116,16 @@ LONG_OPENING_DUELS = 1000
 #: than :data:`~dueling_gym.agents.learned.OPENING_POLICY` at T = 100 and 1000 on every family and was
 #: tied with it at 10^4 (``agents/data/README.md``).
 LONG_OPENING_POLICY = DATA_DIRECTORY / "learned_opening_large.npz"
-#: ``opening`` value meaning "the shipped opening with the shipped policies, none with a policy file".
+#: The weights that choose every duel after the
+#: :data:`~dueling_gym.agents.learned.LATE_FROM`-th below
+#: :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms, after the opening and the size's
+#: policy, having read every duel they played (trained for runs of 10^4 duels on 4, 5 and 8 arms;
+#: on validation problems with 3 to 10 arms lower at 10^4 than the size's policy on its own, or
+#: tied; ``agents/data/README.md``).
+LATE_POLICY = DATA_DIRECTORY / "learned_late.npz"
+#: How many duels the opening and the size's policy play before the late policy takes over.
+LATE_FROM = 1000
+#: ``opening`` and ``late`` value meaning "the shipped file with the shipped policies, none with a policy file".
 AS_SHIPPED = "shipped"
 
 
@@ -155,12 +167,42 @@ def shipped_opening_path(n_arms: int) -> Path:
 
 
 def _opening_path(policy: str | None, opening: Any, n_arms: int) -> Path | None:
-    """The opening file a run plays (None: none): the shipped one goes with the shipped policies."""
-    if opening is None:
+    """The opening file a run plays (None: none)."""
+    return _phase_path(policy, opening, shipped_opening_path(n_arms))
+
+
+def shipped_late_path(n_arms: int) -> Path | None:
+    """The shipped late policy the agent plays with ``n_arms`` arms, or None where none is shipped:
+    :data:`~dueling_gym.agents.learned.LATE_POLICY` below
+    :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms when the package holds it."""
+    return LATE_POLICY if check_n_arms(n_arms) < LARGE_POLICY_FROM and LATE_POLICY.is_file() else None
+
+
+def _late_path(policy: str | None, late: Any, n_arms: int) -> Path | None:
+    """The late policy file a run plays (None: none)."""
+    return _phase_path(policy, late, shipped_late_path(n_arms))
+
+
+def _phase_path(policy: str | None, value: Any, shipped: Path | None) -> Path | None:
+    """The file an opening or late policy argument names (None: none): ``"shipped"`` is the
+    ``shipped`` file with the shipped policies and none with a policy file of the user's."""
+    if value is None:
         return None
-    if isinstance(opening, str) and opening == AS_SHIPPED:
-        return shipped_opening_path(n_arms) if policy is None else None
-    return Path(opening)
+    if isinstance(value, str) and value == AS_SHIPPED:
+        return shipped if policy is None else None
+    return Path(value)
+
+
+def _check_phase_argument(name: str, value: Any) -> str | None:
+    """An opening or late policy argument: None, ``"shipped"`` or the path of an existing file (as str)."""
+    if value is None or (isinstance(value, str) and value == AS_SHIPPED):
+        return value
+    if not isinstance(value, (str, Path)):
+        raise TypeError(f"{name} must be the path of an exported policy file, {AS_SHIPPED!r} or None, "
+                        f"got {type(value).__name__}")
+    if not Path(value).is_file():
+        raise ValueError(f"{name} policy file {str(value)!r} does not exist")
+    return str(value)
 
 
 def _own_policy_path(n_arms: int) -> Path:
@@ -192,13 +234,18 @@ def _read_weights_cached(path: str, size: int, modified_ns: int, n_arms: int | N
 class LearnedState(AgentState, fields=[
     "rng",
     "wins",           # W[i, j]: wins of i over j; self-duels counted on the diagonal
-    "caches",         # the network's caches (dueling_gym.pair_network.NetworkCaches)
-    "weights",        # the network (dueling_gym.pair_network.PairWeights)
-    # The opening network's caches and weights (the network's own when there is no opening) and
+    "caches",         # the caches (dueling_gym.pair_network.NetworkCaches) of the network that plays last:
+    "weights",        # the late policy when there is one, else the size's (dueling_gym.pair_network.PairWeights)
+    # The opening network's caches and weights (the last network's when there is no opening) and
     # how many duels it plays (0: none).
     "opening_caches",
     "opening_weights",
     "opening_duels",
+    # With a late policy, the size network's caches and weights and the duel up to which it
+    # chooses (0: no late policy, the size's network is the last).
+    "middle_caches",
+    "middle_weights",
+    "middle_until",
     "deterministic",  # play the highest score instead of drawing from the softmax
     "evidence",       # the safeguard's arrays (dueling_gym.pair_network.safeguard): N_ij KL(p_ij, 1/2),
     "status",         # the pairs' decisions,
@@ -215,6 +262,8 @@ def learned_act(state):
     uniform = -1.0 if state.deterministic else state.rng.random()
     if state.t < state.opening_duels:
         choice = choose_duel(state.opening_caches, state.wins, time_value(state.t), state.opening_weights, uniform)
+    elif state.t < state.middle_until:
+        choice = choose_duel(state.middle_caches, state.wins, time_value(state.t), state.middle_weights, uniform)
     else:
         choice = choose_duel(state.caches, state.wins, time_value(state.t), state.weights, uniform)
     n_arms = state.wins.shape[0]
@@ -232,9 +281,11 @@ def learned_observe(state, first, second, first_won):
         # caches and weights from the state, which costs a reference count per array.
         state.wins[first, first] += 1
     else:
-        # Both networks read every duel of the opening, so the size's network takes over with
-        # caches of every duel played.
+        # Every network reads every duel before its turn, so each takes over with caches of
+        # every duel played.
         record_network_duel(state.wins, first, second, first_won, state.caches, state.weights)
+        if state.t < state.middle_until:
+            refresh_network_duel(state.wins, first, second, first_won, state.middle_caches, state.middle_weights)
         if state.t < state.opening_duels:
             refresh_network_duel(state.wins, first, second, first_won, state.opening_caches, state.opening_weights)
     if state.safeguard_from > 0:
@@ -251,6 +302,8 @@ def learned_recommend(state):
 def _learned_logits(state, out):
     if state.t < state.opening_duels:
         duel_scores(state.opening_caches, state.wins, time_value(state.t), state.opening_weights, out)
+    elif state.t < state.middle_until:
+        duel_scores(state.middle_caches, state.wins, time_value(state.t), state.middle_weights, out)
     else:
         duel_scores(state.caches, state.wins, time_value(state.t), state.weights, out)
 
@@ -286,6 +339,16 @@ class LearnedAgent(KernelDuelingAgent):
     opening_duels : int or None, default None
         How many duels the opening plays (at least 1); None: the shipped length for ``n_arms``,
         100 duels, 1000 from 16 arms on (:func:`~dueling_gym.agents.learned.opening_length`).
+    late : str or None, default "shipped"
+        The policy played after ``late_from`` duels (and after the opening), having read every
+        duel (``dueling-gym train es --after-shipped`` trains one).  ``"shipped"``: the shipped
+        late policy (:func:`~dueling_gym.agents.learned.shipped_late_path`; none for sizes
+        without one) with the shipped policies, none with a ``policy`` file; None: none; a path:
+        that exported policy file.
+    late_from : int or None, default None
+        The duel after which the late policy chooses (at least 1); None:
+        :data:`~dueling_gym.agents.learned.LATE_FROM`.  When the opening is longer, the late policy
+        takes over from the opening.
     seed : int, SeedSequence or None
         Seed of ``self.rng``, which draws the duels.
 
@@ -293,7 +356,8 @@ class LearnedAgent(KernelDuelingAgent):
     -----
     The policy reads no horizon: its only notion of time is ``log(1 + t)``, so it runs anytime.
     With an opening, both networks read every duel from the first, and the size's network decides
-    from duel ``opening_duels + 1`` on with everything the opening played.
+    from duel ``opening_duels + 1`` on with everything the opening played; a late policy reads them
+    all too and decides from duel ``max(opening_duels, late_from) + 1`` on.
     Beyond the horizons it was trained on (``agents/data/README.md``) the network extrapolates
     and may commit to a wrong arm for good; ``safeguard_from`` bounds that (its price on the
     published matrices is in ``docs/learned.md``).
@@ -313,7 +377,7 @@ class LearnedAgent(KernelDuelingAgent):
 
     def __init__(self, n_arms: int, *, deterministic: bool = False, policy: str | None = None,
                  opening: str | None = AS_SHIPPED, opening_duels: int | None = None,
-                 safeguard_from: int | str | None = AS_TRAINED, seed: SeedLike = None):
+                 late: str | None = AS_SHIPPED, late_from: int | None = None, safeguard_from: int | str | None = AS_TRAINED, seed: SeedLike = None):
         self.deterministic = check_bool("deterministic", deterministic)
         n_arms = check_n_arms(n_arms)
         if safeguard_from is not None and not (isinstance(safeguard_from, str) and safeguard_from == AS_TRAINED):
@@ -334,20 +398,16 @@ class LearnedAgent(KernelDuelingAgent):
         self.policy = policy
         self.opening_duels = (opening_length(n_arms) if opening_duels is None
                               else check_integer("opening_duels", opening_duels, minimum=1))
-        if opening is not None and not (isinstance(opening, str) and opening == AS_SHIPPED):
-            if not isinstance(opening, (str, Path)):
-                raise TypeError(f"opening must be the path of an exported policy file, {AS_SHIPPED!r} or None, "
-                                f"got {type(opening).__name__}")
-            if not Path(opening).is_file():
-                raise ValueError(f"opening policy file {str(opening)!r} does not exist")
-            opening = str(opening)
-        self.opening = opening
+        self.opening = opening = _check_phase_argument("opening", opening)
         opening_path = _opening_path(policy, opening, n_arms)
         if opening_path is not None and not opening_path.is_file():
             raise ValueError(f"the package lacks its opening policy {opening_path.name}: pass opening=None to play "
                              f"the size's policy from the first duel")
+        self.late_from = LATE_FROM if late_from is None else check_integer("late_from", late_from, minimum=1)
+        self.late = _check_phase_argument("late", late)
         self._weights: dict[str, np.ndarray] | None = None
-        self._opening_weights: dict[str, np.ndarray] | None = None
+        # The opening's and the late policy's weights and metadata once read, by phase.
+        self._phases: dict[str, tuple[dict[str, np.ndarray], dict[str, Any]]] = {}
         super().__init__(n_arms, seed=seed)
 
     @classmethod
@@ -358,8 +418,9 @@ class LearnedAgent(KernelDuelingAgent):
     @classmethod
     def content_digests(cls, n_arms: int, hyperparameters: dict[str, Any]) -> dict[str, str]:
         """The SHA-256 of the policy file the agent plays (the shipped one for ``n_arms`` by default),
-        of its opening's file with the opening's length when it plays one, and, when the safeguard
-        is on, of the safeguard's rule (a run with another version of the rule is another run)."""
+        of its opening's file with the opening's length when it plays one, of its late policy's file
+        with the duel it takes over after when it plays one, and, when the safeguard is on, of the
+        safeguard's rule (a run with another version of the rule is another run)."""
         policy = hyperparameters.get("policy")
         path = shipped_policy_path(n_arms) if policy is None else Path(policy)
         if not path.is_file():
@@ -371,6 +432,11 @@ class LearnedAgent(KernelDuelingAgent):
             # The default length enters too: a run with another default is another run.
             length = hyperparameters.get("opening_duels")
             digests["opening_duels"] = str(opening_length(n_arms) if length is None else length)
+        late = _late_path(policy, hyperparameters.get("late", AS_SHIPPED), n_arms)
+        if late is not None and late.is_file():
+            digests["late_sha256"] = hashlib.sha256(late.read_bytes()).hexdigest()
+            start = hyperparameters.get("late_from")
+            digests["late_from"] = str(LATE_FROM if start is None else start)
         start = hyperparameters.get("safeguard_from", AS_TRAINED)
         if isinstance(start, str) and start == AS_TRAINED:
             start = _read_weights(path, None)[1].get("config", {}).get("safeguard_from")
@@ -387,7 +453,7 @@ class LearnedAgent(KernelDuelingAgent):
     @property
     def opening_metadata(self) -> dict[str, Any] | None:
         """The training configuration and command recorded with the opening's weights, or None without an opening."""
-        return None if self._load_opening() is None else dict(self._opening_metadata)
+        return None if self._load_opening() is None else dict(self._phases["opening"][1])
 
     def _load(self) -> dict[str, np.ndarray]:
         if self._weights is None:
@@ -402,15 +468,25 @@ class LearnedAgent(KernelDuelingAgent):
             self._metadata = copy.deepcopy(metadata)
         return self._weights
 
+    @property
+    def late_metadata(self) -> dict[str, Any] | None:
+        """The training configuration and command recorded with the late policy's weights, or None without one."""
+        return None if self._load_late() is None else dict(self._phases["late"][1])
+
     def _load_opening(self) -> dict[str, np.ndarray] | None:
-        path = _opening_path(self.policy, self.opening, self.n_arms)
+        return self._load_phase("opening", _opening_path(self.policy, self.opening, self.n_arms))
+
+    def _load_late(self) -> dict[str, np.ndarray] | None:
+        return self._load_phase("late", _late_path(self.policy, self.late, self.n_arms))
+
+    def _load_phase(self, phase: str, path: Path | None) -> dict[str, np.ndarray] | None:
+        """The weights of the opening or the late policy (None: the run plays none), read once."""
         if path is None:
             return None
-        if self._opening_weights is None:
+        if phase not in self._phases:
             weights, metadata = self._read_exported(path)
-            self._opening_weights = {name: array.copy() for name, array in weights.items()}
-            self._opening_metadata = copy.deepcopy(metadata)
-        return self._opening_weights
+            self._phases[phase] = ({name: array.copy() for name, array in weights.items()}, copy.deepcopy(metadata))
+        return self._phases[phase][0]
 
     def _read_exported(self, path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """An exported policy file's weights and metadata, refused when it was trained for one other size."""
@@ -421,11 +497,20 @@ class LearnedAgent(KernelDuelingAgent):
         return weights, metadata
 
     def _reset_state(self) -> None:
-        weights = pack_weights(self._load())
         n_arms = self.n_arms
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
-        caches = new_network_caches(n_arms, weights)
-        fill_unplayed(caches, weights, self.wins)
+        size_weights = pack_weights(self._load())
+        size_caches = new_network_caches(n_arms, size_weights)
+        fill_unplayed(size_caches, size_weights, self.wins)
+        late = self._load_late()
+        if late is None:  # the size's network plays last (the state's types stay those of a late policy)
+            weights, caches, middle_weights, middle_caches, middle_until = (size_weights, size_caches, size_weights,
+                                                                             size_caches, 0)
+        else:
+            weights = pack_weights(late)
+            caches = new_network_caches(n_arms, weights)
+            fill_unplayed(caches, weights, self.wins)
+            middle_weights, middle_caches, middle_until = size_weights, size_caches, self.late_from
         opening = self._load_opening()
         if opening is None:  # the state's types stay those of a run with an opening
             opening_weights, opening_caches, opening_duels = weights, caches, 0
@@ -437,7 +522,8 @@ class LearnedAgent(KernelDuelingAgent):
         evidence, status, bounds, expiry = new_safeguard_arrays(n_arms)
         self.state = LearnedState(rng=self.rng, wins=self.wins, caches=caches, weights=weights,
                                   opening_caches=opening_caches, opening_weights=opening_weights,
-                                  opening_duels=opening_duels,
+                                  opening_duels=opening_duels, middle_caches=middle_caches,
+                                  middle_weights=middle_weights, middle_until=middle_until,
                                   deterministic=self.deterministic, evidence=evidence, status=status, bounds=bounds,
                                   expiry=expiry, safeguard_from=self._safeguard_start(), t=0)
 

@@ -138,8 +138,11 @@ def vector_case(env_id: str, seed: int, sampled: bool) -> str:
 LEARNED_VARIANTS: dict[str, dict] = {
     "safeguard": {"safeguard_from": 300},
     "deterministic": {"deterministic": True},
-    # The size's policy from the first duel: the default agent's trajectories before the opening.
-    "no_opening": {"opening": None},
+    # The size's policy from the first duel to the last: the default agent's trajectories before
+    # the opening and the late policy.
+    "no_opening": {"opening": None, "late": None},
+    # The opening, then the size's policy to the last duel: the default agent before the late policy.
+    "no_late": {"late": None},
 }
 
 

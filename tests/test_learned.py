@@ -301,12 +301,13 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     from dueling_gym.agents import learned
 
     digests = LearnedAgent.content_digests(5, {})
-    assert set(digests) == {"policy_sha256", "opening_sha256", "opening_duels"} and digests["opening_duels"] == "100"
+    assert set(digests) == {"policy_sha256", "opening_sha256", "opening_duels", "late_sha256", "late_from"}
+    assert digests["opening_duels"] == "100"
     assert LearnedAgent.content_digests(16, {})["opening_duels"] == "1000"  # the length enters the identity
     assert [learned.opening_length(k) for k in (2, 15, 16, 40)] == [100, 100, 1000, 1000]
     assert make_agent("learned", n_arms=16, seed=0).opening_duels == 1000
     assert make_agent("learned", n_arms=16, opening_duels=100, seed=0).opening_duels == 100
-    assert set(LearnedAgent.content_digests(5, {"opening": None})) == {"policy_sha256"}
+    assert set(LearnedAgent.content_digests(5, {"opening": None, "late": None})) == {"policy_sha256"}
     # From 16 arms on the shipped opening is the one trained on 16 and 24 arms, and its file enters the identity.
     assert [learned.shipped_opening_path(k).name for k in (2, 15, 16, 40)] == [
         "learned_opening.npz", "learned_opening.npz", "learned_opening_large.npz", "learned_opening_large.npz"]
@@ -329,6 +330,52 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     np.testing.assert_array_equal(plain.duels, alone.duels)
 
 
+def test_the_late_policy_takes_over_after_late_from_duels_below_twelve_arms(tmp_path):
+    from dueling_gym.agents import learned
+
+    assert learned.LATE_FROM == 1000
+    assert [learned.shipped_late_path(k) for k in (2, 5, 11)] == [learned.LATE_POLICY] * 3
+    assert [learned.shipped_late_path(k) for k in (12, 16, 40)] == [None] * 3
+    late = make_agent("learned", n_arms=5, seed=0).late_metadata
+    assert late["command"].startswith("dueling-gym train es") and "--after-shipped 1000" in late["command"]
+    assert late["config"]["n_arms"] == [4, 5, 8] and late["config"]["horizon"] == 10000
+    assert make_agent("learned", n_arms=16, seed=0).late_metadata is None
+    assert make_agent("learned", n_arms=5, late=None, seed=0).late_metadata is None
+    # A policy file plays alone (no shipped late policy), unless a late policy is named.
+    assert make_agent("learned", n_arms=5, policy=str(learned.GENERAL_POLICY), seed=0).late_metadata is None
+    digests = LearnedAgent.content_digests(5, {})
+    assert digests["late_from"] == "1000"
+    assert LearnedAgent.content_digests(5, {"late_from": 300})["late_from"] == "300"  # the duel enters the identity
+    assert "late_sha256" not in LearnedAgent.content_digests(12, {})
+    assert "late_sha256" not in LearnedAgent.content_digests(5, {"late": None})
+    named = LearnedAgent.content_digests(5, {"late": str(learned.OPENING_POLICY)})["late_sha256"]
+    assert named != digests["late_sha256"]
+    with pytest.raises(ValueError, match="late_from"):
+        LearnedAgent(5, late_from=0)
+    with pytest.raises(TypeError, match="late must be the path"):
+        LearnedAgent(5, late=3)
+    with pytest.raises(ValueError, match="does not exist"):
+        LearnedAgent(5, late=str(tmp_path / "absent.npz"))
+    with pytest.raises(ValueError, match="holds a policy for 8 arms, not 5"):
+        LearnedAgent(5, late=str(learned.DATA_DIRECTORY / "learned_k8.npz"))
+    # Up to duel late_from the run is the agent's without a late policy, duel for duel; then the
+    # late policy chooses, with caches of every duel played.
+    with_late = simulate(make_agent("learned", n_arms=5, late_from=150, seed=0), "multisol", 400, seed=3,
+                         record_duels=True)
+    without = simulate(make_agent("learned", n_arms=5, late=None, seed=0), "multisol", 400, seed=3, record_duels=True)
+    np.testing.assert_array_equal(with_late.duels[:150], without.duels[:150])
+    assert not np.array_equal(with_late.duels[150:], without.duels[150:])
+    late_agent = make_agent("learned", n_arms=5, late_from=150, seed=0)
+    alone = make_agent("learned", n_arms=5, policy=str(learned.LATE_POLICY), seed=0)
+    outcomes = np.random.default_rng(9)
+    for t in range(150):
+        duel = late_agent.act()
+        won = bool(outcomes.random() < 0.55)
+        late_agent.observe(duel, won)
+        alone.observe(duel, won)
+    np.testing.assert_array_equal(late_agent.logits(), alone.logits())
+
+
 @pytest.mark.parametrize("opening", ["shipped", None])
 def test_a_copy_made_during_the_opening_continues_through_the_switch(opening):
     import copy
@@ -342,8 +389,8 @@ def test_a_copy_made_during_the_opening_continues_through_the_switch(opening):
             trace.append(duel)
         return trace
 
-    agent = make_agent("learned", n_arms=6, opening=opening, seed=2)
-    drive(agent, 50, np.random.default_rng(0))  # mid-opening
+    agent = make_agent("learned", n_arms=6, opening=opening, late_from=120, seed=2)
+    drive(agent, 50, np.random.default_rng(0))  # mid-opening; the copies then cross duels 100 and 120
     pickled, forked = pickle.loads(pickle.dumps(agent)), copy.deepcopy(agent)
     traces = [drive(copied, 120, np.random.default_rng(1)) for copied in (forked, agent, pickled)]
     assert traces[0] == traces[1] == traces[2]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import json
 
 import numpy as np
@@ -68,6 +69,63 @@ def test_compiled_episodes_with_a_handover_play_exactly_the_agent_with_an_openin
         got = policy_episode_regret(opening, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
                                     horizon, np.random.default_rng(seed), handover=size_policy, handover_at=handover_at)
         assert got[0] == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("opening_duels, late_from", [(40, 120), (1, 2), (100, 299), (150, 60)])
+def test_compiled_episodes_preceded_by_fixed_policies_play_exactly_the_agent_with_a_late_policy(opening_duels, late_from):
+    # The agent's three networks (opening, size policy, late policy) against the batch runs whose
+    # trained weights come last; an opening longer than late_from hands over to the late policy.
+    problem = load_problem("mslr5-noncondorcet")
+    opening_path, size_path = DATA_DIRECTORY / "learned_opening.npz", DATA_DIRECTORY / "learned_k5.npz"
+    late_path = DATA_DIRECTORY / "learned_opening_large.npz"  # any weights trained on a mixture of sizes
+    opening, size_policy, late = (load_policy_weights(path)[0] for path in (opening_path, size_path, late_path))
+    phases = ([(opening, opening_duels), (size_policy, late_from)] if opening_duels < late_from
+              else [(opening, opening_duels)])
+    horizon = 300
+    for seed in (0, 5):
+        draws = np.random.default_rng(seed).random(2 * horizon)
+        agent = LearnedAgent(5, policy=str(size_path), opening=str(opening_path), opening_duels=opening_duels,
+                             late=str(late_path), late_from=late_from, seed=seed)
+        expected = _agent_regret(agent, problem, horizon, draws[horizon:])
+        got = policy_episode_regret(late, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
+                                    horizon, np.random.default_rng(seed), preceded_by=phases)
+        assert got[0] == pytest.approx(expected, abs=1e-9)
+    # The late policy changes the run only from its first duel on.
+    without = LearnedAgent(5, policy=str(size_path), opening=str(opening_path), opening_duels=opening_duels, seed=0)
+    with_late = LearnedAgent(5, policy=str(size_path), opening=str(opening_path), opening_duels=opening_duels,
+                             late=str(late_path), late_from=late_from, seed=0)
+    start = max(opening_duels, late_from)
+    for t in range(start + 1):
+        if t == start:
+            assert not np.array_equal(without.logits(), with_late.logits())
+            break
+        np.testing.assert_array_equal(without.logits(), with_late.logits())
+        first, second = without.act()
+        assert tuple(with_late.act()) == (first, second)
+        won = bool(draws[t] < problem.matrix[first, second])
+        without.observe((first, second), won)
+        with_late.observe((first, second), won)
+
+
+def test_preceded_by_is_checked():
+    weights, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
+    problem = load_problem("arxiv")
+    run = functools.partial(policy_episode_regret, weights, problem.matrix[None], problem.matrix[None], 10,
+                            np.random.default_rng(0))
+    with pytest.raises(ValueError, match="exclude each other"):
+        run(handover=weights, handover_at=5, preceded_by=[(weights, 5)])
+    with pytest.raises(TypeError, match="sequence of"):
+        run(preceded_by=weights)
+    with pytest.raises(ValueError, match="one or two"):
+        run(preceded_by=[(weights, 1), (weights, 2), (weights, 3)])
+    with pytest.raises(ValueError, match="one or two"):
+        run(preceded_by=[])
+    with pytest.raises(TypeError, match="pair"):
+        run(preceded_by=[(5, weights)])
+    with pytest.raises(ValueError, match="preceded_by duels"):
+        run(preceded_by=[(weights, 0)])
+    with pytest.raises(ValueError, match="increase strictly"):
+        run(preceded_by=[(weights, 5), (weights, 5)])
 
 
 def test_time_value_is_the_observation_time_channel():
@@ -266,7 +324,8 @@ def test_policies_are_shipped_for_five_and_eight_arms_with_their_commands():
     assert large["config"]["n_arms"] == [16, 24] and large["config"]["horizons"] == [100, 1000, 10000]
     assert large["config"]["handover_at"] == 1000  # trained as it is played: an opening of 1000 duels
     total = sum((DATA_DIRECTORY / name).stat().st_size
-                for name in ("learned_k5.npz", "learned_k8.npz", "learned_opening.npz", "learned_opening_large.npz"))
+                for name in ("learned_k5.npz", "learned_k8.npz", "learned_opening.npz", "learned_opening_large.npz",
+                             "learned_late.npz"))
     assert total < 5 * 2**20
 
 
@@ -274,6 +333,26 @@ def _problem(n_arms: int):
     from dueling_gym.problems.generators import ProblemSampler
 
     return ProblemSampler("unique_copeland_winner", n_arms=n_arms)(np.random.default_rng(0))
+
+
+def test_training_a_late_policy_scores_the_agent_it_will_play(tmp_path):
+    # The trained weights take over after the shipped agent's first 130 duels at K = 4: its
+    # opening's 100, then the K = 5 weights' 30, as the agent with late_from=130 plays them.
+    late = train_evolution(tmp_path / "late", generations=2, **{**TINY, "horizon": 160, "after_shipped": 130})
+    config = json.loads((tmp_path / "late" / "config.json").read_text())
+    assert config["after_shipped"] == 130
+    assert set(config["after_shipped_files"]["4"]) == {"learned_opening.npz", "learned_k5.npz"}
+    weights, metadata = load_policy_weights(late)
+    assert metadata["config"]["after_shipped"] == 130
+    problem = _problem(4)
+    opening, _ = load_policy_weights(DATA_DIRECTORY / "learned_opening.npz")
+    general, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz")
+    draws = np.random.default_rng(3).random(320)
+    agent = make_agent("learned", n_arms=4, late=str(late), late_from=130, seed=3)
+    expected = _agent_regret(agent, problem, 160, draws[160:])
+    got = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None], 160,
+                                np.random.default_rng(3), preceded_by=[(opening, 100), (general, 130)])
+    assert got[0] == pytest.approx(expected, abs=1e-9)
 
 
 def test_a_mixture_of_sizes_and_horizons_under_the_safeguard(tmp_path):

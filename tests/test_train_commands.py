@@ -124,6 +124,8 @@ def test_out_of_range_settings_are_refused_naming_the_field(tmp_path, capsys):
     ({"handover_at": 100}, ValueError, "handover and handover_at go together"),
     ({"handover": "missing.npz", "handover_at": 100}, ValueError, "handover"),
     ({"handover": POLICY, "handover_at": 0}, ValueError, "handover_at"),
+    ({"after_shipped": 0}, ValueError, "after_shipped"), ({"after_shipped": 1.5}, TypeError, "after_shipped"),
+    ({"after_shipped": 100, "handover": POLICY, "handover_at": 10}, ValueError, "exclude each other"),
 ])
 def test_es_config_checks_every_field(changes, error, message):
     with pytest.raises(error, match=message):
@@ -161,6 +163,7 @@ def test_recorded_configuration_keeps_the_keys_resume_compares():
     assert record["algorithm"] == "es" and record["families"] == list(FAMILIES)
     assert {"horizons", "safeguard_from"} <= set(ESConfig(horizons=(10, 60), safeguard_from=5).recorded())
     assert {"handover", "handover_at"} <= set(ESConfig(handover=POLICY, handover_at=50).recorded())
+    assert ESConfig(after_shipped=1000).recorded()["after_shipped"] == 1000
     assert set(PPOConfig().recorded()) == {"families", "n_arms", "horizon", "timesteps", "algorithm", "policy", "seed",
                                            "n_envs", "n_steps", "batch_size", "n_epochs", "hidden", "gamma",
                                            "gae_lambda", "learning_rate", "ent_coef"}

@@ -10,7 +10,7 @@ policies at once.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 
 import numba
 import numpy as np
@@ -36,13 +36,14 @@ __all__ = ["policy_episode_regret"]
 
 
 @numba.njit(cache=True, nogil=True)
-def _play_episodes(weights, handover_weights, handover_at, probabilities, regrets, action_uniforms, outcome_uniforms,
-                   deterministic, safeguard_from, checkpoints):  # pragma: no cover - compiled
+def _play_episodes(weights, opening_weights, opening_duels, middle_weights, middle_until, probabilities, regrets,
+                   action_uniforms, outcome_uniforms, deterministic, safeguard_from, checkpoints):  # pragma: no cover - compiled
     """Cumulative regret of the policy on each problem after each of the increasing
     ``checkpoints`` (the last is the horizon): the agent's kernels in one loop, duels drawn as
-    ``outcome_uniform < P[first, second]``.  With ``handover_at > 0``, ``weights`` choose the
-    first ``handover_at`` duels and ``handover_weights`` the rest, having read every duel (the
-    agent's opening and size policy); with 0, ``weights`` choose every duel."""
+    ``outcome_uniform < P[first, second]``.  ``opening_weights`` choose the first
+    ``opening_duels`` duels (0: none), ``middle_weights`` the following ones up to duel
+    ``middle_until`` (not above ``opening_duels``: none) and ``weights`` the rest, each network
+    having read every duel before its turn (the agent's opening, size policy and late policy)."""
     n_problems, n_arms, _ = probabilities.shape
     horizon = outcome_uniforms.shape[1]
     totals = np.zeros((n_problems, checkpoints.size))
@@ -52,36 +53,42 @@ def _play_episodes(weights, handover_weights, handover_at, probabilities, regret
     bounds = np.empty((2, n_arms), dtype=np.int64)
     expiry = np.empty(1)
     caches = new_network_caches(n_arms, weights)
-    # Without a handover the second network is the first (never read): no second set of caches.
-    handover_caches = caches if handover_at == 0 else new_network_caches(n_arms, handover_weights)
+    # A network without duels of its own is never read: no second set of caches for it.
+    has_opening = opening_duels > 0
+    has_middle = middle_until > opening_duels
+    opening_caches = new_network_caches(n_arms, opening_weights) if has_opening else caches
+    middle_caches = new_network_caches(n_arms, middle_weights) if has_middle else caches
     for problem in range(n_problems):
         wins[:] = 0
         reset_safeguard(evidence, status, bounds, expiry)
         fill_unplayed(caches, weights, wins)
-        if handover_at > 0:
-            fill_unplayed(handover_caches, handover_weights, wins)
+        if has_opening:
+            fill_unplayed(opening_caches, opening_weights, wins)
+        if has_middle:
+            fill_unplayed(middle_caches, middle_weights, wins)
         total = 0.0
         checkpoint = 0
         for t in range(horizon):
             uniform = -1.0 if deterministic else action_uniforms[problem, t]
-            if handover_at == 0 or t < handover_at:
-                choice = choose_duel(caches, wins, time_value(t), weights, uniform)
+            if t < opening_duels:
+                choice = choose_duel(opening_caches, wins, time_value(t), opening_weights, uniform)
+            elif t < middle_until:
+                choice = choose_duel(middle_caches, wins, time_value(t), middle_weights, uniform)
             else:
-                choice = choose_duel(handover_caches, wins, time_value(t), handover_weights, uniform)
+                choice = choose_duel(caches, wins, time_value(t), weights, uniform)
             if safeguard_from > 0:
                 choice = safeguarded_duel(wins, safeguard_threshold(t, safeguard_from), evidence, status, bounds,
                                           expiry, choice // n_arms, choice % n_arms)
             first, second = choice // n_arms, choice % n_arms
             total += regrets[problem, first, second]
             first_won = outcome_uniforms[problem, t] < probabilities[problem, first, second]
-            if handover_at == 0:
-                record_network_duel(wins, first, second, first_won, caches, weights)
-            else:
-                # As the agent observes: the policy that takes over counts every duel, the
-                # opening's caches follow while it still has duels to choose.
-                record_network_duel(wins, first, second, first_won, handover_caches, handover_weights)
-                if t + 1 < handover_at:
-                    refresh_network_duel(wins, first, second, first_won, caches, weights)
+            # As the agent observes: the last policy counts every duel, the earlier networks'
+            # caches follow while they still have duels to choose.
+            record_network_duel(wins, first, second, first_won, caches, weights)
+            if has_middle and t + 1 < middle_until:
+                refresh_network_duel(wins, first, second, first_won, middle_caches, middle_weights)
+            if has_opening and t + 1 < opening_duels:
+                refresh_network_duel(wins, first, second, first_won, opening_caches, opening_weights)
             if safeguard_from > 0:
                 safeguard_observe(wins, first, second, safeguard_threshold(t + 1, safeguard_from), evidence, status,
                                   bounds, expiry)
@@ -103,14 +110,15 @@ def policy_episode_regret(
     checkpoints: np.ndarray | list[int] | None = None,
     handover: Mapping[str, np.ndarray] | None = None,
     handover_at: int | None = None,
+    preceded_by: Sequence[tuple[Mapping[str, np.ndarray], int]] | None = None,
 ) -> np.ndarray:
     """Cumulative regret of a pair policy over one run of ``horizon`` duels on each problem.
 
     The compiled twin of running :class:`~dueling_gym.agents.learned.LearnedAgent` with the same
     weights and no opening (``opening=None``: the weights play every duel; its ``act`` and
     ``observe`` kernels, in the same order), or, with ``handover``, of the agent whose opening is
-    ``weights`` and whose size policy is ``handover`` -- used to train and
-    evaluate policies quickly.  The duels and the policy's draws come from ``rng`` (not the same
+    ``weights`` and whose size policy is ``handover``, or, with ``preceded_by``, of the agent whose
+    late policy is ``weights`` -- used to train and evaluate policies quickly.  The duels and the policy's draws come from ``rng`` (not the same
     streams as the environment's): first ``n_problems x horizon`` uniforms for the policy's
     draws, then as many for the duels' outcomes.
 
@@ -139,6 +147,12 @@ def policy_episode_regret(
     handover_at : int, optional
         How many duels ``weights`` choose before ``handover`` takes over (at least 1); required
         with ``handover``, refused without it.
+    preceded_by : sequence of (weights, int), optional
+        One or two fixed policies that choose the duels before ``weights`` do, each up to the duel
+        given (strictly increasing): ``[(opening, 100), (size_policy, 1000)]`` is the agent whose
+        opening plays 100 duels, whose size policy plays up to duel 1000 and whose late policy,
+        ``weights``, plays the rest, every network having read every duel before its turn.  Not
+        with ``handover``.
 
     Returns
     -------
@@ -173,13 +187,38 @@ def policy_episode_regret(
         raise ValueError("handover and handover_at go together: pass both (a policy taking over after so many "
                          "duels) or neither")
     packed = pack_weights(weights)
-    if handover is None:
-        packed_handover, switch = packed, 0
-    else:
-        packed_handover, switch = pack_weights(handover), check_integer("handover_at", handover_at, minimum=1)
+    # The kernel's three networks: the opening, the middle one and the last, which counts every duel.
+    last, opening, opening_duels, middle, middle_until = packed, packed, 0, packed, 0
+    if handover is not None:
+        if preceded_by is not None:
+            raise ValueError("handover and preceded_by exclude each other: the trained weights either open the "
+                             "run or follow fixed policies")
+        last, opening = pack_weights(handover), packed
+        opening_duels = check_integer("handover_at", handover_at, minimum=1)
+    elif preceded_by is not None:
+        phases = _check_phases(preceded_by)
+        opening, opening_duels = pack_weights(phases[0][0]), phases[0][1]
+        if len(phases) == 2:
+            middle, middle_until = pack_weights(phases[1][0]), phases[1][1]
     n_problems = probabilities.shape[0]
     action_uniforms = rng.random((n_problems, horizon))
     outcome_uniforms = rng.random((n_problems, horizon))
-    totals = _play_episodes(packed, packed_handover, switch, probabilities, regrets, action_uniforms, outcome_uniforms,
-                            deterministic, start, times)
+    totals = _play_episodes(last, opening, opening_duels, middle, middle_until, probabilities, regrets,
+                            action_uniforms, outcome_uniforms, deterministic, start, times)
     return totals[:, 0] if checkpoints is None else totals
+
+
+def _check_phases(preceded_by: Any) -> list[tuple[Mapping[str, np.ndarray], int]]:
+    """``preceded_by`` as a list of one or two (weights, last duel) pairs, the duels strictly increasing."""
+    if isinstance(preceded_by, (str, bytes, Mapping)) or not isinstance(preceded_by, Sequence):
+        raise TypeError(f"preceded_by must be a sequence of (weights, duels) pairs, got {type(preceded_by).__name__}")
+    if not 1 <= len(preceded_by) <= 2:
+        raise ValueError(f"preceded_by must hold one or two (weights, duels) pairs, got {len(preceded_by)}")
+    phases = []
+    for phase in preceded_by:
+        if not isinstance(phase, (tuple, list)) or len(phase) != 2 or not isinstance(phase[0], Mapping):
+            raise TypeError(f"each entry of preceded_by must be a (weights, duels) pair, got {phase!r:.80}")
+        phases.append((phase[0], check_integer("preceded_by duels", phase[1], minimum=1)))
+    if len(phases) == 2 and phases[1][1] <= phases[0][1]:
+        raise ValueError(f"the duels of preceded_by must increase strictly, got {phases[0][1]} then {phases[1][1]}")
+    return phases

@@ -34,6 +34,7 @@ on.  Across machines the gradient's matrix-vector product goes through NumPy's B
 
 from __future__ import annotations
 
+import hashlib
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from dueling_gym.agents.learned import opening_length, shipped_opening_path, shipped_policy_path
 from dueling_gym.experiments.learning import FAMILIES, REGRET_NOTION
 from dueling_gym.experiments.learning import trainer as base
 from dueling_gym.experiments.learning.config import TrainerConfig, check_policy_path, setting
@@ -146,7 +148,10 @@ class ESConfig(TrainerConfig):
     which the exported policy records and the ``learned`` agent then plays by default.
     ``handover`` and ``handover_at`` train an opening: the trained weights choose the first
     ``handover_at`` duels of each run and the fixed ``handover`` policy the rest, having read every
-    duel, as the ``learned`` agent plays an opening and its size policy.  ``seed``
+    duel, as the ``learned`` agent plays an opening and its size policy.  ``after_shipped`` trains
+    a late policy: the shipped ``learned`` agent of each size (its opening and size policy) chooses
+    the first ``after_shipped`` duels of each run and the trained weights the rest, having read
+    every duel.  ``seed``
     seeds the initial weights, the training problems and every draw; the validation problems
     come from an independent stream.  ``generations`` and ``threads`` are not recorded in
     ``config.json`` (a resumed run may train further, on more threads: the result does not
@@ -182,6 +187,8 @@ class ESConfig(TrainerConfig):
                                                               "duels: the trained weights are then an opening")
     handover_at: int | None = setting(None, omit_none=True, help="duels the trained weights choose before "
                                                                  "--handover takes over")
+    after_shipped: int | None = setting(None, omit_none=True, help="train a late policy: the shipped learned agent "
+                                                                   "of each size chooses this many duels first")
     threads: int = setting(2, help="worker threads evaluating the perturbations", recorded=False)
 
     def __post_init__(self) -> None:
@@ -214,6 +221,11 @@ class ESConfig(TrainerConfig):
         if self.handover is not None:
             self._set("handover", check_policy_path("handover", self.handover))
             self._set("handover_at", check_integer("handover_at", self.handover_at, minimum=1))
+        if self.after_shipped is not None:
+            self._set("after_shipped", check_integer("after_shipped", self.after_shipped, minimum=1))
+            if self.handover is not None:
+                raise ValueError("after_shipped and handover exclude each other: the trained weights either follow "
+                                 "the shipped agent or open the run")
 
 
 class EvolutionTrainer(base.Trainer):
@@ -243,6 +255,14 @@ class EvolutionTrainer(base.Trainer):
             self.initial = random_weights(s.hidden, self.stream(0))
         # The policy that takes over is fixed: only the opening's weights are trained.
         self.handover = None if s.handover is None else load_policy_weights(s.handover)[0]
+        self.preceded_by: dict[int, list[tuple[dict[str, np.ndarray], int]]] = {}
+        if s.after_shipped is not None:
+            # The files the shipped agent plays enter the configuration: a resumed run with other
+            # shipped files would train another late policy.
+            config["after_shipped_files"] = {}
+            for n_arms in (s.n_arms if isinstance(s.n_arms, tuple) else (s.n_arms,)):
+                self.preceded_by[n_arms], config["after_shipped_files"][str(n_arms)] = _shipped_phases(
+                    n_arms, s.after_shipped)
         return config
 
     @property
@@ -317,7 +337,7 @@ class EvolutionTrainer(base.Trainer):
         return policy_episode_regret(unflatten_weights(vector, c["hidden"]), batch.probabilities, batch.regrets,
                                      c["horizon"], rng, safeguard_from=c.get("safeguard_from"),
                                      checkpoints=c.get("horizons"), handover=self.handover,
-                                     handover_at=c.get("handover_at"))
+                                     handover_at=c.get("handover_at"), preceded_by=self.preceded_by.get(batch.n_arms))
 
     def _fitness(self, vector: np.ndarray, batches: list[ProblemBatch], run_seed: int) -> float:
         """The mean over sizes of each size's score (one size: its score, as before mixtures)."""
@@ -429,6 +449,22 @@ def train_evolution(output_dir: str | Path, config: ESConfig | None = None, *, r
     """
     config = base.make_config(ESConfig, config, settings)
     return EvolutionTrainer(output_dir, config, resume=resume, progress=progress, command=command).run()
+
+
+def _shipped_phases(n_arms: int, duels: int) -> tuple[list[tuple[dict[str, np.ndarray], int]], dict[str, str]]:
+    """The shipped ``learned`` agent's duels before a late policy that takes over after ``duels``
+    with ``n_arms`` arms, as the phases of :func:`~dueling_gym.pair_network.policy_episode_regret`:
+    its opening, then its size policy up to duel ``duels`` if the opening ends first (a longer
+    opening hands over to the late policy itself, as the agent plays it); and the SHA-256 of each
+    file by name."""
+    opening_path, policy_path = shipped_opening_path(n_arms), shipped_policy_path(n_arms)
+    opening_duels = opening_length(n_arms)
+    phases = [(load_policy_weights(opening_path)[0], opening_duels)]
+    files = {opening_path.name: hashlib.sha256(opening_path.read_bytes()).hexdigest()}
+    if opening_duels < duels:
+        phases.append((load_policy_weights(policy_path)[0], duels))
+        files[policy_path.name] = hashlib.sha256(policy_path.read_bytes()).hexdigest()
+    return phases, files
 
 
 def _check_sizes(n_arms: Any) -> int | tuple[int, ...]:

@@ -92,6 +92,7 @@ class ProblemBatch:
         self.normaliser = self.random_regret
         self.objective = "mean"
         self.n_families = len(families)
+        self.n_arms = n_arms
 
     def family_means(self, totals: np.ndarray) -> np.ndarray:
         """The mean of ``totals`` (one per problem, or one row of horizons per problem) over each
