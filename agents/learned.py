@@ -7,9 +7,9 @@ permutation-equivariant pair network of :mod:`dueling_gym.pair_network` with its
 no torch at inference.  The first 100 duels are played by the opening's weights
 (``agents/data/learned_opening.npz``, trained for the early duels; from 16 arms on the first 1000,
 by ``agents/data/learned_opening_large.npz``, trained on 16 and 24 arms), which the size's network
-then follows with everything they played; below 12 arms every duel after the 1000th is played by
-the late policy (``agents/data/learned_late.npz``, trained for runs of 10^4 duels after the
-shipped agent's first 1000).
+then follows with everything they played; below 17 arms every duel after the 1000th is played by
+a late policy (``agents/data/learned_late.npz``, trained for runs of 10^4 duels after the
+shipped agent's first 1000; from 12 arms on ``learned_late_large.npz``).
 
 Each step the agent rebuilds the observation the policy was trained on from its own win
 counts (:mod:`dueling_gym.observations`), scores every duel ``(i, j)`` with the network and
@@ -66,7 +66,7 @@ from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
            "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "LONG_OPENING_FROM",
            "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "opening_length", "shipped_opening_path", "LATE_POLICY",
-           "LATE_FROM", "shipped_late_path", "load_policy_weights",
+           "LARGE_LATE_POLICY", "LARGE_LATE_POLICY_UNTIL", "LATE_FROM", "shipped_late_path", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
@@ -123,6 +123,17 @@ LONG_OPENING_POLICY = DATA_DIRECTORY / "learned_opening_large.npz"
 #: on validation problems with 3 to 10 arms lower at 10^4 than the size's policy on its own, or
 #: tied; ``agents/data/README.md``).
 LATE_POLICY = DATA_DIRECTORY / "learned_late.npz"
+#: The weights that choose every duel after the 1000th with
+#: :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` to
+#: :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY_UNTIL` arms, those of
+#: :data:`~dueling_gym.agents.learned.LATE_POLICY` trained further on 12 and 16 arms, where the K = 8
+#: weights and, from 16 arms, the long opening play before them.  On validation problems with 12 to
+#: 16 arms lower at 10^4 than the agent without it, or tied; with 24 arms higher
+#: (``agents/data/README.md``).
+LARGE_LATE_POLICY = DATA_DIRECTORY / "learned_late_large.npz"
+#: The largest number of arms that plays :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY`; above
+#: it no late policy is played.
+LARGE_LATE_POLICY_UNTIL = 16
 #: How many duels the opening and the size's policy play before the late policy takes over.
 LATE_FROM = 1000
 #: ``opening`` and ``late`` value meaning "the shipped file with the shipped policies, none with a policy file".
@@ -174,8 +185,14 @@ def _opening_path(policy: str | None, opening: Any, n_arms: int) -> Path | None:
 def shipped_late_path(n_arms: int) -> Path | None:
     """The shipped late policy the agent plays with ``n_arms`` arms, or None where none is shipped:
     :data:`~dueling_gym.agents.learned.LATE_POLICY` below
-    :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms when the package holds it."""
-    return LATE_POLICY if check_n_arms(n_arms) < LARGE_POLICY_FROM and LATE_POLICY.is_file() else None
+    :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms,
+    :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY` from there up to
+    :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY_UNTIL` arms, none above (and none whose file
+    the package lacks)."""
+    n_arms = check_n_arms(n_arms)
+    path = (LATE_POLICY if n_arms < LARGE_POLICY_FROM else LARGE_LATE_POLICY if n_arms <= LARGE_LATE_POLICY_UNTIL
+            else None)
+    return path if path is not None and path.is_file() else None
 
 
 def _late_path(policy: str | None, late: Any, n_arms: int) -> Path | None:
@@ -512,6 +529,10 @@ class LearnedAgent(KernelDuelingAgent):
             fill_unplayed(caches, weights, self.wins)
             middle_weights, middle_caches, middle_until = size_weights, size_caches, self.late_from
         opening = self._load_opening()
+        if late is not None and opening is not None and self.opening_duels >= self.late_from:
+            # The opening hands over to the late policy itself: the size's network never chooses,
+            # so its caches are not refreshed.
+            middle_weights, middle_caches, middle_until = weights, caches, 0
         if opening is None:  # the state's types stay those of a run with an opening
             opening_weights, opening_caches, opening_duels = weights, caches, 0
         else:

@@ -330,23 +330,27 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     np.testing.assert_array_equal(plain.duels, alone.duels)
 
 
-def test_the_late_policy_takes_over_after_late_from_duels_below_twelve_arms(tmp_path):
+def test_the_late_policy_takes_over_after_late_from_duels_up_to_sixteen_arms(tmp_path):
     from dueling_gym.agents import learned
 
     assert learned.LATE_FROM == 1000
     assert [learned.shipped_late_path(k) for k in (2, 5, 11)] == [learned.LATE_POLICY] * 3
-    assert [learned.shipped_late_path(k) for k in (12, 16, 40)] == [None] * 3
+    assert [learned.shipped_late_path(k) for k in (12, 16)] == [learned.LARGE_LATE_POLICY] * 2
+    assert [learned.shipped_late_path(k) for k in (17, 24, 40)] == [None] * 3
     late = make_agent("learned", n_arms=5, seed=0).late_metadata
     assert late["command"].startswith("dueling-gym train es") and "--after-shipped 1000" in late["command"]
     assert late["config"]["n_arms"] == [4, 5, 8] and late["config"]["horizon"] == 10000
-    assert make_agent("learned", n_arms=16, seed=0).late_metadata is None
+    large = make_agent("learned", n_arms=16, seed=0).late_metadata
+    assert "--init agents/data/learned_late.npz" in large["command"] and large["config"]["n_arms"] == [12, 16]
+    assert make_agent("learned", n_arms=17, seed=0).late_metadata is None
     assert make_agent("learned", n_arms=5, late=None, seed=0).late_metadata is None
     # A policy file plays alone (no shipped late policy), unless a late policy is named.
     assert make_agent("learned", n_arms=5, policy=str(learned.GENERAL_POLICY), seed=0).late_metadata is None
     digests = LearnedAgent.content_digests(5, {})
     assert digests["late_from"] == "1000"
     assert LearnedAgent.content_digests(5, {"late_from": 300})["late_from"] == "300"  # the duel enters the identity
-    assert "late_sha256" not in LearnedAgent.content_digests(12, {})
+    assert "late_sha256" not in LearnedAgent.content_digests(17, {})
+    assert LearnedAgent.content_digests(12, {})["late_sha256"] != digests["late_sha256"]
     assert "late_sha256" not in LearnedAgent.content_digests(5, {"late": None})
     named = LearnedAgent.content_digests(5, {"late": str(learned.OPENING_POLICY)})["late_sha256"]
     assert named != digests["late_sha256"]
