@@ -517,30 +517,18 @@ class LearnedAgent(KernelDuelingAgent):
     def _reset_state(self) -> None:
         n_arms = self.n_arms
         self.wins = np.zeros((n_arms, n_arms), dtype=np.int64)
-        size_weights = pack_weights(self._load())
-        size_caches = new_network_caches(n_arms, size_weights)
-        fill_unplayed(size_caches, size_weights, self.wins)
-        late = self._load_late()
-        if late is None:  # the size's network plays last (the state's types stay those of a late policy)
-            weights, caches, middle_weights, middle_caches, middle_until = (size_weights, size_caches, size_weights,
-                                                                             size_caches, 0)
+        size, late, opening = self._load(), self._load_late(), self._load_opening()
+        opening_duels = 0 if opening is None else self.opening_duels
+        # The network that plays last counts every duel: the late policy's when there is one.
+        weights, caches = self._network(size if late is None else late)
+        if late is not None and opening_duels < self.late_from:
+            middle_weights, middle_caches = self._network(size)
+            middle_until = self.late_from
         else:
-            weights = pack_weights(late)
-            caches = new_network_caches(n_arms, weights)
-            fill_unplayed(caches, weights, self.wins)
-            middle_weights, middle_caches, middle_until = size_weights, size_caches, self.late_from
-        opening = self._load_opening()
-        if late is not None and opening is not None and self.opening_duels >= self.late_from:
-            # The opening hands over to the late policy itself: the size's network never chooses,
-            # so its caches are not refreshed.
+            # No late policy, or one the opening hands over to itself: the size's network is the
+            # last or never chooses (not built).  The state's types stay those of three networks.
             middle_weights, middle_caches, middle_until = weights, caches, 0
-        if opening is None:  # the state's types stay those of a run with an opening
-            opening_weights, opening_caches, opening_duels = weights, caches, 0
-        else:
-            opening_weights = pack_weights(opening)
-            opening_caches = new_network_caches(n_arms, opening_weights)
-            fill_unplayed(opening_caches, opening_weights, self.wins)
-            opening_duels = self.opening_duels
+        opening_weights, opening_caches = (weights, caches) if opening is None else self._network(opening)
         evidence, status, bounds, expiry = new_safeguard_arrays(n_arms)
         self.state = LearnedState(rng=self.rng, wins=self.wins, caches=caches, weights=weights,
                                   opening_caches=opening_caches, opening_weights=opening_weights,
@@ -548,6 +536,13 @@ class LearnedAgent(KernelDuelingAgent):
                                   middle_weights=middle_weights, middle_until=middle_until,
                                   deterministic=self.deterministic, evidence=evidence, status=status, bounds=bounds,
                                   expiry=expiry, safeguard_from=self._safeguard_start(), t=0)
+
+    def _network(self, weights: dict[str, np.ndarray]) -> tuple[Any, Any]:
+        """Packed ``weights`` and their caches, filled for the run's (empty) win counts."""
+        packed = pack_weights(weights)
+        caches = new_network_caches(self.n_arms, packed)
+        fill_unplayed(caches, packed, self.wins)
+        return packed, caches
 
     def _safeguard_start(self) -> int:
         """The safeguard's first duel as the kernels read it (0: never)."""

@@ -297,6 +297,20 @@ def test_the_opening_plays_its_duels_then_the_size_policy_from_every_duel_played
     assert with_opening.opening_metadata is not None
 
 
+def _assert_phase_arguments_are_checked(name: str, duels_name: str, tmp_path) -> None:
+    """The opening's or the late policy's file argument and its duel count are refused when wrong."""
+    from dueling_gym.agents import learned
+
+    with pytest.raises(ValueError, match=duels_name):
+        LearnedAgent(5, **{duels_name: 0})
+    with pytest.raises(TypeError, match=f"{name} must be the path"):
+        LearnedAgent(5, **{name: 3})
+    with pytest.raises(ValueError, match="does not exist"):
+        LearnedAgent(5, **{name: str(tmp_path / "absent.npz")})
+    with pytest.raises(ValueError, match="holds a policy for 8 arms, not 5"):
+        LearnedAgent(5, **{name: str(learned.DATA_DIRECTORY / "learned_k8.npz")})
+
+
 def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     from dueling_gym.agents import learned
 
@@ -315,14 +329,7 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     assert make_agent("learned", n_arms=15, seed=0).opening_metadata["config"]["n_arms"] == [4, 5, 8, 16]
     assert make_agent("learned", n_arms=24, seed=0).opening_metadata["config"]["n_arms"] == [16, 24]
     assert set(LearnedAgent.content_digests(5, {"policy": str(learned.GENERAL_POLICY)})) == {"policy_sha256"}
-    with pytest.raises(ValueError, match="opening_duels"):
-        LearnedAgent(5, opening_duels=0)
-    with pytest.raises(TypeError, match="opening must be the path"):
-        LearnedAgent(5, opening=3)
-    with pytest.raises(ValueError, match="does not exist"):
-        LearnedAgent(5, opening=str(tmp_path / "absent.npz"))
-    with pytest.raises(ValueError, match="holds a policy for 8 arms, not 5"):
-        LearnedAgent(5, opening=str(learned.DATA_DIRECTORY / "learned_k8.npz"))
+    _assert_phase_arguments_are_checked("opening", "opening_duels", tmp_path)
     # Without the opening, the agent plays what it played before the opening existed.
     plain = simulate(make_agent("learned", n_arms=5, opening=None, seed=0), "multisol", 300, seed=3, record_duels=True)
     alone = simulate(make_agent("learned", n_arms=5, policy=str(learned.GENERAL_POLICY), seed=0), "multisol", 300,
@@ -354,14 +361,7 @@ def test_the_late_policy_takes_over_after_late_from_duels_up_to_sixteen_arms(tmp
     assert "late_sha256" not in LearnedAgent.content_digests(5, {"late": None})
     named = LearnedAgent.content_digests(5, {"late": str(learned.OPENING_POLICY)})["late_sha256"]
     assert named != digests["late_sha256"]
-    with pytest.raises(ValueError, match="late_from"):
-        LearnedAgent(5, late_from=0)
-    with pytest.raises(TypeError, match="late must be the path"):
-        LearnedAgent(5, late=3)
-    with pytest.raises(ValueError, match="does not exist"):
-        LearnedAgent(5, late=str(tmp_path / "absent.npz"))
-    with pytest.raises(ValueError, match="holds a policy for 8 arms, not 5"):
-        LearnedAgent(5, late=str(learned.DATA_DIRECTORY / "learned_k8.npz"))
+    _assert_phase_arguments_are_checked("late", "late_from", tmp_path)
     # Up to duel late_from the run is the agent's without a late policy, duel for duel; then the
     # late policy chooses, with caches of every duel played.
     with_late = simulate(make_agent("learned", n_arms=5, late_from=150, seed=0), "multisol", 400, seed=3,
