@@ -48,6 +48,7 @@ def test_every_number_of_arms_without_a_file_plays_the_general_or_the_large_poli
     agent = make_agent("learned", n_arms=3, seed=0)
     assert agent.metadata["n_arms"] == 5  # the K = 5 weights, which do not depend on K
     assert learned.shipped_policy_path(8).name == "learned_k8.npz"
+    assert learned.shipped_policy_path(4).name == "learned_k4.npz"  # trained for 4 arms after the opening
     assert learned.shipped_policy_path(learned.LARGE_POLICY_FROM - 1) == learned.GENERAL_POLICY
     # From LARGE_POLICY_FROM arms on, the K = 8 weights (chosen on validation problems), played at any K.
     assert learned.LARGE_POLICY_FROM == 12 and learned.LARGE_POLICY.name == "learned_k8.npz"

@@ -307,15 +307,20 @@ def test_the_learned_vs_classic_preset_is_listed():
     assert preset.kind == "learned" and preset.full["n_arms"] == (4, 5, 8, 16) and preset.full["horizons"] == (100, 1000, 10_000)
 
 
-def test_policies_are_shipped_for_five_and_eight_arms_with_their_commands():
+def test_policies_are_shipped_for_four_five_and_eight_arms_with_their_commands():
     from dueling_gym.agents.learned import shipped_policies
 
-    assert shipped_policies() == [5, 8]
-    for n_arms, init in ((5, "agents/data/distilled3_k5.npz"), (8, "agents/data/learned_k5.npz")):
+    assert shipped_policies() == [4, 5, 8]
+    for n_arms, init in ((4, "agents/data/learned_k5.npz"), (5, "agents/data/distilled3_k5.npz"),
+                         (8, "agents/data/learned_k5.npz")):
         agent = make_agent("learned", n_arms=n_arms, seed=0)
         assert agent.metadata["command"].startswith("dueling-gym train es") and f"--init {init}" in agent.metadata["command"]
         result = simulate(agent, _problem(n_arms), 300, seed=0)
         assert result.final_regret("copeland_komiyama") >= 0
+    # The four-arm policy was trained as it is played: after the shipped opening's 100 duels.
+    four = make_agent("learned", n_arms=4, seed=0).metadata
+    assert four["config"]["n_arms"] == 4 and four["config"]["after_shipped"] == 100
+    assert list(four["config"]["after_shipped_files"]["4"]) == ["learned_opening.npz"]
     opening = make_agent("learned", n_arms=6, seed=0).opening_metadata  # every size's first duels
     assert opening["command"].startswith("dueling-gym train es") and "--init agents/data/learned_k5.npz" in opening["command"]
     assert opening["config"]["n_arms"] == [4, 5, 8, 16] and opening["config"]["horizons"] == [100, 1000]
@@ -324,7 +329,7 @@ def test_policies_are_shipped_for_five_and_eight_arms_with_their_commands():
     assert large["config"]["n_arms"] == [16, 24] and large["config"]["horizons"] == [100, 1000, 10000]
     assert large["config"]["handover_at"] == 1000  # trained as it is played: an opening of 1000 duels
     total = sum((DATA_DIRECTORY / name).stat().st_size
-                for name in ("learned_k5.npz", "learned_k8.npz", "learned_opening.npz", "learned_opening_large.npz",
+                for name in ("learned_k4.npz", "learned_k5.npz", "learned_k8.npz", "learned_opening.npz", "learned_opening_large.npz",
                              "learned_late.npz", "learned_late_large.npz"))
     assert total < 5 * 2**20
 
@@ -337,21 +342,21 @@ def _problem(n_arms: int):
 
 def test_training_a_late_policy_scores_the_agent_it_will_play(tmp_path):
     # The trained weights take over after the shipped agent's first 130 duels at K = 4: its
-    # opening's 100, then the K = 5 weights' 30, as the agent with late_from=130 plays them.
+    # opening's 100, then the K = 4 weights' 30, as the agent with late_from=130 plays them.
     late = train_evolution(tmp_path / "late", generations=2, **{**TINY, "horizon": 160, "after_shipped": 130})
     config = json.loads((tmp_path / "late" / "config.json").read_text())
     assert config["after_shipped"] == 130
-    assert set(config["after_shipped_files"]["4"]) == {"learned_opening.npz", "learned_k5.npz"}
+    assert set(config["after_shipped_files"]["4"]) == {"learned_opening.npz", "learned_k4.npz"}
     weights, metadata = load_policy_weights(late)
     assert metadata["config"]["after_shipped"] == 130
     problem = _problem(4)
     opening, _ = load_policy_weights(DATA_DIRECTORY / "learned_opening.npz")
-    general, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz")
+    four, _ = load_policy_weights(DATA_DIRECTORY / "learned_k4.npz")
     draws = np.random.default_rng(3).random(320)
     agent = make_agent("learned", n_arms=4, late=str(late), late_from=130, seed=3)
     expected = _agent_regret(agent, problem, 160, draws[160:])
     got = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None], 160,
-                                np.random.default_rng(3), preceded_by=[(opening, 100), (general, 130)])
+                                np.random.default_rng(3), preceded_by=[(opening, 100), (four, 130)])
     assert got[0] == pytest.approx(expected, abs=1e-9)
 
 
