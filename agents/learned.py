@@ -507,10 +507,12 @@ class LearnedAgent(KernelDuelingAgent):
         return self._phases[phase][0]
 
     def _read_exported(self, path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """An exported policy file's weights and metadata, refused when it was trained for one other size."""
+        """An exported policy file's weights and metadata, refused when it was trained for one other
+        size, unless it is the general policy's file, which the agent plays at other sizes itself (so
+        a run can name the file a size played before it had one of its own)."""
         weights, metadata = _read_weights(path, None)
         sizes = policy_sizes(metadata)
-        if sizes is not None and self.n_arms not in sizes:
+        if sizes is not None and self.n_arms not in sizes and path.resolve() != GENERAL_POLICY.resolve():
             raise ValueError(f"{path} holds a policy for {metadata['n_arms']} arms, not {self.n_arms}")
         return weights, metadata
 

@@ -1,0 +1,205 @@
+"""Paired validation draws: the comparison by which the learned agent's files were shipped or not.
+
+Each file the ``learned`` agent plays after the first ones was shipped only if it passed a rule
+written down before its validation draw (``agents/data/README.md`` lists every rule and draw).  A
+draw is a set of validation problems that neither training nor the held-out evaluation uses:
+for ``K`` arms and draw number ``w``, family ``f`` (its index in :data:`FAMILIES`) draws its
+problems in order from ``numpy.random.default_rng(SeedSequence([34, 0x5E1EC7, K, w]).spawn(3)[f])``
+with the family's generator.  Every problem is played once by two versions of the agent, the
+*baseline* and the *candidate* (keyword arguments of ``make_agent("learned", K, ...)``), with the
+same run seed ``1_000_003 i + 17`` for problem ``i``, so they draw the same outcome uniforms and
+agent seeds; the candidate's regret minus the baseline's is averaged over the problems, with its
+95% Student's t half-width, at every checkpoint: *lower* or *higher* when the interval excludes
+zero, *tied* when it contains it, and *identical* when every run's difference is exactly zero
+(as the runs of two agents that differ only after a given duel are before it).
+
+From the command line, e.g. the draws that shipped ``learned_k4.npz``::
+
+    python -m dueling_gym.experiments.studies.learned_validation --out results/validation-k4 \\
+        --n-arms 4 --draw 94 --problems 600 --horizon 10000 \\
+        --baseline policy=agents/data/learned_k5.npz,opening=agents/data/learned_opening.npz,late=agents/data/learned_late.npz
+
+(the candidate defaults to the agent as shipped).  ``paired.csv`` and ``summary.md`` are written to
+``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from dueling_gym.agents import make_agent
+from dueling_gym.experiments.simulate import simulate
+from dueling_gym.experiments.studies.learned_evaluation import write_csv
+from dueling_gym.problems import PreferenceMatrix
+from dueling_gym.problems.generators import ProblemSampler
+from dueling_gym.stats import mean_half_width
+from dueling_gym.validation import check_integer
+
+__all__ = ["FAMILIES", "AGENT_OPTIONS", "validation_problems", "paired_validation", "validation_summary",
+           "parse_agent_options"]
+
+#: The generator families of a draw, in the order of their stream index.
+FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
+#: The keyword arguments of the learned agent a baseline or candidate may set.
+AGENT_OPTIONS = ("policy", "opening", "opening_duels", "late", "late_from", "safeguard_from")
+#: The words of the validation streams (the first is the seed of the trainers' validation draws).
+_STREAM_WORDS = (34, 0x5E1EC7)
+#: Regret notion of every comparison.
+_NOTION = "copeland_komiyama"
+
+
+def validation_problems(n_arms: int, draw: int, family: str, n_problems: int) -> list[PreferenceMatrix]:
+    """The first ``n_problems`` problems of ``family`` with ``n_arms`` arms in validation draw ``draw``."""
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    n_arms = check_integer("n_arms", n_arms, minimum=2)
+    draw = check_integer("draw", draw, minimum=0)
+    n_problems = check_integer("n_problems", n_problems, minimum=1)
+    stream = np.random.SeedSequence([*_STREAM_WORDS, n_arms, draw]).spawn(len(FAMILIES))[FAMILIES.index(family)]
+    rng = np.random.default_rng(stream)
+    sampler = ProblemSampler(family, n_arms=n_arms)
+    return [sampler(rng) for _ in range(n_problems)]
+
+
+def _checkpoints(horizon: int) -> list[int]:
+    """100, 1000, ... below ``horizon``, and ``horizon``."""
+    points = [10 ** power for power in range(2, 12) if 10 ** power < horizon]
+    return points + [horizon]
+
+
+def _cell(task: tuple[int, int, str, int, int, dict[str, Any], dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """Both agents' regret at every checkpoint on one size and family of a draw (rows: problems)."""
+    n_arms, draw, family, n_problems, horizon, baseline, candidate = task
+    points = _checkpoints(horizon)
+    agents = [make_agent("learned", n_arms, **options) for options in (baseline, candidate)]
+    regret = np.empty((2, n_problems, len(points)))
+    for index, problem in enumerate(validation_problems(n_arms, draw, family, n_problems)):
+        for which, agent in enumerate(agents):
+            result = simulate(agent, problem, horizon, seed=1_000_003 * index + 17, checkpoints=points)
+            regret[which, index] = result.cumulative_regret[_NOTION]
+    return regret[0], regret[1]
+
+
+def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon: int, *,
+                      candidate: Mapping[str, Any] | None = None, baseline: Mapping[str, Any] | None = None,
+                      families: Sequence[str] = FAMILIES, jobs: int = 1) -> list[dict]:
+    """The candidate minus the baseline on validation draw ``draw``, by size, family and checkpoint.
+
+    Parameters
+    ----------
+    n_arms : sequence of int
+        The sizes of the draw.
+    draw : int
+        The draw number ``w`` (see the module docstring).
+    n_problems : int
+        Problems per family and size (at least 2).
+    horizon : int
+        Duels per run; the regret is read at 100, 1000, ... below it and at it.
+    candidate, baseline : mapping, optional
+        Keyword arguments of ``make_agent("learned", K, ...)`` (:data:`AGENT_OPTIONS`); default: the
+        agent as shipped.
+    families : sequence of str
+        A subset of :data:`FAMILIES`.
+    jobs : int
+        Worker processes (one size and family at a time each).
+
+    Returns
+    -------
+    list of dict
+        One row per size, family and checkpoint: both means, the mean difference, its 95% Student's
+        t half-width, the verdict (``"lower"``, ``"higher"``, ``"tied"``) and whether every run's
+        difference was exactly zero.
+    """
+    sizes = [check_integer("n_arms", value, minimum=2) for value in n_arms]
+    horizon = check_integer("horizon", horizon, minimum=1)
+    jobs = check_integer("jobs", jobs, minimum=1)
+    n_problems = check_integer("n_problems", n_problems, minimum=2)  # a paired interval needs two runs
+    options = [_checked_options(name, value) for name, value in (("baseline", baseline), ("candidate", candidate))]
+    for family in families:
+        if family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    tasks = [(size, draw, family, n_problems, horizon, *options) for size in sizes for family in families]
+    validation_problems(sizes[0], draw, families[0], 1)  # argument errors before any worker starts
+    if jobs == 1:
+        results = [_cell(task) for task in tasks]
+    else:
+        with ProcessPoolExecutor(jobs) as pool:
+            results = list(pool.map(_cell, tasks))
+    rows = []
+    for (size, _, family, *_), (before, after) in zip(tasks, results):
+        for column, point in enumerate(_checkpoints(horizon)):
+            differences = after[:, column] - before[:, column]
+            mean, half_width = float(differences.mean()), float(mean_half_width(differences))
+            verdict = "lower" if mean + half_width < 0 else "higher" if mean - half_width > 0 else "tied"
+            rows.append({"n_arms": size, "family": family, "horizon": point, "baseline": float(before[:, column].mean()),
+                         "candidate": float(after[:, column].mean()), "difference": mean, "ci95": half_width,
+                         "verdict": verdict, "identical": bool(np.all(differences == 0)), "runs": int(differences.size)})
+    return rows
+
+
+def _checked_options(name: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(f"{name} must be a mapping of agent options, got {type(options).__name__}")
+    unknown = sorted(set(options) - set(AGENT_OPTIONS))
+    if unknown:
+        raise ValueError(f"{name} sets {unknown}, which are not options of the learned agent here: {AGENT_OPTIONS}")
+    return dict(options)
+
+
+def parse_agent_options(text: str) -> dict[str, Any]:
+    """``"late=none,late_from=2000,policy=PATH"`` as agent options (``none``: None; integers as such)."""
+    options: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, separator, value = item.partition("=")
+        if not separator or not key:
+            raise ValueError(f"agent options are key=value pairs separated by commas, got {item!r}")
+        if key in options:
+            raise ValueError(f"agent option {key!r} is given twice")
+        options[key] = None if value.lower() == "none" else int(value) if value.lstrip("-").isdigit() else value
+    return _checked_options("the options", options)
+
+
+def validation_summary(rows: Sequence[dict]) -> str:
+    """The rows as a Markdown table (mean regret, baseline → candidate, and the paired difference)."""
+    lines = ["| K | family | T | baseline → candidate | candidate − baseline (paired) | verdict |",
+             "|---|---|---:|---:|---:|---|"]
+    for row in rows:
+        verdict = "identical" if row["identical"] else row["verdict"]
+        lines.append(f"| {row['n_arms']} | {row['family']} | {row['horizon']} | {row['baseline']:.1f} → "
+                     f"{row['candidate']:.1f} | {row['difference']:+.1f} ± {row['ci95']:.1f} | {verdict} |")
+    lines += ["", "Intervals: 95% Student's t half-width of the mean paired difference over the problems."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="A candidate learned agent against a baseline on a validation draw.")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--n-arms", required=True, help="number(s) of arms, comma-separated")
+    parser.add_argument("--draw", type=int, required=True, help="the draw number w")
+    parser.add_argument("--problems", type=int, required=True, help="problems per family and size")
+    parser.add_argument("--horizon", type=int, default=10_000)
+    parser.add_argument("--candidate", default="", help="agent options, e.g. late=PATH,late_from=1000 (default: as shipped)")
+    parser.add_argument("--baseline", default="", help="agent options of the baseline (default: as shipped)")
+    parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    rows = paired_validation([int(value) for value in args.n_arms.split(",")], args.draw, args.problems, args.horizon,
+                             candidate=parse_agent_options(args.candidate), baseline=parse_agent_options(args.baseline),
+                             families=args.families.split(","), jobs=args.jobs)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(out / "paired.csv", rows)
+    summary = validation_summary(rows)
+    (out / "summary.md").write_text(summary)
+    print(summary)
+
+
+if __name__ == "__main__":
+    main()

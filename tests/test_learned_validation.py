@@ -1,0 +1,99 @@
+"""The paired validation draws and the stuck-run diagnosis of the learned agent."""
+
+import csv
+
+import numpy as np
+import pytest
+import torch
+
+from dueling_gym.agents import make_agent
+from dueling_gym.agents.learned import DATA_DIRECTORY, GENERAL_POLICY
+from dueling_gym.experiments.simulate import simulate
+from dueling_gym.experiments.studies import learned_stuck_runs, learned_validation
+from dueling_gym.experiments.studies.learned_stuck_runs import stuck_runs, stuck_summary
+from dueling_gym.experiments.studies.learned_validation import (
+    paired_validation,
+    parse_agent_options,
+    validation_problems,
+    validation_summary,
+)
+from dueling_gym.problems.generators import ProblemSampler
+
+torch.set_num_threads(1)
+
+
+def test_a_draw_is_its_seed_sequence_and_the_family_generator_in_order():
+    problems = validation_problems(4, 94, "utility_based", 3)
+    rng = np.random.default_rng(np.random.SeedSequence([34, 0x5E1EC7, 4, 94]).spawn(3)[2])
+    sampler = ProblemSampler("utility_based", n_arms=4)
+    for problem in problems:
+        assert np.array_equal(problem.matrix, sampler(rng).matrix)
+    # Another draw or family is another stream.
+    assert not np.array_equal(validation_problems(4, 95, "utility_based", 1)[0].matrix, problems[0].matrix)
+    assert not np.array_equal(validation_problems(4, 94, "no_condorcet_winner", 1)[0].matrix, problems[0].matrix)
+
+
+def test_the_comparison_pairs_each_problem_and_run_seed():
+    # The candidate hands over to no late policy from duel 150: identical before, the agent's own runs after.
+    rows = paired_validation([4], 7, 3, 300, candidate={"late": None}, baseline={"late_from": 150},
+                             families=["unique_copeland_winner"])
+    assert [row["horizon"] for row in rows] == [100, 300]
+    first, last = rows
+    assert first["identical"] and first["difference"] == 0.0 and first["verdict"] == "tied"
+    assert not last["identical"] and last["runs"] == 3
+    problems = validation_problems(4, 7, "unique_copeland_winner", 3)
+    expected = [simulate(make_agent("learned", 4, late=None), problem, 300, seed=1_000_003 * index + 17)
+                .final_regret("copeland_komiyama") for index, problem in enumerate(problems)]
+    assert last["candidate"] == pytest.approx(np.mean(expected), abs=1e-9)
+    assert last["difference"] == pytest.approx(last["candidate"] - last["baseline"], abs=1e-9)
+    assert "| 4 | unique_copeland_winner | 100 |" in validation_summary(rows) and "identical" in validation_summary(rows)
+
+
+def test_the_general_policy_file_can_be_named_at_a_size_with_a_file_of_its_own():
+    # 4 arms now play learned_k4.npz; naming the K = 5 weights replays the agent from before it.
+    named = make_agent("learned", 4, policy=str(GENERAL_POLICY), opening=str(DATA_DIRECTORY / "learned_opening.npz"),
+                       late=str(DATA_DIRECTORY / "learned_late.npz"), seed=0)
+    assert named.metadata["n_arms"] == 5
+    with pytest.raises(ValueError, match="holds a policy for 4 arms, not 5"):
+        make_agent("learned", 5, policy=str(DATA_DIRECTORY / "learned_k4.npz"))
+
+
+def test_agent_options_are_parsed_and_checked():
+    assert parse_agent_options("late=none, late_from=2000,policy=p.npz") == {"late": None, "late_from": 2000, "policy": "p.npz"}
+    assert parse_agent_options("") == {}
+    with pytest.raises(ValueError, match="key=value"):
+        parse_agent_options("late")
+    with pytest.raises(ValueError, match="twice"):
+        parse_agent_options("late=none,late=none")
+    with pytest.raises(ValueError, match="not options of the learned agent"):
+        parse_agent_options("seed=3")
+    with pytest.raises(TypeError, match="mapping"):
+        paired_validation([4], 1, 2, 100, candidate=["late"])
+    with pytest.raises(ValueError, match="family"):
+        paired_validation([4], 1, 2, 100, families=["cyclic"])
+    with pytest.raises(ValueError, match="n_problems"):
+        paired_validation([4], 1, 1, 100)
+
+
+def test_the_validation_command_line_writes_its_table(tmp_path, capsys):
+    learned_validation.main(["--out", str(tmp_path), "--n-arms", "3", "--draw", "1", "--problems", "2", "--horizon", "150",
+                             "--candidate", "late=none", "--families", "no_condorcet_winner"])
+    rows = list(csv.DictReader((tmp_path / "paired.csv").open()))
+    assert [row["horizon"] for row in rows] == ["100", "150"] and rows[0]["identical"] == "True"
+    assert "baseline → candidate" in capsys.readouterr().out and (tmp_path / "summary.md").is_file()
+
+
+def test_stuck_runs_split_the_growth_by_run(monkeypatch):
+    # With a threshold of zero every run counts as stuck, with one above any regret rate none does.
+    monkeypatch.setattr(learned_stuck_runs, "STUCK_RATE", 0.0)
+    rows = stuck_runs([3], 2, 20_000, agent_options={"late": None}, families=["utility_based"])
+    (row,) = rows
+    assert row["stuck"] == 2 and row["runs"] == 2 and row["share_from_stuck"] == pytest.approx(1.0)
+    assert row["growth"] == pytest.approx(row["mean_long"] / row["mean_short"])
+    assert "| 3 | utility_based | 2 of 2 |" in stuck_summary(rows, 20_000)
+    monkeypatch.setattr(learned_stuck_runs, "STUCK_RATE", 2.0)  # no regret grows faster than 1 per duel
+    (row,) = stuck_runs([3], 2, 20_000, agent_options={"late": None}, families=["utility_based"])
+    assert row["stuck"] == 0 and row["share_from_stuck"] == 0.0
+    assert row["growth_without_stuck"] == pytest.approx(row["growth"])
+    with pytest.raises(ValueError, match="horizon"):
+        stuck_runs([3], 2, 10_000)
