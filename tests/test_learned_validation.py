@@ -97,3 +97,15 @@ def test_stuck_runs_split_the_growth_by_run(monkeypatch):
     assert row["growth_without_stuck"] == pytest.approx(row["growth"])
     with pytest.raises(ValueError, match="horizon"):
         stuck_runs([3], 2, 10_000)
+    with pytest.raises(ValueError, match="not options of the learned agent"):
+        stuck_runs([3], 2, 20_000, agent_options={"seed": 1})
+    with pytest.raises(ValueError, match="family"):
+        stuck_runs([3], 2, 20_000, families=["cyclic"])
+
+
+def test_the_stuck_runs_command_line_writes_its_table(tmp_path, capsys):
+    learned_stuck_runs.main(["--out", str(tmp_path), "--n-arms", "3", "--problems", "1", "--horizon", "20000",
+                             "--agent", "late=none"])
+    rows = list(csv.DictReader((tmp_path / "stuck_runs.csv").open()))
+    assert [row["family"] for row in rows] == ["no_condorcet_winner", "unique_copeland_winner", "utility_based"]
+    assert "runs stuck" in capsys.readouterr().out and (tmp_path / "summary.md").is_file()

@@ -35,7 +35,7 @@ import numpy as np
 from dueling_gym.agents import make_agent
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.studies.learned_evaluation import write_csv
-from dueling_gym.experiments.studies.learned_validation import FAMILIES, parse_agent_options
+from dueling_gym.experiments.studies.learned_validation import AGENT_OPTIONS, FAMILIES, parse_agent_options
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.validation import check_integer
 
@@ -47,6 +47,11 @@ __all__ = ["STUCK_RATE", "stuck_runs", "stuck_summary"]
 STUCK_RATE = 0.05
 #: The words of the diagnostic stream.
 _STREAM_WORDS = (35, 0xD1A6)
+
+
+def _growth(short: np.ndarray, long: np.ndarray) -> float:
+    """The ratio of the mean regrets; NaN without runs or without regret at the short horizon."""
+    return float(long.mean() / short.mean()) if short.size and short.mean() > 0 else float("nan")
 
 
 def _cell(task: tuple[int, int, str, int, int, dict[str, Any]]) -> dict:
@@ -63,8 +68,8 @@ def _cell(task: tuple[int, int, str, int, int, dict[str, Any]]) -> dict:
     free = ~stuck
     return {"n_arms": n_arms, "family": family, "runs": n_problems, "stuck": int(stuck.sum()),
             "stuck_by_1000": int(early.sum()), "mean_short": float(regret[:, 2].mean()),
-            "mean_long": float(regret[:, 4].mean()), "growth": float(regret[:, 4].mean() / regret[:, 2].mean()),
-            "growth_without_stuck": (float(regret[free, 4].mean() / regret[free, 2].mean()) if free.any() else float("nan")),
+            "mean_long": float(regret[:, 4].mean()), "growth": _growth(regret[:, 2], regret[:, 4]),
+            "growth_without_stuck": _growth(regret[free, 2], regret[free, 4]),
             "share_from_stuck": float(increase[stuck].sum() / increase.sum()) if increase.sum() > 0 else 0.0}
 
 
@@ -99,7 +104,10 @@ def stuck_runs(n_arms: Sequence[int], n_problems: int, horizon: int = 100_000, *
     n_problems = check_integer("n_problems", n_problems, minimum=1)
     horizon = check_integer("horizon", horizon, minimum=20_000)
     jobs = check_integer("jobs", jobs, minimum=1)
-    options = parse_agent_options("") if agent_options is None else dict(agent_options)
+    options = {} if agent_options is None else dict(agent_options)
+    unknown = sorted(set(options) - set(AGENT_OPTIONS))
+    if unknown:
+        raise ValueError(f"agent_options sets {unknown}, which are not options of the learned agent here: {AGENT_OPTIONS}")
     for family in families:
         if family not in FAMILIES:
             raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
