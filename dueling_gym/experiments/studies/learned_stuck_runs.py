@@ -35,7 +35,12 @@ import numpy as np
 from dueling_gym.agents import make_agent
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.studies.learned_evaluation import write_csv
-from dueling_gym.experiments.studies.learned_validation import AGENT_OPTIONS, FAMILIES, parse_agent_options
+from dueling_gym.experiments.studies.learned_validation import (
+    FAMILIES,
+    check_agent_options,
+    check_families,
+    parse_agent_options,
+)
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.validation import check_integer
 
@@ -104,13 +109,8 @@ def stuck_runs(n_arms: Sequence[int], n_problems: int, horizon: int = 100_000, *
     n_problems = check_integer("n_problems", n_problems, minimum=1)
     horizon = check_integer("horizon", horizon, minimum=20_000)
     jobs = check_integer("jobs", jobs, minimum=1)
-    options = {} if agent_options is None else dict(agent_options)
-    unknown = sorted(set(options) - set(AGENT_OPTIONS))
-    if unknown:
-        raise ValueError(f"agent_options sets {unknown}, which are not options of the learned agent here: {AGENT_OPTIONS}")
-    for family in families:
-        if family not in FAMILIES:
-            raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    options = check_agent_options("agent_options", agent_options)
+    check_families(families)
     tasks = [(size, FAMILIES.index(family), family, n_problems, horizon, options) for size in sizes for family in families]
     if jobs == 1:
         return [_cell(task) for task in tasks]

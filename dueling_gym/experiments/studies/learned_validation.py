@@ -41,7 +41,7 @@ from dueling_gym.stats import mean_half_width
 from dueling_gym.validation import check_integer
 
 __all__ = ["FAMILIES", "AGENT_OPTIONS", "validation_problems", "paired_validation", "validation_summary",
-           "parse_agent_options"]
+           "parse_agent_options", "check_agent_options", "check_families"]
 
 #: The generator families of a draw, in the order of their stream index.
 FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
@@ -55,8 +55,7 @@ _NOTION = "copeland_komiyama"
 
 def validation_problems(n_arms: int, draw: int, family: str, n_problems: int) -> list[PreferenceMatrix]:
     """The first ``n_problems`` problems of ``family`` with ``n_arms`` arms in validation draw ``draw``."""
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    check_families([family])
     n_arms = check_integer("n_arms", n_arms, minimum=2)
     draw = check_integer("draw", draw, minimum=0)
     n_problems = check_integer("n_problems", n_problems, minimum=1)
@@ -119,10 +118,8 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
     horizon = check_integer("horizon", horizon, minimum=1)
     jobs = check_integer("jobs", jobs, minimum=1)
     n_problems = check_integer("n_problems", n_problems, minimum=2)  # a paired interval needs two runs
-    options = [_checked_options(name, value) for name, value in (("baseline", baseline), ("candidate", candidate))]
-    for family in families:
-        if family not in FAMILIES:
-            raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    options = [check_agent_options(name, value) for name, value in (("baseline", baseline), ("candidate", candidate))]
+    check_families(families)
     tasks = [(size, draw, family, n_problems, horizon, *options) for size in sizes for family in families]
     validation_problems(sizes[0], draw, families[0], 1)  # argument errors before any worker starts
     if jobs == 1:
@@ -142,7 +139,15 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
     return rows
 
 
-def _checked_options(name: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+def check_families(families: Sequence[str]) -> None:
+    """Refuse a family that is not one of :data:`FAMILIES`."""
+    for family in families:
+        if family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+
+
+def check_agent_options(name: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``options`` (None: none) as a dict, refused unless every key is one of :data:`AGENT_OPTIONS`."""
     if options is None:
         return {}
     if not isinstance(options, Mapping):
@@ -163,7 +168,7 @@ def parse_agent_options(text: str) -> dict[str, Any]:
         if key in options:
             raise ValueError(f"agent option {key!r} is given twice")
         options[key] = None if value.lower() == "none" else int(value) if value.lstrip("-").isdigit() else value
-    return _checked_options("the options", options)
+    return check_agent_options("the options", options)
 
 
 def validation_summary(rows: Sequence[dict]) -> str:
