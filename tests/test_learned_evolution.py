@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import hashlib
 import json
 
 import numpy as np
@@ -417,3 +418,20 @@ def test_training_an_opening_with_a_handover_scores_the_agent_it_will_play(tmp_p
     assert first_validation("opening") != first_validation("plain")  # the same start, another agent scored
     agent = make_agent("learned", n_arms=4, policy=handover, opening=str(opening), opening_duels=10, seed=0)
     assert simulate(agent, "cyclic4", 40, seed=1).final_regret("copeland_komiyama") >= 0
+
+
+def test_an_opening_handed_over_to_the_shipped_size_policies_scores_each_size_with_its_own(tmp_path):
+    # "shipped": each size hands over to the file the learned agent plays after its opening, and the
+    # files' digests enter the configuration (another size policy shipped later is another run).
+    train_evolution(tmp_path / "shipped", generations=2, **{**TINY, "n_arms": 5, "handover": "shipped", "handover_at": 10})
+    explicit = str(DATA_DIRECTORY / "learned_k5.npz")
+    train_evolution(tmp_path / "explicit", generations=2, **{**TINY, "n_arms": 5, "handover": explicit, "handover_at": 10})
+    scores = [(tmp_path / folder / "evaluations.csv").read_text().splitlines()[1:] for folder in ("shipped", "explicit")]
+    assert scores[0] == scores[1]
+    train_evolution(tmp_path / "mixture", generations=1, **{**TINY, "n_arms": (4, 5), "handover": "shipped",
+                                                            "handover_at": 10})
+    config = json.loads((tmp_path / "mixture" / "config.json").read_text())
+    assert config["handover"] == "shipped"
+    for size, name in ((4, "learned_k4.npz"), (5, "learned_k5.npz")):
+        digest = hashlib.sha256((DATA_DIRECTORY / name).read_bytes()).hexdigest()
+        assert config["handover_files"][str(size)] == {name: digest}

@@ -12,6 +12,8 @@ from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.studies import learned_stuck_runs, learned_validation
 from dueling_gym.experiments.studies.learned_stuck_runs import stuck_runs, stuck_summary
 from dueling_gym.experiments.studies.learned_validation import (
+    ALL_FAMILIES,
+    FAMILIES,
     paired_validation,
     parse_agent_options,
     validation_problems,
@@ -31,6 +33,19 @@ def test_a_draw_is_its_seed_sequence_and_the_family_generator_in_order():
     # Another draw or family is another stream.
     assert not np.array_equal(validation_problems(4, 95, "utility_based", 1)[0].matrix, problems[0].matrix)
     assert not np.array_equal(validation_problems(4, 94, "no_condorcet_winner", 1)[0].matrix, problems[0].matrix)
+
+
+def test_the_cyclic_family_is_the_fourth_stream_and_leaves_the_first_three_as_they_were():
+    # Spawned children depend on their index only: a fourth stream moves none of the first three.
+    assert ALL_FAMILIES[:3] == FAMILIES and ALL_FAMILIES[3] == "cyclic_copeland_winners"
+    three = np.random.SeedSequence([34, 0x5E1EC7, 5, 99]).spawn(3)
+    four = np.random.SeedSequence([34, 0x5E1EC7, 5, 99]).spawn(4)
+    assert [child.generate_state(4).tolist() for child in three] == [child.generate_state(4).tolist() for child in four[:3]]
+    (problem,) = validation_problems(5, 99, "cyclic_copeland_winners", 1)
+    expected = ProblemSampler("cyclic_copeland_winners", n_arms=5)(np.random.default_rng(four[3]))
+    assert np.array_equal(problem.matrix, expected.matrix)
+    scores = (problem.matrix > 0.5).sum(axis=1)
+    assert sorted(scores.tolist()) == [0, 1, 3, 3, 3]  # three Copeland winners in a cycle
 
 
 def test_the_comparison_pairs_each_problem_and_run_seed():

@@ -57,6 +57,8 @@ __all__ = ["FAMILIES", "REFERENCE_AGENTS", "ESConfig", "EvolutionTrainer", "rand
            "reference_regret", "train_evolution"]
 
 _VALIDATION_SALT = 0x5E1EC7
+#: ``handover`` value meaning "each size's shipped size policy".
+SHIPPED_HANDOVER = "shipped"
 #: Classic agents whose best mean regret per family normalises the fitness (``normalise="classic"``):
 #: the strongest at short horizons on these families.
 REFERENCE_AGENTS = ("ecw_rmed", "dts_plus", "dts", "winner_stays_strong", "self_sparring")
@@ -148,7 +150,9 @@ class ESConfig(TrainerConfig):
     which the exported policy records and the ``learned`` agent then plays by default.
     ``handover`` and ``handover_at`` train an opening: the trained weights choose the first
     ``handover_at`` duels of each run and the fixed ``handover`` policy the rest, having read every
-    duel, as the ``learned`` agent plays an opening and its size policy.  ``after_shipped`` trains
+    duel, as the ``learned`` agent plays an opening and its size policy; ``handover="shipped"``
+    hands each size over to the size policy the ``learned`` agent ships for it (the files' SHA-256
+    enter the configuration).  ``after_shipped`` trains
     a late policy: the shipped ``learned`` agent of each size (its opening and size policy) chooses
     the first ``after_shipped`` duels of each run and the trained weights the rest, having read
     every duel.  ``seed``
@@ -184,7 +188,8 @@ class ESConfig(TrainerConfig):
     safeguard_from: int | None = setting(None, omit_none=True, help="train under the safeguard from this duel on "
                                                                     "(recorded in the policy; default: no safeguard)")
     handover: str | None = setting(None, omit_none=True, help="exported policy that takes over after --handover-at "
-                                                              "duels: the trained weights are then an opening")
+                                                              "duels (the trained weights are then an opening), or "
+                                                              "'shipped': each size's shipped size policy")
     handover_at: int | None = setting(None, omit_none=True, help="duels the trained weights choose before "
                                                                  "--handover takes over")
     after_shipped: int | None = setting(None, omit_none=True, help="train a late policy: the shipped learned agent "
@@ -219,7 +224,8 @@ class ESConfig(TrainerConfig):
             raise ValueError("handover and handover_at go together: pass both (a policy taking over after so many "
                              "duels) or neither")
         if self.handover is not None:
-            self._set("handover", check_policy_path("handover", self.handover))
+            if not (isinstance(self.handover, str) and self.handover == SHIPPED_HANDOVER):
+                self._set("handover", check_policy_path("handover", self.handover))
             self._set("handover_at", check_integer("handover_at", self.handover_at, minimum=1))
         if self.after_shipped is not None:
             self._set("after_shipped", check_integer("after_shipped", self.after_shipped, minimum=1))
@@ -254,7 +260,18 @@ class EvolutionTrainer(base.Trainer):
         else:
             self.initial = random_weights(s.hidden, self.stream(0))
         # The policy that takes over is fixed: only the opening's weights are trained.
-        self.handover = None if s.handover is None else load_policy_weights(s.handover)[0]
+        self.handover_by_size: dict[int, dict[str, np.ndarray] | None] = {}
+        sizes = s.n_arms if isinstance(s.n_arms, tuple) else (s.n_arms,)
+        if s.handover == SHIPPED_HANDOVER:
+            # As for a late policy, the files taken over by enter the configuration.
+            config["handover_files"] = {}
+            for n_arms in sizes:
+                path = shipped_policy_path(n_arms)
+                self.handover_by_size[n_arms] = load_policy_weights(path)[0]
+                config["handover_files"][str(n_arms)] = {path.name: hashlib.sha256(path.read_bytes()).hexdigest()}
+        else:
+            fixed = None if s.handover is None else load_policy_weights(s.handover)[0]
+            self.handover_by_size = {n_arms: fixed for n_arms in sizes}
         self.preceded_by: dict[int, list[tuple[dict[str, np.ndarray], int]]] = {}
         if s.after_shipped is not None:
             # The files the shipped agent plays enter the configuration: a resumed run with other
@@ -336,7 +353,7 @@ class EvolutionTrainer(base.Trainer):
         c = self.config
         return policy_episode_regret(unflatten_weights(vector, c["hidden"]), batch.probabilities, batch.regrets,
                                      c["horizon"], rng, safeguard_from=c.get("safeguard_from"),
-                                     checkpoints=c.get("horizons"), handover=self.handover,
+                                     checkpoints=c.get("horizons"), handover=self.handover_by_size[batch.n_arms],
                                      handover_at=c.get("handover_at"), preceded_by=self.preceded_by.get(batch.n_arms))
 
     def _fitness(self, vector: np.ndarray, batches: list[ProblemBatch], run_seed: int) -> float:

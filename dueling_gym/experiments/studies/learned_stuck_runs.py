@@ -11,7 +11,7 @@ increase they carry.
 
 Problems come from a diagnostic stream that training, validation and the held-out evaluation do
 not use: family ``f`` (its index in
-:data:`~dueling_gym.experiments.studies.learned_validation.FAMILIES`) with ``K`` arms draws in
+:data:`~dueling_gym.experiments.studies.learned_validation.ALL_FAMILIES`) with ``K`` arms draws in
 order from ``default_rng(SeedSequence([35, 0xD1A6, K, f]))``; run ``i`` has seed ``i``.  The
 table of ``agents/data/README.md`` (measured before ``learned_k4.npz``, so 4 arms name the files
 they played then; 5 and 8 arms are played as shipped)::
@@ -36,6 +36,7 @@ from dueling_gym.agents import make_agent
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.studies.learned_evaluation import write_csv
 from dueling_gym.experiments.studies.learned_validation import (
+    ALL_FAMILIES,
     FAMILIES,
     check_agent_options,
     check_families,
@@ -94,7 +95,8 @@ def stuck_runs(n_arms: Sequence[int], n_problems: int, horizon: int = 100_000, *
     agent_options : mapping, optional
         Keyword arguments of ``make_agent("learned", K, ...)``; default: as shipped.
     families : sequence of str
-        A subset of the three generator families.
+        A subset of :data:`~dueling_gym.experiments.studies.learned_validation.ALL_FAMILIES`
+        (default: the three training families).
     jobs : int
         Worker processes.
 
@@ -111,7 +113,7 @@ def stuck_runs(n_arms: Sequence[int], n_problems: int, horizon: int = 100_000, *
     jobs = check_integer("jobs", jobs, minimum=1)
     options = check_agent_options("agent_options", agent_options)
     check_families(families)
-    tasks = [(size, FAMILIES.index(family), family, n_problems, horizon, options) for size in sizes for family in families]
+    tasks = [(size, ALL_FAMILIES.index(family), family, n_problems, horizon, options) for size in sizes for family in families]
     if jobs == 1:
         return [_cell(task) for task in tasks]
     with ProcessPoolExecutor(jobs) as pool:

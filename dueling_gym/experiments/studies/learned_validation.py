@@ -3,9 +3,10 @@
 Each file the ``learned`` agent plays after the first ones was shipped only if it passed a rule
 written down before its validation draw (``agents/data/README.md`` lists every rule and draw).  A
 draw is a set of validation problems that neither training nor the held-out evaluation uses:
-for ``K`` arms and draw number ``w``, family ``f`` (its index in :data:`FAMILIES`) draws its
-problems in order from ``numpy.random.default_rng(SeedSequence([34, 0x5E1EC7, K, w]).spawn(3)[f])``
-with the family's generator.  Every problem is played once by two versions of the agent, the
+for ``K`` arms and draw number ``w``, family ``f`` (its index in :data:`ALL_FAMILIES`) draws its
+problems in order from ``numpy.random.default_rng(SeedSequence([34, 0x5E1EC7, K, w]).spawn(4)[f])``
+with the family's generator (a child of ``spawn`` depends on its index only, so the three
+training families draw the same problems as when a draw spawned three streams).  Every problem is played once by two versions of the agent, the
 *baseline* and the *candidate* (keyword arguments of ``make_agent("learned", K, ...)``), with the
 same run seed ``1_000_003 i + 17`` for problem ``i``, so they draw the same outcome uniforms and
 agent seeds; the candidate's regret minus the baseline's is averaged over the problems, with its
@@ -40,11 +41,14 @@ from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.stats import mean_half_width
 from dueling_gym.validation import check_integer
 
-__all__ = ["FAMILIES", "AGENT_OPTIONS", "validation_problems", "paired_validation", "validation_summary",
+__all__ = ["FAMILIES", "ALL_FAMILIES", "AGENT_OPTIONS", "validation_problems", "paired_validation", "validation_summary",
            "parse_agent_options", "check_agent_options", "check_families"]
 
-#: The generator families of a draw, in the order of their stream index.
+#: The generator families of a draw by default, the three every shipped file was trained on.
 FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
+#: Every family a draw may hold, in the order of their stream index (the fourth is the large
+#: synthetic problem of Zoghi et al., 2015, §6: three Copeland winners in a cycle; 4 arms or more).
+ALL_FAMILIES = FAMILIES + ("cyclic_copeland_winners",)
 #: The keyword arguments of the learned agent a baseline or candidate may set.
 AGENT_OPTIONS = ("policy", "opening", "opening_duels", "late", "late_from", "safeguard_from")
 #: The words of the validation streams (the first is the seed of the trainers' validation draws).
@@ -59,7 +63,7 @@ def validation_problems(n_arms: int, draw: int, family: str, n_problems: int) ->
     n_arms = check_integer("n_arms", n_arms, minimum=2)
     draw = check_integer("draw", draw, minimum=0)
     n_problems = check_integer("n_problems", n_problems, minimum=1)
-    stream = np.random.SeedSequence([*_STREAM_WORDS, n_arms, draw]).spawn(len(FAMILIES))[FAMILIES.index(family)]
+    stream = np.random.SeedSequence([*_STREAM_WORDS, n_arms, draw]).spawn(len(ALL_FAMILIES))[ALL_FAMILIES.index(family)]
     rng = np.random.default_rng(stream)
     sampler = ProblemSampler(family, n_arms=n_arms)
     return [sampler(rng) for _ in range(n_problems)]
@@ -103,7 +107,7 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
         Keyword arguments of ``make_agent("learned", K, ...)`` (:data:`AGENT_OPTIONS`); default: the
         agent as shipped.
     families : sequence of str
-        A subset of :data:`FAMILIES`.
+        A subset of :data:`ALL_FAMILIES` (default: :data:`FAMILIES`).
     jobs : int
         Worker processes (one size and family at a time each).
 
@@ -140,10 +144,10 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
 
 
 def check_families(families: Sequence[str]) -> None:
-    """Refuse a family that is not one of :data:`FAMILIES`."""
+    """Refuse a family that is not one of :data:`ALL_FAMILIES`."""
     for family in families:
-        if family not in FAMILIES:
-            raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+        if family not in ALL_FAMILIES:
+            raise ValueError(f"family must be one of {ALL_FAMILIES}, got {family!r}")
 
 
 def check_agent_options(name: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
