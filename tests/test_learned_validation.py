@@ -46,6 +46,13 @@ def test_the_cyclic_family_is_the_fourth_stream_and_leaves_the_first_three_as_th
     assert np.array_equal(problem.matrix, expected.matrix)
     scores = (problem.matrix > 0.5).sum(axis=1)
     assert sorted(scores.tolist()) == [0, 1, 3, 3, 3]  # three Copeland winners in a cycle
+    # The family needs 4 arms: refused before any run, whichever size comes first.
+    with pytest.raises(ValueError, match="n_arms"):
+        paired_validation([4, 3], 99, 2, 200, families=["cyclic_copeland_winners"])
+    with pytest.raises(ValueError, match="at least one family"):
+        paired_validation([4], 99, 2, 200, families=[])
+    with pytest.raises(TypeError, match="single string"):
+        paired_validation([4], 99, 2, 200, families="utility_based")
 
 
 def test_the_comparison_pairs_each_problem_and_run_seed():
@@ -116,6 +123,8 @@ def test_stuck_runs_split_the_growth_by_run(monkeypatch):
         stuck_runs([3], 2, 20_000, agent_options={"seed": 1})
     with pytest.raises(ValueError, match="family"):
         stuck_runs([3], 2, 20_000, families=["cyclic"])
+    with pytest.raises(ValueError, match="n_arms must be at least 4"):
+        stuck_runs([4, 3], 2, 20_000, families=["cyclic_copeland_winners"], jobs=2)
 
 
 def test_the_stuck_runs_command_line_writes_its_table(tmp_path, capsys):

@@ -125,7 +125,9 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
     options = [check_agent_options(name, value) for name, value in (("baseline", baseline), ("candidate", candidate))]
     check_families(families)
     tasks = [(size, draw, family, n_problems, horizon, *options) for size in sizes for family in families]
-    validation_problems(sizes[0], draw, families[0], 1)  # argument errors before any worker starts
+    for size in sizes:  # argument errors (a family's smallest size too) before any worker starts
+        for family in families:
+            validation_problems(size, draw, family, 1)
     if jobs == 1:
         results = [_cell(task) for task in tasks]
     else:
@@ -144,7 +146,11 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
 
 
 def check_families(families: Sequence[str]) -> None:
-    """Refuse a family that is not one of :data:`ALL_FAMILIES`."""
+    """Refuse a family that is not one of :data:`ALL_FAMILIES`, and no family at all."""
+    if isinstance(families, (str, bytes)):
+        raise TypeError(f"families must be a sequence of family names, not the single string {families!r}")
+    if len(families) == 0:
+        raise ValueError("families must name at least one family")
     for family in families:
         if family not in ALL_FAMILIES:
             raise ValueError(f"family must be one of {ALL_FAMILIES}, got {family!r}")
@@ -196,7 +202,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--horizon", type=int, default=10_000)
     parser.add_argument("--candidate", default="", help="agent options, e.g. late=PATH,late_from=1000 (default: as shipped)")
     parser.add_argument("--baseline", default="", help="agent options of the baseline (default: as shipped)")
-    parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--families", default=",".join(FAMILIES),
+                        help=f"comma-separated, from {', '.join(ALL_FAMILIES)} (default: the first three)")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
     rows = paired_validation([int(value) for value in args.n_arms.split(",")], args.draw, args.problems, args.horizon,
