@@ -263,7 +263,8 @@ class EvolutionTrainer(base.Trainer):
         self.handover_by_size: dict[int, dict[str, np.ndarray] | None] = {}
         sizes = s.n_arms if isinstance(s.n_arms, tuple) else (s.n_arms,)
         if s.handover == SHIPPED_HANDOVER:
-            # As for a late policy, the files taken over by enter the configuration.
+            # As for a late policy, the files handed over to enter the configuration: a resumed run
+            # with other shipped files would train another opening.
             config["handover_files"] = {}
             for n_arms in sizes:
                 path = shipped_policy_path(n_arms)
