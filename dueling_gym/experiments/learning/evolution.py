@@ -278,7 +278,7 @@ class EvolutionTrainer(base.Trainer):
             # The files the shipped agent plays enter the configuration: a resumed run with other
             # shipped files would train another late policy.
             config["after_shipped_files"] = {}
-            for n_arms in (s.n_arms if isinstance(s.n_arms, tuple) else (s.n_arms,)):
+            for n_arms in sizes:
                 self.preceded_by[n_arms], config["after_shipped_files"][str(n_arms)] = _shipped_phases(
                     n_arms, s.after_shipped)
         return config

@@ -112,10 +112,7 @@ def stuck_runs(n_arms: Sequence[int], n_problems: int, horizon: int = 100_000, *
     horizon = check_integer("horizon", horizon, minimum=20_000)
     jobs = check_integer("jobs", jobs, minimum=1)
     options = check_agent_options("agent_options", agent_options)
-    check_families(families)
-    for size in sizes:  # a family's smallest size (4 for the cyclic family) before any run
-        for family in families:
-            ProblemSampler(family, n_arms=size)
+    check_families(families, sizes)
     tasks = [(size, ALL_FAMILIES.index(family), family, n_problems, horizon, options) for size in sizes for family in families]
     if jobs == 1:
         return [_cell(task) for task in tasks]

@@ -123,11 +123,9 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
     jobs = check_integer("jobs", jobs, minimum=1)
     n_problems = check_integer("n_problems", n_problems, minimum=2)  # a paired interval needs two runs
     options = [check_agent_options(name, value) for name, value in (("baseline", baseline), ("candidate", candidate))]
-    check_families(families)
+    draw = check_integer("draw", draw, minimum=0)
+    check_families(families, sizes)  # argument errors before any worker starts
     tasks = [(size, draw, family, n_problems, horizon, *options) for size in sizes for family in families]
-    for size in sizes:  # argument errors (a family's smallest size too) before any worker starts
-        for family in families:
-            validation_problems(size, draw, family, 1)
     if jobs == 1:
         results = [_cell(task) for task in tasks]
     else:
@@ -145,8 +143,9 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
     return rows
 
 
-def check_families(families: Sequence[str]) -> None:
-    """Refuse a family that is not one of :data:`ALL_FAMILIES`, and no family at all."""
+def check_families(families: Sequence[str], sizes: Sequence[int] = ()) -> None:
+    """Refuse a family that is not one of :data:`ALL_FAMILIES`, no family at all, and a size one of
+    the families cannot have (the cyclic family needs 4 arms)."""
     if isinstance(families, (str, bytes)):
         raise TypeError(f"families must be a sequence of family names, not the single string {families!r}")
     if len(families) == 0:
@@ -154,6 +153,9 @@ def check_families(families: Sequence[str]) -> None:
     for family in families:
         if family not in ALL_FAMILIES:
             raise ValueError(f"family must be one of {ALL_FAMILIES}, got {family!r}")
+    for size in sizes:
+        for family in families:
+            ProblemSampler(family, n_arms=size)
 
 
 def check_agent_options(name: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
