@@ -44,6 +44,7 @@ from dueling_gym.agents.state import AgentState
 from dueling_gym.pair_network import (
     WEIGHT_NAMES,
     arm_record_values,
+    check_safeguard_clock,
     choose_duel,
     duel_scores,
     fill_unplayed,
@@ -269,6 +270,7 @@ class LearnedState(AgentState, fields=[
     "bounds",         # the arms' Copeland bounds
     "expiry",         # and when the decisions must be rebuilt
     "safeguard_from", # the duel from which the safeguard is on (0: never)
+    "safeguard_origin",  # its threshold is log(t / safeguard_origin)
     "t",
 ]):
     """Numba-side state of :class:`LearnedAgent`."""
@@ -285,7 +287,7 @@ def learned_act(state):
         choice = choose_duel(state.caches, state.wins, time_value(state.t), state.weights, uniform)
     n_arms = state.wins.shape[0]
     if state.safeguard_from > 0:  # off: not even the bookkeeping, which costs a quarter of a duel
-        choice = safeguarded_duel(state.wins, safeguard_threshold(state.t, state.safeguard_from), state.evidence,
+        choice = safeguarded_duel(state.wins, safeguard_threshold(state.t, state.safeguard_from, state.safeguard_origin), state.evidence,
                                   state.status, state.bounds, state.expiry, choice // n_arms, choice % n_arms)
     return choice // n_arms, choice % n_arms
 
@@ -306,7 +308,7 @@ def learned_observe(state, first, second, first_won):
         if state.t < state.opening_duels:
             refresh_network_duel(state.wins, first, second, first_won, state.opening_caches, state.opening_weights)
     if state.safeguard_from > 0:
-        safeguard_observe(state.wins, first, second, safeguard_threshold(state.t, state.safeguard_from),
+        safeguard_observe(state.wins, first, second, safeguard_threshold(state.t, state.safeguard_from, state.safeguard_origin),
                           state.evidence, state.status, state.bounds, state.expiry)
 
 
@@ -345,6 +347,10 @@ class LearnedAgent(KernelDuelingAgent):
         the network scores; None: never (the network alone).  ``"as_trained"``: what the policy
         file records it was trained with (``dueling-gym train es --safeguard-from``; None for
         a policy trained without).
+    safeguard_clock : {"run", "start"}, default "run"
+        The evidence the safeguard asks of a decided pair after ``t`` duels: ``log t`` (``"run"``),
+        or ``log(t / safeguard_from)`` (``"start"``), which starts from nothing when the safeguard
+        does, so that its checks come gradually instead of all at once.
     policy : str, optional
         Path of an exported policy file (``policy.npz`` written by ``dueling-gym train``) to run
         instead of the shipped one.
@@ -395,7 +401,8 @@ class LearnedAgent(KernelDuelingAgent):
 
     def __init__(self, n_arms: int, *, deterministic: bool = False, policy: str | None = None,
                  opening: str | None = AS_SHIPPED, opening_duels: int | None = None,
-                 late: str | None = AS_SHIPPED, late_from: int | None = None, safeguard_from: int | str | None = AS_TRAINED, seed: SeedLike = None):
+                 late: str | None = AS_SHIPPED, late_from: int | None = None, safeguard_from: int | str | None = AS_TRAINED,
+                 safeguard_clock: str = "run", seed: SeedLike = None):
         self.deterministic = check_bool("deterministic", deterministic)
         n_arms = check_n_arms(n_arms)
         if safeguard_from is not None and not (isinstance(safeguard_from, str) and safeguard_from == AS_TRAINED):
@@ -403,6 +410,7 @@ class LearnedAgent(KernelDuelingAgent):
                 raise ValueError(f"safeguard_from must be an integer >= 1, None or {AS_TRAINED!r}, got {safeguard_from!r}")
             safeguard_from = check_integer("safeguard_from", safeguard_from, minimum=1)
         self.safeguard_from = safeguard_from
+        self.safeguard_clock = check_safeguard_clock(safeguard_clock)
         if policy is None:
             if not shipped_policy_path(n_arms).is_file():
                 raise ValueError(f"no learned policy is shipped for n_arms={n_arms} (the package lacks "
@@ -532,12 +540,14 @@ class LearnedAgent(KernelDuelingAgent):
             middle_weights, middle_caches, middle_until = weights, caches, 0
         opening_weights, opening_caches = (weights, caches) if opening is None else self._network(opening)
         evidence, status, bounds, expiry = new_safeguard_arrays(n_arms)
+        start = self._safeguard_start()
         self.state = LearnedState(rng=self.rng, wins=self.wins, caches=caches, weights=weights,
                                   opening_caches=opening_caches, opening_weights=opening_weights,
                                   opening_duels=opening_duels, middle_caches=middle_caches,
                                   middle_weights=middle_weights, middle_until=middle_until,
                                   deterministic=self.deterministic, evidence=evidence, status=status, bounds=bounds,
-                                  expiry=expiry, safeguard_from=self._safeguard_start(), t=0)
+                                  expiry=expiry, safeguard_from=start,
+                                  safeguard_origin=start if self.safeguard_clock == "start" and start > 0 else 1, t=0)
 
     def _network(self, weights: dict[str, np.ndarray]) -> tuple[Any, Any]:
         """Packed ``weights`` and their caches, filled for the run's (empty) win counts."""

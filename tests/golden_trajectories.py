@@ -134,9 +134,11 @@ def vector_case(env_id: str, seed: int, sampled: bool) -> str:
 
 
 #: Learned-agent runs beyond the defaults: the safeguard from duel 300 (so that its checks fall
-#: inside the horizon), the deterministic policy, and the training loop's batch of whole runs.
+#: inside the horizon), with either clock, the deterministic policy, and the training loop's batch of whole runs.
 LEARNED_VARIANTS: dict[str, dict] = {
     "safeguard": {"safeguard_from": 300},
+    # The safeguard's own clock (its threshold log(t / 300)).
+    "safeguard_own_clock": {"safeguard_from": 300, "safeguard_clock": "start"},
     "deterministic": {"deterministic": True},
     # The size's policy from the first duel to the last: the default agent's trajectories before
     # the opening and the late policy.

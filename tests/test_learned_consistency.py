@@ -88,8 +88,17 @@ def test_the_command_line_runs_the_check_with_every_classic_agent_on_request(tmp
     rows = check_consistency(tmp_path / "c", ["cyclic4"], runs=2, horizon=100, long_horizon=300,
                              references=["rmed1", "winner_stays_strong"])
     assert [float(row["long_mean"]) for row in written] == [row["long_mean"] for row in rows]
+    # Another setting of the learned agent runs beside the shipped one, named by its options.
+    main(["--out", str(tmp_path / "v"), "--published", "cyclic4", "--runs", "2", "--horizon", "100",
+          "--long-horizon", "300", "--variant", "safeguard_from=150,safeguard_clock=start"])
+    with (tmp_path / "v" / "consistency.csv").open() as handle:
+        varied = list(csv.DictReader(handle))
+    assert [row["variant"] for row in varied] == ["as shipped", "safeguard_from=150,safeguard_clock=start"]
+    assert varied[0]["mean"] == varied[1]["mean"] == written[0]["mean"]  # the same runs before duel 150
+    assert varied[0]["long_mean"] == written[0]["long_mean"]
     # Bad settings are usage errors that name the problem, before anything runs.
     for arguments, message in ((["--references", "rmed1,nope"], "unknown: ['nope']"),
+                               (["--variant", "seed=3"], "seed"),
                                (["--published", "cyclic5"], "cyclic5"), (["--runs", "0"], "runs")):
         with pytest.raises(SystemExit) as exit_info:
             main(["--out", str(tmp_path / "bad"), *arguments])

@@ -398,6 +398,15 @@ def test_episode_regret_at_checkpoints_and_with_the_safeguard_matches_the_agent(
     got = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
                                 horizon, np.random.default_rng(3), safeguard_from=100, checkpoints=[50, 400])
     assert got.shape == (1, 2) and got[0, 1] == pytest.approx(expected, abs=1e-9) and got[0, 0] <= got[0, 1]
+    # The safeguard's own clock, in the batch runs as in the agent.
+    agent = LearnedAgent(5, safeguard_from=100, safeguard_clock="start", opening=None, seed=3)
+    expected_own = _agent_regret(agent, problem, horizon, draws[horizon:])
+    got_own = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
+                                    horizon, np.random.default_rng(3), safeguard_from=100, safeguard_clock="start")
+    assert got_own[0] == pytest.approx(expected_own, abs=1e-9) and got_own[0] != pytest.approx(expected, abs=1e-9)
+    with pytest.raises(ValueError, match="safeguard_clock"):
+        policy_episode_regret(weights, problem.matrix[None], problem.matrix[None], 10, np.random.default_rng(0),
+                              safeguard_from=5, safeguard_clock="late")
     with pytest.raises(ValueError, match="checkpoints"):
         policy_episode_regret(weights, problem.matrix[None], problem.matrix[None], 10, np.random.default_rng(0),
                               checkpoints=[5, 20])

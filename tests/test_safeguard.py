@@ -40,6 +40,13 @@ def test_threshold_is_off_until_the_start_then_log_t():
     assert safeguard_threshold(1000, 1000) == -1.0
     assert safeguard_threshold(1001, 1000) == pytest.approx(math.log(1001))
     assert safeguard_threshold(10**5, 1000) == pytest.approx(math.log(10**5))
+    # Its own clock: log(t / start), from nothing when the safeguard starts.
+    assert safeguard_threshold(1000, 1000, 1000) == -1.0
+    assert safeguard_threshold(1001, 1000, 1000) == pytest.approx(math.log(1.001))
+    assert safeguard_threshold(10**5, 10**4, 10**4) == pytest.approx(math.log(10))
+    # The run's clock, named: bit for bit the default.
+    for t in (101, 2345, 10**6):
+        assert safeguard_threshold(t, 100, 1) == safeguard_threshold(t, 100) == math.log(t)
 
 
 def _reference_duel(wins: np.ndarray, threshold: float, first: int, second: int) -> tuple[int, int]:
@@ -119,11 +126,13 @@ def _reference_duel(wins: np.ndarray, threshold: float, first: int, second: int)
     raise AssertionError("no duel to play")
 
 
-@pytest.mark.parametrize("n_arms", [2, 3, 5, 8])
-def test_incremental_rule_matches_the_rule_recomputed_every_step(n_arms):
+@pytest.mark.parametrize("n_arms, origin", [(2, 1), (3, 1), (5, 1), (8, 1), (3, 20), (5, 20)])
+def test_incremental_rule_matches_the_rule_recomputed_every_step(n_arms, origin):
     """The compiled safeguard keeps its decisions up to date pair by pair; a plain
-    re-implementation recomputes them every step.  Both pick the same duel on random runs."""
-    rng = np.random.default_rng(n_arms)
+    re-implementation recomputes them every step.  Both pick the same duel on random runs, with
+    the run's clock and with the safeguard's own (``origin`` = its start), whose threshold starts
+    near zero, so that nearly every played pair is decided at first and lapses as it grows."""
+    rng = np.random.default_rng(n_arms + origin)
     for run in range(3):
         matrix = rng.uniform(0.3, 0.7, (n_arms, n_arms))
         matrix = np.triu(matrix, 1) + np.tril(1 - matrix.T, -1)
@@ -137,7 +146,7 @@ def test_incremental_rule_matches_the_rule_recomputed_every_step(n_arms):
                 first = second = int(rng.integers(n_arms)) if rng.random() < 0.2 else 0
             else:
                 first, second = (int(x) for x in rng.integers(n_arms, size=2))
-            threshold = safeguard_threshold(t, start)
+            threshold = safeguard_threshold(t, start, origin)
             expected = _reference_duel(wins, threshold, first, second)
             flat = safeguarded_duel(wins, threshold, *arrays, first, second)
             assert divmod(flat, n_arms) == expected, (run, t)
@@ -147,11 +156,11 @@ def test_incremental_rule_matches_the_rule_recomputed_every_step(n_arms):
             else:
                 winner, loser = (a, b) if rng.random() < matrix[a, b] else (b, a)
                 wins[winner, loser] += 1
-            safeguard_observe(wins, a, b, safeguard_threshold(t + 1, start), *arrays)
+            safeguard_observe(wins, a, b, safeguard_threshold(t + 1, start, origin), *arrays)
 
 
 @numba.njit(cache=False)
-def _stubborn_run(matrix, regrets, horizon, arm, start, uniforms, other=-1):
+def _stubborn_run(matrix, regrets, horizon, arm, start, uniforms, other=-1, origin=1):
     """Cumulative regret after every duel of a 'network' that always proposes the self-duel of
     ``arm`` (or the duel ``(arm, other)`` when ``other`` >= 0)."""
     n_arms = matrix.shape[0]
@@ -165,7 +174,8 @@ def _stubborn_run(matrix, regrets, horizon, arm, start, uniforms, other=-1):
     out = np.zeros(horizon)
     for t in range(horizon):
         proposed = arm if other < 0 else other
-        flat = safeguarded_duel(wins, safeguard_threshold(t, start), evidence, status, bounds, expiry, arm, proposed)
+        flat = safeguarded_duel(wins, safeguard_threshold(t, start, origin), evidence, status, bounds, expiry, arm,
+                                proposed)
         first, second = flat // n_arms, flat % n_arms
         total += regrets[first, second]
         if first == second:
@@ -174,7 +184,8 @@ def _stubborn_run(matrix, regrets, horizon, arm, start, uniforms, other=-1):
             wins[first, second] += 1
         else:
             wins[second, first] += 1
-        safeguard_observe(wins, first, second, safeguard_threshold(t + 1, start), evidence, status, bounds, expiry)
+        safeguard_observe(wins, first, second, safeguard_threshold(t + 1, start, origin), evidence, status, bounds,
+                          expiry)
         out[t] = total
     return out
 
@@ -182,26 +193,32 @@ def _stubborn_run(matrix, regrets, horizon, arm, start, uniforms, other=-1):
 @pytest.mark.slow
 @pytest.mark.parametrize("name, arm", [("mslr5-condorcet", 1), ("arxiv", 3), ("gap", 4), ("cyclic4", 2),
                                        ("multisol", 3), ("sushi", 5)])
-def test_a_network_that_commits_to_a_wrong_arm_is_found_out(name, arm):
+@pytest.mark.parametrize("start, origin, last_share", [(100, 1, 0.01), (10**4, 10**4, 0.05)])
+def test_a_network_that_commits_to_a_wrong_arm_is_found_out(name, arm, start, origin, last_share):
     """Without the safeguard, always playing a non-winner's self-duel costs a constant per duel
     (linear regret: tenfold from 10^5 to 10^6 duels).  With it the wrong arm is found out: the
     regret grows by less than half from 10^5 to 10^6 duels on average over runs, by less than
-    double in every run, and by less than 1% of the stubborn network's over the last 10%."""
+    double in every run, and by less than 1% of the stubborn network's over the last 10%.  So
+    too with the safeguard's own clock from duel 10^4, after 10^4 duels of the wrong arm, except
+    that the last 10% may cost up to 5%: at 10^6 duels that clock asks ``log 100`` of a decision
+    where the run's asks ``log 10^6``, three times less, so more decisions are wrong, lapse and
+    are checked again."""
     problem = load_problem(name)
     regrets = problem.regret_matrix("copeland_komiyama")
     assert regrets[arm, arm] > 0  # the arm is not a winner: linear regret without the safeguard
     horizon, ratios = 10**6, []
     for seed in range(4):
         uniforms = np.random.default_rng(seed).random(horizon)
-        curve = _stubborn_run(problem.matrix, regrets, horizon, arm, 100, uniforms)
-        assert curve[-1] - curve[9 * horizon // 10 - 1] < 0.01 * regrets[arm, arm] * horizon / 10, seed
+        curve = _stubborn_run(problem.matrix, regrets, horizon, arm, start, uniforms, origin=origin)
+        assert curve[-1] - curve[9 * horizon // 10 - 1] < last_share * regrets[arm, arm] * horizon / 10, seed
         ratios.append(curve[-1] / curve[10**5 - 1])
     assert np.mean(ratios) < 1.5 and max(ratios) < 2.0, ratios
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("first, second", [(2, 3), (3, 4)])
-def test_a_network_that_keeps_to_a_near_tie_is_overruled(first, second):
+@pytest.mark.parametrize("start, origin", [(100, 1), (10**4, 10**4)])
+def test_a_network_that_keeps_to_a_near_tie_is_overruled(first, second, start, origin):
     """MSLR-5 (non-Condorcet) has three Copeland winners (arms 0-2) and pairs at 0.504 (arms 2
     and 3) and 0.503 (3 and 4) that take hundreds of thousands of duels to decide.  A network
     that proposes one of them every time is played only as long as the pair is not far ahead of
@@ -209,14 +226,14 @@ def test_a_network_that_keeps_to_a_near_tie_is_overruled(first, second):
     the proposed duel's regret would grow tenfold from 10^5 to 10^6 duels; with the safeguard it
     grows less than threefold on average, and the last 10% of the duels cost under a fifth of
     what the proposed duel would (an adversary that never proposes a winner: the checks are all
-    it gets)."""
+    it gets).  So too with the safeguard's own clock from duel 10^4."""
     problem = load_problem("mslr5-noncondorcet")
     regrets = problem.regret_matrix("copeland_komiyama")
     assert regrets[first, second] > 0
     horizon, ratios = 10**6, []
     for seed in range(4):
         uniforms = np.random.default_rng(seed).random(horizon)
-        curve = _stubborn_run(problem.matrix, regrets, horizon, first, 100, uniforms, other=second)
+        curve = _stubborn_run(problem.matrix, regrets, horizon, first, start, uniforms, other=second, origin=origin)
         assert curve[-1] - curve[9 * horizon // 10 - 1] < 0.2 * regrets[first, second] * horizon / 10, seed
         ratios.append(curve[-1] / curve[10**5 - 1])
     assert np.mean(ratios) < 3.0, ratios
@@ -234,6 +251,10 @@ def test_a_network_that_commits_to_the_winner_is_left_alone_once_it_is_confident
 
 
 def test_agent_safeguard_argument_is_checked():
+    with pytest.raises(ValueError, match="safeguard_clock"):
+        LearnedAgent(5, safeguard_from=100, safeguard_clock="duel")
+    with pytest.raises(TypeError, match="safeguard_clock"):
+        LearnedAgent(5, safeguard_from=100, safeguard_clock=1)
     with pytest.raises(ValueError, match="safeguard_from"):
         LearnedAgent(5, safeguard_from=0)
     with pytest.raises(ValueError, match="safeguard_from"):
@@ -253,6 +274,29 @@ def test_agent_plays_as_the_network_before_the_start_and_as_trained_by_default()
     assert LearnedAgent(5)._safeguard_start() == (LearnedAgent(5).metadata.get("config", {}).get("safeguard_from") or 0)
     if not LearnedAgent(5).metadata.get("config", {}).get("safeguard_from"):
         assert np.array_equal(default.duels, plain.duels)
+
+
+def test_the_safeguards_own_clock_changes_nothing_before_its_start_and_checks_less_after():
+    """With its own clock the safeguard plays the network's duels up to its start, as with the run's
+    clock, then asks ``log(t / start)`` of a decided pair: the same run differs after the start and
+    costs less than the run's clock (which asks ``log t`` at once).  The act/observe loop plays the
+    fused run duel for duel."""
+    problem = load_problem("mslr5-condorcet")
+
+    def run(fused=True, **options):
+        agent = make_agent("learned", 5, seed=1, **options)
+        return simulate(agent, problem, 6000, seed=7, record_duels=True, fused=fused)
+
+    plain = run(safeguard_from=None)
+    by_run = run(safeguard_from=2000)
+    own = run(safeguard_from=2000, safeguard_clock="start")
+    assert np.array_equal(own.duels[:2001], plain.duels[:2001])
+    assert not np.array_equal(own.duels, by_run.duels)
+    assert own.final_regret() < by_run.final_regret()
+    stepped = run(fused=False, safeguard_from=2000, safeguard_clock="start")
+    assert np.array_equal(stepped.duels, own.duels) and np.array_equal(stepped.outcomes, own.outcomes)
+    # Without a safeguard the clock changes nothing.
+    assert np.array_equal(run(safeguard_from=None, safeguard_clock="start").duels, plain.duels)
 
 
 @pytest.mark.skipif(not GENERAL_POLICY.is_file(), reason="no general policy shipped")

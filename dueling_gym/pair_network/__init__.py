@@ -50,6 +50,8 @@ from dueling_gym.pair_network.kernels import (
     time_value,
 )
 from dueling_gym.pair_network.safeguard import (
+    SAFEGUARD_CLOCKS,
+    check_safeguard_clock,
     new_safeguard_arrays,
     pair_evidence,
     reset_safeguard,
@@ -66,5 +68,5 @@ __all__ = [
     "NetworkCaches", "new_network_caches", "time_value", "pair_feature_values", "arm_record_values", "fill_unplayed", "record_network_duel", "refresh_network_duel", "duel_scores",
     "choose_duel", "policy_episode_regret",
     "pair_evidence", "safeguard_threshold", "new_safeguard_arrays", "reset_safeguard", "safeguard_observe", "safeguarded_duel",
-    "safeguard_rule_digest",
+    "safeguard_rule_digest", "SAFEGUARD_CLOCKS", "check_safeguard_clock",
 ]

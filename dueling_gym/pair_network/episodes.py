@@ -24,6 +24,7 @@ from dueling_gym.pair_network.kernels import (
     time_value,
 )
 from dueling_gym.pair_network.safeguard import (
+    check_safeguard_clock,
     reset_safeguard,
     safeguard_observe,
     safeguard_threshold,
@@ -37,7 +38,8 @@ __all__ = ["policy_episode_regret"]
 
 @numba.njit(cache=True, nogil=True)
 def _play_episodes(weights, opening_weights, opening_duels, middle_weights, middle_until, probabilities, regrets,
-                   action_uniforms, outcome_uniforms, deterministic, safeguard_from, checkpoints):  # pragma: no cover - compiled
+                   action_uniforms, outcome_uniforms, deterministic, safeguard_from, safeguard_origin,
+                   checkpoints):  # pragma: no cover - compiled
     """Cumulative regret of the policy on each problem after each of the increasing
     ``checkpoints`` (the last is the horizon): the agent's kernels in one loop, duels drawn as
     ``outcome_uniform < P[first, second]``.  ``opening_weights`` choose the first
@@ -77,7 +79,7 @@ def _play_episodes(weights, opening_weights, opening_duels, middle_weights, midd
             else:
                 choice = choose_duel(caches, wins, time_value(t), weights, uniform)
             if safeguard_from > 0:
-                choice = safeguarded_duel(wins, safeguard_threshold(t, safeguard_from), evidence, status, bounds,
+                choice = safeguarded_duel(wins, safeguard_threshold(t, safeguard_from, safeguard_origin), evidence, status, bounds,
                                           expiry, choice // n_arms, choice % n_arms)
             first, second = choice // n_arms, choice % n_arms
             total += regrets[problem, first, second]
@@ -90,7 +92,7 @@ def _play_episodes(weights, opening_weights, opening_duels, middle_weights, midd
             if has_opening and t + 1 < opening_duels:
                 refresh_network_duel(wins, first, second, first_won, opening_caches, opening_weights)
             if safeguard_from > 0:
-                safeguard_observe(wins, first, second, safeguard_threshold(t + 1, safeguard_from), evidence, status,
+                safeguard_observe(wins, first, second, safeguard_threshold(t + 1, safeguard_from, safeguard_origin), evidence, status,
                                   bounds, expiry)
             while checkpoint < checkpoints.size and checkpoints[checkpoint] == t + 1:
                 totals[problem, checkpoint] = total
@@ -107,6 +109,7 @@ def policy_episode_regret(
     *,
     deterministic: bool = False,
     safeguard_from: int | None = None,
+    safeguard_clock: str = "run",
     checkpoints: np.ndarray | list[int] | None = None,
     handover: Mapping[str, np.ndarray] | None = None,
     handover_at: int | None = None,
@@ -137,6 +140,9 @@ def policy_episode_regret(
     safeguard_from : int or None
         The duel from which the safeguard may replace the policy's duels
         (:mod:`dueling_gym.pair_network.safeguard`), as in the agent; None (default): never.
+    safeguard_clock : {"run", "start"}
+        The safeguard's threshold, as in the agent: ``log t`` (``"run"``, default) or
+        ``log(t / safeguard_from)`` (``"start"``).
     checkpoints : sequence of int, optional
         Strictly increasing times in ``1..horizon`` at which to report the cumulative regret;
         default: the horizon alone.
@@ -174,6 +180,7 @@ def policy_episode_regret(
     horizon = check_integer("horizon", horizon, minimum=0)
     deterministic = check_bool("deterministic", deterministic)
     start = 0 if safeguard_from is None else check_integer("safeguard_from", safeguard_from, minimum=1)
+    origin = start if check_safeguard_clock(safeguard_clock) == "start" and start > 0 else 1
     if checkpoints is None:
         times = np.array([horizon], dtype=np.int64)
     else:
@@ -204,7 +211,7 @@ def policy_episode_regret(
     action_uniforms = rng.random((n_problems, horizon))
     outcome_uniforms = rng.random((n_problems, horizon))
     totals = _play_episodes(last, opening, opening_duels, middle, middle_until, probabilities, regrets,
-                            action_uniforms, outcome_uniforms, deterministic, start, times)
+                            action_uniforms, outcome_uniforms, deterministic, start, origin, times)
     return totals[:, 0] if checkpoints is None else totals
 
 

@@ -16,6 +16,13 @@ Bandit Problem*, COLT 2015: an arm's empirical divergence ``sum_j N_ij KL(p_ij, 
   The safeguard is on from duel ``start`` on (before it the network plays exactly as trained:
   short runs are where it is strongest); the threshold grows with ``t``, so a decision that no
   duel has confirmed since lapses and is checked again, at the rate a consistent algorithm needs;
+* the **clock**: by default the threshold is the run's ``log t``, so a safeguard that starts late
+  asks at once, of every pair, the evidence a run-long safeguard would have gathered by then, and
+  its checks come all together.  With its own clock (``origin = start``) the threshold is
+  ``log(t / start)``: it starts from nothing, every played pair is decided at first, and the
+  decisions lapse and are checked as it grows, as they would have been from the first duel.
+  A wrong decision on evidence ``e`` is then kept until ``t = start * exp(e)``, so it guards
+  less in its first decades;
 * an arm's Copeland bounds: ``lower`` counts the pairs decided for it, ``upper`` is ``K - 1``
   minus the pairs decided against it; an arm is a **confident winner** when all its pairs are
   decided for it (a Condorcet winner) or its ``lower`` reaches every other arm's ``upper`` (a
@@ -88,7 +95,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-__all__ = ["pair_evidence", "safeguard_threshold", "new_safeguard_arrays",
+__all__ = ["SAFEGUARD_CLOCKS", "check_safeguard_clock", "pair_evidence", "safeguard_threshold", "new_safeguard_arrays",
            "reset_safeguard", "safeguard_observe", "safeguarded_duel", "safeguard_rule_digest"]
 
 
@@ -117,6 +124,20 @@ def safeguard_rule_digest() -> str:
 # pair by pair and rebuilt only when the threshold passes ``expiry`` -- a few times per decision.
 
 
+#: The safeguard's clocks: ``"run"``, its threshold after ``t`` duels is ``log t``; ``"start"``,
+#: ``log(t / start)``, counted from the duel the safeguard starts at.
+SAFEGUARD_CLOCKS = ("run", "start")
+
+
+def check_safeguard_clock(clock: str) -> str:
+    """``clock`` if it is one of :data:`SAFEGUARD_CLOCKS`; TypeError or ValueError otherwise."""
+    if not isinstance(clock, str):
+        raise TypeError(f"safeguard_clock must be a string, got {type(clock).__name__}")
+    if clock not in SAFEGUARD_CLOCKS:
+        raise ValueError(f"safeguard_clock must be one of {SAFEGUARD_CLOCKS}, got {clock!r}")
+    return clock
+
+
 def new_safeguard_arrays(n_arms: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Fresh ``(evidence, status, bounds, expiry)`` arrays of the safeguard of a run of ``n_arms`` arms."""
     evidence = np.zeros((n_arms, n_arms))
@@ -142,12 +163,15 @@ def pair_evidence(wins_ij: int, wins_ji: int) -> float:
 
 
 @numba.njit(cache=True, nogil=True)
-def safeguard_threshold(n_duels: int, start: int) -> float:
-    """The evidence a pair needs to be decided after ``n_duels`` duels: ``log(n_duels)``, or -1
-    while the safeguard is off (``start <= 0`` or ``n_duels <= start``)."""
+def safeguard_threshold(n_duels: int, start: int, origin: int = 1) -> float:
+    """The evidence a pair needs to be decided after ``n_duels`` duels: ``log(n_duels / origin)``,
+    or -1 while the safeguard is off (``start <= 0`` or ``n_duels <= start``).
+
+    ``origin`` 1 (the default) is the run's clock, ``log t``; ``origin = start`` starts the clock
+    with the safeguard, so that its checks come gradually rather than all at once."""
     if start <= 0 or n_duels <= start:
         return -1.0
-    return np.log(n_duels)
+    return np.log(n_duels / origin)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -29,10 +29,13 @@ every strongly consistent algorithm's expected regret eventually exceeds: a shar
 that matrix (the bound is asymptotic, so this is evidence, not proof).
 
 From the command line (every classic agent of the registry as a reference with ``--references
-all``; a unit is one agent on one matrix, so an interrupted check resumes)::
+all``, another setting of the learned agent beside the shipped one with ``--variant``; a unit is
+one agent on one matrix, so an interrupted check resumes)::
 
     python -m dueling_gym.experiments.studies.learned_consistency --out results/classic-consistency \\
         --references all --jobs 2
+    python -m dueling_gym.experiments.studies.learned_consistency --out results/consistency-own-clock \\
+        --variant safeguard_from=10000,safeguard_clock=start --jobs 2
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ import numpy as np
 
 from dueling_gym.experiments.runs.runner import run_units
 from dueling_gym.experiments.studies.learned_evaluation import KIND, EvaluationUnit, classic_agents, write_csv
+from dueling_gym.experiments.studies.learned_validation import check_agent_options, parse_agent_options
 from dueling_gym.problems import lower_bound_constant, load_problem
 from dueling_gym.validation import check_integer
 
@@ -235,6 +239,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="comma-separated published matrices (default: the seven of the preset's check)")
     parser.add_argument("--references", default="",
                         help="comma-separated classic agents, or 'all' for every classic agent of the registry")
+    parser.add_argument("--variant", action="append", default=[], metavar="OPTIONS",
+                        help="a setting of the learned agent checked beside the shipped one, as agent options "
+                             "(e.g. safeguard_from=10000,safeguard_clock=start); repeatable")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--horizon", type=int, default=10_000)
     parser.add_argument("--long-horizon", type=int, default=100_000)
@@ -245,8 +252,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     references = (classic_agents() if arguments.references == "all"
                   else [name for name in arguments.references.split(",") if name])
     try:
+        variants = {SHIPPED: {}}
+        for text in arguments.variant:
+            variants[text] = check_agent_options("--variant", parse_agent_options(text))
         rows = check_consistency(arguments.out, arguments.published.split(","), runs=arguments.runs,
-                                 horizon=arguments.horizon, long_horizon=arguments.long_horizon, references=references,
+                                 horizon=arguments.horizon, long_horizon=arguments.long_horizon, variants=variants,
+                                 references=references,
                                  jobs=arguments.jobs, backend=arguments.backend, address=arguments.address,
                                  progress=True)
     except (ValueError, TypeError) as error:  # bad settings: a usage error, not a traceback

@@ -50,7 +50,7 @@ FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
 #: synthetic problem of Zoghi et al., 2015, §6: three Copeland winners in a cycle; 4 arms or more).
 ALL_FAMILIES = FAMILIES + ("cyclic_copeland_winners",)
 #: The keyword arguments of the learned agent a baseline or candidate may set.
-AGENT_OPTIONS = ("policy", "opening", "opening_duels", "late", "late_from", "safeguard_from")
+AGENT_OPTIONS = ("policy", "opening", "opening_duels", "late", "late_from", "safeguard_from", "safeguard_clock")
 #: The words of the validation streams (the first is the seed of the trainers' validation draws).
 _STREAM_WORDS = (34, 0x5E1EC7)
 #: Regret notion of every comparison.
