@@ -57,6 +57,7 @@ from dueling_gym.pair_network import (
     record_network_duel,
     refresh_network_duel,
     safeguard_observe,
+    safeguard_origin,
     safeguard_rule_digest,
     safeguard_threshold,
     safeguarded_duel,
@@ -287,8 +288,9 @@ def learned_act(state):
         choice = choose_duel(state.caches, state.wins, time_value(state.t), state.weights, uniform)
     n_arms = state.wins.shape[0]
     if state.safeguard_from > 0:  # off: not even the bookkeeping, which costs a quarter of a duel
-        choice = safeguarded_duel(state.wins, safeguard_threshold(state.t, state.safeguard_from, state.safeguard_origin), state.evidence,
-                                  state.status, state.bounds, state.expiry, choice // n_arms, choice % n_arms)
+        threshold = safeguard_threshold(state.t, state.safeguard_from, state.safeguard_origin)
+        choice = safeguarded_duel(state.wins, threshold, state.evidence, state.status, state.bounds, state.expiry,
+                                  choice // n_arms, choice % n_arms)
     return choice // n_arms, choice % n_arms
 
 
@@ -308,8 +310,9 @@ def learned_observe(state, first, second, first_won):
         if state.t < state.opening_duels:
             refresh_network_duel(state.wins, first, second, first_won, state.opening_caches, state.opening_weights)
     if state.safeguard_from > 0:
-        safeguard_observe(state.wins, first, second, safeguard_threshold(state.t, state.safeguard_from, state.safeguard_origin),
-                          state.evidence, state.status, state.bounds, state.expiry)
+        threshold = safeguard_threshold(state.t, state.safeguard_from, state.safeguard_origin)
+        safeguard_observe(state.wins, first, second, threshold, state.evidence, state.status, state.bounds,
+                          state.expiry)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -401,8 +404,8 @@ class LearnedAgent(KernelDuelingAgent):
 
     def __init__(self, n_arms: int, *, deterministic: bool = False, policy: str | None = None,
                  opening: str | None = AS_SHIPPED, opening_duels: int | None = None,
-                 late: str | None = AS_SHIPPED, late_from: int | None = None, safeguard_from: int | str | None = AS_TRAINED,
-                 safeguard_clock: str = "run", seed: SeedLike = None):
+                 late: str | None = AS_SHIPPED, late_from: int | None = None,
+                 safeguard_from: int | str | None = AS_TRAINED, safeguard_clock: str = "run", seed: SeedLike = None):
         self.deterministic = check_bool("deterministic", deterministic)
         n_arms = check_n_arms(n_arms)
         if safeguard_from is not None and not (isinstance(safeguard_from, str) and safeguard_from == AS_TRAINED):
@@ -547,7 +550,7 @@ class LearnedAgent(KernelDuelingAgent):
                                   middle_weights=middle_weights, middle_until=middle_until,
                                   deterministic=self.deterministic, evidence=evidence, status=status, bounds=bounds,
                                   expiry=expiry, safeguard_from=start,
-                                  safeguard_origin=start if self.safeguard_clock == "start" and start > 0 else 1, t=0)
+                                  safeguard_origin=safeguard_origin(start, self.safeguard_clock), t=0)
 
     def _network(self, weights: dict[str, np.ndarray]) -> tuple[Any, Any]:
         """Packed ``weights`` and their caches, filled for the run's (empty) win counts."""

@@ -16,6 +16,7 @@ from dueling_gym.pair_network import (
     new_safeguard_arrays,
     pair_evidence,
     safeguard_observe,
+    safeguard_origin,
     safeguard_threshold,
     safeguarded_duel,
 )
@@ -44,6 +45,7 @@ def test_threshold_is_off_until_the_start_then_log_t():
     assert safeguard_threshold(1000, 1000, 1000) == -1.0
     assert safeguard_threshold(1001, 1000, 1000) == pytest.approx(math.log(1.001))
     assert safeguard_threshold(10**5, 10**4, 10**4) == pytest.approx(math.log(10))
+    assert (safeguard_origin(100, "run"), safeguard_origin(100, "start"), safeguard_origin(0, "start")) == (1, 100, 1)
     # The run's clock, named: bit for bit the default.
     for t in (101, 2345, 10**6):
         assert safeguard_threshold(t, 100, 1) == safeguard_threshold(t, 100) == math.log(t)

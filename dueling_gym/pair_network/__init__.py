@@ -56,6 +56,7 @@ from dueling_gym.pair_network.safeguard import (
     pair_evidence,
     reset_safeguard,
     safeguard_observe,
+    safeguard_origin,
     safeguard_rule_digest,
     safeguard_threshold,
     safeguarded_duel,
@@ -69,4 +70,5 @@ __all__ = [
     "choose_duel", "policy_episode_regret",
     "pair_evidence", "safeguard_threshold", "new_safeguard_arrays", "reset_safeguard", "safeguard_observe", "safeguarded_duel",
     "safeguard_rule_digest", "SAFEGUARD_CLOCKS", "check_safeguard_clock",
+    "safeguard_origin",
 ]

@@ -24,9 +24,9 @@ from dueling_gym.pair_network.kernels import (
     time_value,
 )
 from dueling_gym.pair_network.safeguard import (
-    check_safeguard_clock,
     reset_safeguard,
     safeguard_observe,
+    safeguard_origin,
     safeguard_threshold,
     safeguarded_duel,
 )
@@ -38,7 +38,7 @@ __all__ = ["policy_episode_regret"]
 
 @numba.njit(cache=True, nogil=True)
 def _play_episodes(weights, opening_weights, opening_duels, middle_weights, middle_until, probabilities, regrets,
-                   action_uniforms, outcome_uniforms, deterministic, safeguard_from, safeguard_origin,
+                   action_uniforms, outcome_uniforms, deterministic, safeguard_from, origin,
                    checkpoints):  # pragma: no cover - compiled
     """Cumulative regret of the policy on each problem after each of the increasing
     ``checkpoints`` (the last is the horizon): the agent's kernels in one loop, duels drawn as
@@ -79,8 +79,9 @@ def _play_episodes(weights, opening_weights, opening_duels, middle_weights, midd
             else:
                 choice = choose_duel(caches, wins, time_value(t), weights, uniform)
             if safeguard_from > 0:
-                choice = safeguarded_duel(wins, safeguard_threshold(t, safeguard_from, safeguard_origin), evidence, status, bounds,
-                                          expiry, choice // n_arms, choice % n_arms)
+                threshold = safeguard_threshold(t, safeguard_from, origin)
+                choice = safeguarded_duel(wins, threshold, evidence, status, bounds, expiry, choice // n_arms,
+                                          choice % n_arms)
             first, second = choice // n_arms, choice % n_arms
             total += regrets[problem, first, second]
             first_won = outcome_uniforms[problem, t] < probabilities[problem, first, second]
@@ -92,8 +93,8 @@ def _play_episodes(weights, opening_weights, opening_duels, middle_weights, midd
             if has_opening and t + 1 < opening_duels:
                 refresh_network_duel(wins, first, second, first_won, opening_caches, opening_weights)
             if safeguard_from > 0:
-                safeguard_observe(wins, first, second, safeguard_threshold(t + 1, safeguard_from, safeguard_origin), evidence, status,
-                                  bounds, expiry)
+                safeguard_observe(wins, first, second, safeguard_threshold(t + 1, safeguard_from, origin), evidence,
+                                  status, bounds, expiry)
             while checkpoint < checkpoints.size and checkpoints[checkpoint] == t + 1:
                 totals[problem, checkpoint] = total
                 checkpoint += 1
@@ -180,7 +181,7 @@ def policy_episode_regret(
     horizon = check_integer("horizon", horizon, minimum=0)
     deterministic = check_bool("deterministic", deterministic)
     start = 0 if safeguard_from is None else check_integer("safeguard_from", safeguard_from, minimum=1)
-    origin = start if check_safeguard_clock(safeguard_clock) == "start" and start > 0 else 1
+    origin = safeguard_origin(start, safeguard_clock)
     if checkpoints is None:
         times = np.array([horizon], dtype=np.int64)
     else:

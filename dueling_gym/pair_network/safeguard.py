@@ -95,7 +95,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-__all__ = ["SAFEGUARD_CLOCKS", "check_safeguard_clock", "pair_evidence", "safeguard_threshold", "new_safeguard_arrays",
+__all__ = ["SAFEGUARD_CLOCKS", "check_safeguard_clock", "safeguard_origin", "pair_evidence", "safeguard_threshold",
+           "new_safeguard_arrays",
            "reset_safeguard", "safeguard_observe", "safeguarded_duel", "safeguard_rule_digest"]
 
 
@@ -136,6 +137,12 @@ def check_safeguard_clock(clock: str) -> str:
     if clock not in SAFEGUARD_CLOCKS:
         raise ValueError(f"safeguard_clock must be one of {SAFEGUARD_CLOCKS}, got {clock!r}")
     return clock
+
+
+def safeguard_origin(start: int, clock: str) -> int:
+    """The ``origin`` of :func:`safeguard_threshold` for a safeguard from duel ``start`` (0: off)
+    on ``clock``: ``start`` on its own clock, else 1 (the run's clock, ``log t``)."""
+    return start if check_safeguard_clock(clock) == "start" and start > 0 else 1
 
 
 def new_safeguard_arrays(n_arms: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
