@@ -1,6 +1,7 @@
 """The paired validation draws and the stuck-run diagnosis of the learned agent."""
 
 import csv
+import math
 
 import numpy as np
 import pytest
@@ -113,6 +114,16 @@ def test_stuck_runs_split_the_growth_by_run(monkeypatch):
     assert row["stuck"] == 2 and row["runs"] == 2 and row["share_from_stuck"] == pytest.approx(1.0)
     assert row["growth"] == pytest.approx(row["mean_long"] / row["mean_short"])
     assert "| 3 | utility_based | 2 of 2 |" in stuck_summary(rows, 20_000)
+    # Each stuck run is replayed to horizon / 10 with its seed: the arm it self-dueled most and the
+    # pairs its counts got wrong then.
+    rows_again, details = learned_stuck_runs.stuck_runs_and_pairs([3], 2, 20_000, agent_options={"late": None},
+                                                                  families=["utility_based"])
+    assert [(again["stuck"], again["mean_long"]) for again in rows_again] == [(2, row["mean_long"])]
+    assert [detail["run"] for detail in details] == [0, 1]
+    for detail in details:
+        assert detail["duels"] == 2000 and 0 <= detail["exploited_arm"] < 3 and detail["exploited_regret"] >= 0
+        assert detail["misread_pairs"] >= detail["misread_pairs_of_the_arm"] >= 0
+        assert detail["pairs"].count(" duels evidence ") == detail["misread_pairs"] >= detail["tied_pairs"]
     monkeypatch.setattr(learned_stuck_runs, "STUCK_RATE", 2.0)  # no regret grows faster than 1 per duel
     (row,) = stuck_runs([3], 2, 20_000, agent_options={"late": None}, families=["utility_based"])
     assert row["stuck"] == 0 and row["share_from_stuck"] == 0.0
@@ -125,6 +136,34 @@ def test_stuck_runs_split_the_growth_by_run(monkeypatch):
         stuck_runs([3], 2, 20_000, families=["cyclic"])
     with pytest.raises(ValueError, match="n_arms must be at least 4"):
         stuck_runs([4, 3], 2, 20_000, families=["cyclic_copeland_winners"], jobs=2)
+
+
+def test_misread_pairs_are_those_of_the_arm_and_of_the_winners_the_counts_get_wrong():
+    from dueling_gym.problems import PreferenceMatrix
+
+    # Arm 0 is the Condorcet winner; arm 3 beats arm 2 (0.6) but the counts say otherwise.
+    matrix = np.array([[0.5, 0.55, 0.7, 0.8],
+                       [0.45, 0.5, 0.6, 0.7],
+                       [0.3, 0.4, 0.5, 0.4],
+                       [0.2, 0.3, 0.6, 0.5]])
+    problem = PreferenceMatrix(matrix)
+    wins = np.zeros((4, 4), dtype=np.int64)
+    wins[1, 0], wins[0, 1] = 7, 3      # 1 leads the winner: wrong, the arm's own and the winner's
+    wins[0, 2], wins[2, 0] = 5, 5      # tied in the counts: the winner's point goes to neither
+    wins[3, 0], wins[0, 3] = 2, 1      # the winner's pair, wrong
+    wins[2, 3], wins[3, 2] = 9, 1      # wrong, but neither the arm's nor a winner's
+    wins[1, 2], wins[2, 1] = 4, 1      # the arm's, read right
+    wins[1, 3], wins[3, 1] = 3, 0      # the arm's, read right
+    pairs = learned_stuck_runs.misread_pairs(wins, problem, 1)
+    assert [(pair["first"], pair["second"], pair["read"], pair["duels"]) for pair in pairs] == [
+        (1, 0, "wrong", 10), (0, 2, "tied", 10), (3, 0, "wrong", 3)]
+    assert pairs[0]["preference"] == pytest.approx(0.45) and pairs[1]["preference"] == pytest.approx(0.7)
+    assert pairs[0]["evidence"] == pytest.approx(10 * (0.7 * math.log(1.4) + 0.3 * math.log(0.6)))
+    assert pairs[1]["evidence"] == 0.0
+    # Before any duel every pair of the arm and of the winner is read as a tie.
+    unplayed = learned_stuck_runs.misread_pairs(np.zeros((4, 4), dtype=np.int64), problem, 0)
+    assert [(pair["first"], pair["second"], pair["read"]) for pair in unplayed] == [(0, 1, "tied"), (0, 2, "tied"),
+                                                                                   (0, 3, "tied")]
 
 
 def test_the_stuck_runs_command_line_writes_its_table(tmp_path, capsys):

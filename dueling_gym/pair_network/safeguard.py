@@ -125,8 +125,8 @@ def safeguard_rule_digest() -> str:
 # pair by pair and rebuilt only when the threshold passes ``expiry`` -- a few times per decision.
 
 
-#: The safeguard's clocks: ``"run"``, its threshold after ``t`` duels is ``log t``; ``"start"``,
-#: ``log(t / start)``, counted from the duel the safeguard starts at.
+#: The clocks the safeguard may keep.  On ``"run"`` its threshold after ``t`` duels is ``log t``;
+#: on ``"start"`` it is ``log(t / start)``, counted from the duel the safeguard starts at.
 SAFEGUARD_CLOCKS = ("run", "start")
 
 
@@ -140,7 +140,7 @@ def check_safeguard_clock(clock: str) -> str:
 
 
 def safeguard_origin(start: int, clock: str) -> int:
-    """The ``origin`` of :func:`safeguard_threshold` for a safeguard from duel ``start`` (0: off)
+    """The ``origin`` of ``safeguard_threshold`` for a safeguard from duel ``start`` (0: off)
     on ``clock``: ``start`` on its own clock, else 1 (the run's clock, ``log t``)."""
     return start if check_safeguard_clock(clock) == "start" and start > 0 else 1
 
