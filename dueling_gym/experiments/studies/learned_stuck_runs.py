@@ -105,7 +105,7 @@ def _cell(task: tuple[int, int, str, int, int, dict[str, Any]]) -> tuple[dict, l
     points = [300, 1000, horizon // 10, horizon // 2, horizon]
     problems = [sampler(rng) for _ in range(n_problems)]
     regret = np.array([simulate(agent, problem, horizon, seed=index, checkpoints=points)
-                       .cumulative_regret["copeland_komiyama"] for index, problem in enumerate(problems)])
+                       .cumulative_regret[_NOTION] for index, problem in enumerate(problems)])
     stuck = (regret[:, 4] - regret[:, 3]) / (horizon - horizon // 2) >= STUCK_RATE
     early = stuck & ((regret[:, 1] - regret[:, 0]) / 700 >= STUCK_RATE)
     increase = regret[:, 4] - regret[:, 2]
@@ -124,10 +124,10 @@ def _cell(task: tuple[int, int, str, int, int, dict[str, Any]]) -> tuple[dict, l
         wins = np.array(agent.wins)
         arm = int(np.argmax(np.diag(wins)))  # the arm it self-dueled most
         pairs = misread_pairs(wins, problem, arm)
-        own = [pair for pair in pairs if arm in (pair["first"], pair["second"])]
         details.append({"n_arms": n_arms, "family": family, "run": int(index), "duels": horizon // 10,
                         "exploited_arm": arm, "exploited_regret": float(problem.regret_matrix(_NOTION)[arm, arm]),
-                        "misread_pairs": len(pairs), "misread_pairs_of_the_arm": len(own),
+                        "misread_pairs": len(pairs),
+                        "misread_pairs_of_the_arm": sum(arm in (pair["first"], pair["second"]) for pair in pairs),
                         "tied_pairs": sum(pair["read"] == "tied" for pair in pairs),
                         "largest_evidence": max((pair["evidence"] for pair in pairs), default=float("nan")),
                         "pairs": "; ".join(f"{pair['first']}{'>' if pair['read'] == 'wrong' else '='}{pair['second']} "
