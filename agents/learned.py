@@ -8,8 +8,9 @@ no torch at inference.  The first 100 duels are played by the opening's weights
 (``agents/data/learned_opening.npz``, trained for the early duels; from 16 arms on the first 1000,
 by ``agents/data/learned_opening_large.npz``, trained on 16 and 24 arms), which the size's network
 then follows with everything they played; below 17 arms every duel after the 1000th is played by
-a late policy (``agents/data/learned_late.npz``, trained for runs of 10^4 duels after the
-shipped agent's first 1000; from 12 arms on ``learned_late_large.npz``).
+a late policy (``agents/data/learned_late.npz``, trained on runs of 10^4 duels after the
+shipped agent's first 1000 for their regret extrapolated to 10^5; from 12 arms on
+``learned_late_large.npz``).
 
 Each step the agent rebuilds the observation the policy was trained on from its own win
 counts (:mod:`dueling_gym.observations`), scores every duel ``(i, j)`` with the network and
@@ -121,14 +122,16 @@ LONG_OPENING_POLICY = DATA_DIRECTORY / "learned_opening_large.npz"
 #: The weights that choose every duel after the
 #: :data:`~dueling_gym.agents.learned.LATE_FROM`-th below
 #: :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms, after the opening and the size's
-#: policy, having read every duel they played (trained for runs of 10^4 duels on 4, 5 and 8 arms;
-#: on validation problems with 3 to 10 arms lower at 10^4 than the size's policy on its own, or
-#: tied; ``agents/data/README.md``).
+#: policy, having read every duel they played (the first late policy, trained for runs of 10^4
+#: duels on 4, 5 and 8 arms, trained further on 4, 5, 6 and 8 arms for the regret extrapolated to
+#: 10^5 duels; on validation problems with 4 to 8 arms lower at 10^4 than the first on three
+#: cyclic Copeland winners, tied elsewhere; ``agents/data/README.md``).  The first lies in the
+#: source tree's ``training-history/es_late_k4_5_8.npz`` and plays with ``late=`` naming it.
 LATE_POLICY = DATA_DIRECTORY / "learned_late.npz"
 #: The weights that choose every duel after the 1000th with
 #: :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` to
-#: :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY_UNTIL` arms, those of
-#: :data:`~dueling_gym.agents.learned.LATE_POLICY` trained further on 12 and 16 arms, where the K = 8
+#: :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY_UNTIL` arms, those of the first late policy
+#: (before :data:`~dueling_gym.agents.learned.LATE_POLICY`) trained further on 12 and 16 arms, where the K = 8
 #: weights and, from 16 arms, the long opening play before them.  On validation problems with 12 to
 #: 16 arms lower at 10^4 than the agent without it, or tied; with 24 arms higher
 #: (``agents/data/README.md``).

@@ -145,6 +145,9 @@ LEARNED_VARIANTS: dict[str, dict] = {
     "no_opening": {"opening": None, "late": None},
     # The opening, then the size's policy to the last duel: the default agent before the late policy.
     "no_late": {"late": None},
+    # The first late policy below 12 arms (before the one trained with the extrapolated fitness):
+    # the default agent's trajectories of that time.
+    "first_late": {"late": str(Path(__file__).resolve().parents[1] / "training-history" / "es_late_k4_5_8.npz")},
 }
 
 

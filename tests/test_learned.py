@@ -347,7 +347,10 @@ def test_the_late_policy_takes_over_after_late_from_duels_up_to_sixteen_arms(tmp
     assert [learned.shipped_late_path(k) for k in (17, 24, 40)] == [None] * 3
     late = make_agent("learned", n_arms=5, seed=0).late_metadata
     assert late["command"].startswith("dueling-gym train es") and "--after-shipped 1000" in late["command"]
-    assert late["config"]["n_arms"] == [4, 5, 8] and late["config"]["horizon"] == 10000
+    assert late["config"]["n_arms"] == [4, 5, 6, 8] and late["config"]["horizon"] == 10000
+    # Trained for the regret it leaves: the fitness read at 10^5, extrapolated from 5000 and 10^4.
+    assert late["config"]["horizons"] == [5000, 10000] and late["config"]["extrapolate_to"] == 100000
+    assert "--init agents/data/learned_late.npz" in late["command"]  # the first late policy, now in training-history/
     large = make_agent("learned", n_arms=16, seed=0).late_metadata
     assert "--init agents/data/learned_late.npz" in large["command"] and large["config"]["n_arms"] == [12, 16]
     assert make_agent("learned", n_arms=17, seed=0).late_metadata is None

@@ -23,6 +23,7 @@ from dueling_gym.agents.learned import (
 from dueling_gym.cli import main as cli_main
 from dueling_gym.experiments import simulate
 from dueling_gym.experiments.learning.evolution import random_weights, train_evolution, widen_weights
+from dueling_gym.experiments.learning.problems import extrapolate_regret
 from dueling_gym.observations import time_feature
 from dueling_gym.problems import load_problem
 
@@ -386,6 +387,41 @@ def test_a_mixture_of_sizes_and_horizons_under_the_safeguard(tmp_path):
         train_evolution(tmp_path / "bad", generations=1, **{**settings, "horizons": [60, 10]})
     with pytest.raises(ValueError, match="n_arms"):
         train_evolution(tmp_path / "bad2", generations=1, **{**settings, "n_arms": [3, 3]})
+
+
+def test_extrapolated_regret_is_exact_for_logarithmic_growth_and_large_for_linear():
+    horizons = (5000, 10000)
+    logarithmic = np.array([[30 * np.log(5000.0) + 7, 30 * np.log(10000.0) + 7]])
+    np.testing.assert_allclose(extrapolate_regret(logarithmic, horizons, 100000), [30 * np.log(100000.0) + 7])
+    # Regret that stops growing stays; regret growing at 0.1 a duel from 5000 on reads 1.66 * 0.1 * T more.
+    np.testing.assert_allclose(extrapolate_regret(np.array([200.0, 200.0]), horizons, 100000), 200.0)
+    linear = extrapolate_regret(np.array([200.0, 700.0]), horizons, 100000)
+    assert linear == pytest.approx(700 + 500 * np.log(10) / np.log(2))
+    with pytest.raises(ValueError, match="two horizons"):
+        extrapolate_regret(np.array([1.0]), (100,), 1000)
+    with pytest.raises(ValueError, match="after the last horizon"):
+        extrapolate_regret(np.array([1.0, 2.0]), horizons, 10000)
+
+
+def test_training_with_the_extrapolated_fitness_scores_the_extrapolation(tmp_path):
+    settings = {**TINY, "horizons": [30, 60], "extrapolate_to": 600, "normalise": "classic"}
+    policy = train_evolution(tmp_path / "extrapolated", generations=1, **settings)
+    _, metadata = load_policy_weights(policy)
+    assert metadata["config"]["extrapolate_to"] == 600 and metadata["config"]["horizon"] == 60
+    # The validation score is the extrapolated regret over the extrapolated reference, family by family.
+    rows = list(csv.DictReader((tmp_path / "extrapolated" / "evaluations.csv").open()))
+    reference = json.loads((tmp_path / "extrapolated" / "reference_regret.json").read_text())
+    families = TINY.get("families", ["no_condorcet_winner", "unique_copeland_winner", "utility_based"])
+    ratios = [extrapolate_regret(np.array([float(rows[0][f"{family}@30"]), float(rows[0][f"{family}@60"])]), (30, 60), 600)
+              / extrapolate_regret(np.array(reference[family]), (30, 60), 600) for family in families]
+    assert float(rows[0]["normalised_regret"]) == pytest.approx(np.mean(ratios), abs=2e-3)
+    # Without extrapolation the same runs are scored at the horizons themselves: another score.
+    plain = train_evolution(tmp_path / "plain", generations=1, **{**settings, "extrapolate_to": None})
+    assert load_policy_weights(plain)[1]["config"].get("extrapolate_to") is None
+    with pytest.raises(ValueError, match="two times or more"):
+        train_evolution(tmp_path / "bad", generations=1, **{**TINY, "extrapolate_to": 600})
+    with pytest.raises(ValueError, match="after the last horizon"):
+        train_evolution(tmp_path / "bad2", generations=1, **{**settings, "extrapolate_to": 60})
 
 
 def test_episode_regret_at_checkpoints_and_with_the_safeguard_matches_the_agent():

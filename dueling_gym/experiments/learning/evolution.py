@@ -146,7 +146,11 @@ class ESConfig(TrainerConfig):
     neglected); ``"random"`` by the regret of uniformly random duels.  ``horizons`` reads each
     run's regret at several strictly increasing times (the last replaces ``horizon``), each
     normalised by the reference at that time: one policy for several horizons.
-    ``safeguard_from`` trains under the safeguard (:mod:`dueling_gym.pair_network.safeguard`),
+    ``extrapolate_to`` reads instead each family's regret, and the reference's, at that later time,
+    extrapolated from the last two ``horizons`` as a logarithmic regret would grow
+    (:func:`~dueling_gym.experiments.learning.problems.extrapolate_regret`): a run that keeps
+    paying at the end of its horizon is scored as one whose regret goes on growing, at the cost
+    of runs that end at the last horizon.  ``safeguard_from`` trains under the safeguard (:mod:`dueling_gym.pair_network.safeguard`),
     which the exported policy records and the ``learned`` agent then plays by default.
     ``handover`` and ``handover_at`` train an opening: the trained weights choose the first
     ``handover_at`` duels of each run and the fixed ``handover`` policy the rest, having read every
@@ -185,6 +189,9 @@ class ESConfig(TrainerConfig):
     horizons: tuple[int, ...] | None = setting(
         None, omit_none=True, help="comma-separated times at which the fitness reads the regret, each normalised by "
                                    "the reference at that time (the last replaces --horizon; default: --horizon alone)")
+    extrapolate_to: int | None = setting(
+        None, omit_none=True, help="read the fitness at this later time instead, extrapolated from the last two "
+                                   "--horizons as a regret growing like log t would grow (default: the horizons)")
     safeguard_from: int | None = setting(None, omit_none=True, help="train under the safeguard from this duel on "
                                                                     "(recorded in the policy; default: no safeguard)")
     handover: str | None = setting(None, omit_none=True, help="exported policy that takes over after --handover-at "
@@ -218,6 +225,14 @@ class ESConfig(TrainerConfig):
             if not horizons or any(later <= earlier for earlier, later in zip(horizons, horizons[1:])):
                 raise ValueError(f"horizons must be a non-empty, strictly increasing list, got {list(self.horizons)}")
             self._set("horizons", horizons)
+        if self.extrapolate_to is not None:
+            self._set("extrapolate_to", check_integer("extrapolate_to", self.extrapolate_to, minimum=1))
+            if self.horizons is None or len(self.horizons) < 2:
+                raise ValueError("extrapolate_to needs --horizons with two times or more (the last two are "
+                                 "extrapolated from)")
+            if self.extrapolate_to <= self.horizons[-1]:
+                raise ValueError(f"extrapolate_to ({self.extrapolate_to}) must come after the last horizon "
+                                 f"({self.horizons[-1]})")
         if self.safeguard_from is not None:
             self._set("safeguard_from", check_integer("safeguard_from", self.safeguard_from, minimum=1))
         if (self.handover is None) != (self.handover_at is None):
@@ -309,7 +324,7 @@ class EvolutionTrainer(base.Trainer):
             for batch, normaliser in zip(self.validations, self._reference_normalisers()):
                 batch.normaliser = normaliser
         for batch in self.validations:
-            batch.objective = c["objective"]
+            batch.objective, batch.extrapolate_to = c["objective"], c.get("extrapolate_to")
         self.theta = flatten_weights(self.initial)
         self.first_moment, self.second_moment = np.zeros_like(self.theta), np.zeros_like(self.theta)
         self.rng = self.stream(1)
@@ -369,6 +384,7 @@ class EvolutionTrainer(base.Trainer):
             batch = ProblemBatch(c["families"], n_arms, c["problems_per_family"], c["horizon"], rng,
                                  horizons=c.get("horizons"))
             batch.normaliser, batch.objective = validation.normaliser, c["objective"]
+            batch.extrapolate_to = c.get("extrapolate_to")
             batches.append(batch)
         run_seed = int(rng.integers(2**63))
         noise = rng.standard_normal((pairs, self.theta.size))
@@ -415,8 +431,9 @@ class EvolutionTrainer(base.Trainer):
                * len(self.sizes),
                "wall_time": self.elapsed(), "normalised_regret": round(score, 4)}
         row.update(columns)
+        scored = "" if c.get("extrapolate_to") is None else f" at T={c['extrapolate_to']} extrapolated"
         self.log_validation(row, f"generation {self.completed}: validation regret at T={c['horizon']} "
-                            + "; ".join(summaries) + f" (normalised {score:.3f}, best {best:.3f})")
+                            + "; ".join(summaries) + f" (normalised{scored} {score:.3f}, best {best:.3f})")
         if self.completed == 0:
             self.best_score = score
         elif score < self.best_score:

@@ -10,7 +10,7 @@ from dueling_gym.experiments.learning import REGRET_NOTION
 from dueling_gym.problems.generators import GENERATORS, ProblemSampler
 from dueling_gym.validation import check_integer
 
-__all__ = ["check_families", "MixtureSampler", "ProblemBatch"]
+__all__ = ["check_families", "extrapolate_regret", "MixtureSampler", "ProblemBatch"]
 
 
 def check_families(families: Sequence[str]) -> tuple[str, ...]:
@@ -52,6 +52,38 @@ class MixtureSampler:
         return f"MixtureSampler({list(self.families)!r}, n_arms={self.n_arms})"
 
 
+def extrapolate_regret(regret: np.ndarray, horizons: Sequence[int], later: int) -> np.ndarray:
+    """The regret at ``later`` duels extrapolated from its last two columns, read at the last two
+    ``horizons`` ``T0 < T``, as a regret that grows like ``log t`` would grow:
+    ``R(T) + (R(T) - R(T0)) * log(later / T) / log(T / T0)``.
+
+    Exact for ``C log t + c``; a regret that grows linearly from ``T0`` on at rate ``g`` reads
+    ``R(T) + g (T - T0) log(later / T) / log(T / T0)`` (with ``T0 = T / 2`` and ``later = 10 T``,
+    ``R(T) + 1.66 g T`` where the truth is ``R(T) + 9 g T``): still far above a regret that has
+    stopped growing, which is what the extrapolation is for, at the cost of runs to ``T`` only.
+
+    Parameters
+    ----------
+    regret : ndarray, shape (..., len(horizons))
+        Regret read at each of ``horizons``.
+    horizons : sequence of int
+        Strictly increasing times, two or more.
+    later : int
+        The time to extrapolate to, after the last horizon.
+
+    Returns
+    -------
+    ndarray, shape (...)
+    """
+    if len(horizons) < 2:
+        raise ValueError(f"extrapolating needs two horizons or more, got {list(horizons)}")
+    earlier, last = float(horizons[-2]), float(horizons[-1])
+    if not later > last:
+        raise ValueError(f"the time to extrapolate to ({later}) must come after the last horizon ({int(last)})")
+    regret = np.asarray(regret, dtype=float)
+    return regret[..., -1] + (regret[..., -1] - regret[..., -2]) * (np.log(later / last) / np.log(last / earlier))
+
+
 class ProblemBatch:
     """``per_family`` problems of each family as stacked arrays, with each family's regret of
     uniformly random duels over ``horizon`` duels (known in closed form), or over each of
@@ -70,6 +102,10 @@ class ProblemBatch:
         random-duel regret).
     objective : {"mean", "worst"}
         How :meth:`score` combines the families.
+    extrapolate_to : int or None
+        With two horizons or more, :meth:`score` reads each family's regret (and normaliser) at
+        this later time instead, extrapolated from the last two horizons as a logarithmic regret
+        would grow (:func:`extrapolate_regret`).  None (default): the horizons themselves.
     """
 
     def __init__(self, families: Sequence[str], n_arms: int, per_family: int, horizon: int, rng: np.random.Generator,
@@ -91,6 +127,8 @@ class ProblemBatch:
         self.random_regret = np.asarray(random_regret)
         self.normaliser = self.random_regret
         self.objective = "mean"
+        self.horizons = None if horizons is None else tuple(int(value) for value in horizons)
+        self.extrapolate_to: int | None = None
         self.n_families = len(families)
         self.n_arms = n_arms
 
@@ -103,8 +141,13 @@ class ProblemBatch:
         """Mean (or, with objective "worst", maximum) over families (and horizons) of (mean regret
         / the family's normaliser): lower is better.  A family whose normaliser is 0 (e.g. every arm a winner:
         no duel costs anything) contributes 0."""
-        means = self.family_means(totals)
-        ratios = np.divide(means, self.normaliser, out=np.zeros_like(means), where=self.normaliser > 0)
+        means, normaliser = self.family_means(totals), np.asarray(self.normaliser, dtype=float)
+        if self.extrapolate_to is not None:
+            if self.horizons is None or len(self.horizons) < 2:
+                raise ValueError("extrapolate_to needs the regret read at two horizons or more")
+            means = extrapolate_regret(means, self.horizons, self.extrapolate_to)
+            normaliser = extrapolate_regret(normaliser, self.horizons, self.extrapolate_to)
+        ratios = np.divide(means, normaliser, out=np.zeros_like(means), where=normaliser > 0)
         if ratios.ndim == 2:
             ratios = ratios.mean(axis=1)  # horizons weigh the same within a family
         return float(np.max(ratios) if self.objective == "worst" else np.mean(ratios))

@@ -15,14 +15,16 @@ Problems come from a diagnostic stream that training, validation and the held-ou
 not use: family ``f`` (its index in
 :data:`~dueling_gym.experiments.studies.learned_validation.ALL_FAMILIES`) with ``K`` arms draws in
 order from ``default_rng(SeedSequence([35, 0xD1A6, K, f]))``; run ``i`` has seed ``i``.  The
-table of ``agents/data/README.md`` (measured before ``learned_k4.npz``, so 4 arms name the files
-they played then; 5 and 8 arms are played as shipped)::
+table of ``agents/data/README.md`` (measured before ``learned_k4.npz`` and before the present late
+policy, so the commands name the files played then; the first late policy lies in
+``training-history/``)::
 
     python -m dueling_gym.experiments.studies.learned_stuck_runs --out results/stuck-runs-58 \\
-        --n-arms 5,8 --problems 200 --horizon 100000 --jobs 2
+        --n-arms 5,8 --problems 200 --horizon 100000 --jobs 2 \\
+        --agent late=training-history/es_late_k4_5_8.npz
     python -m dueling_gym.experiments.studies.learned_stuck_runs --out results/stuck-runs-4 \\
         --n-arms 4 --problems 200 --horizon 100000 --jobs 2 \\
-        --agent policy=agents/data/learned_k5.npz,opening=agents/data/learned_opening.npz,late=agents/data/learned_late.npz
+        --agent policy=agents/data/learned_k5.npz,opening=agents/data/learned_opening.npz,late=training-history/es_late_k4_5_8.npz
 """
 
 from __future__ import annotations

@@ -18,9 +18,11 @@ From the command line, e.g. the draws that shipped ``learned_k4.npz``::
 
     python -m dueling_gym.experiments.studies.learned_validation --out results/validation-k4 \\
         --n-arms 4 --draw 94 --problems 600 --horizon 10000 \\
-        --baseline policy=agents/data/learned_k5.npz,opening=agents/data/learned_opening.npz,late=agents/data/learned_late.npz
+        --baseline policy=agents/data/learned_k5.npz,opening=agents/data/learned_opening.npz,late=training-history/es_late_k4_5_8.npz \\
+        --candidate late=training-history/es_late_k4_5_8.npz
 
-(the candidate defaults to the agent as shipped).  ``paired.csv`` and ``summary.md`` are written to
+(the candidate defaults to the agent as shipped; the late policy of that time lies in
+``training-history/``).  ``paired.csv`` and ``summary.md`` are written to
 ``--out``.
 """
 
