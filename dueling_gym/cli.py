@@ -37,6 +37,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from dueling_gym.cli_common import format_table, fraction, non_negative_int, positive_int
+from dueling_gym.interrupts import acknowledge_interrupt, caused_by_interrupt, install_console_interrupts
 from dueling_gym.cli_problems import add_problems_command, problems_table
 from dueling_gym.cli_train import add_train_command, command_train
 
@@ -382,13 +383,14 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
 def _take_back_interrupts() -> None:
     """Give Ctrl-C back to Python: while the console script imported this module, ``import
     dueling_gym`` had it exit with one line (see the package's ``__init__``); from here on it is
-    a KeyboardInterrupt, which :func:`main` and the sweeps handle."""
+    a KeyboardInterrupt, which :func:`main` and the sweeps handle, raised by the handler of
+    :mod:`dueling_gym.interrupts`, which makes sure that none is lost."""
     import signal
 
     import dueling_gym
 
     if signal.getsignal(signal.SIGINT) is dueling_gym._interrupted_while_starting:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        install_console_interrupts()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -396,8 +398,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _take_back_interrupts()
         return _main(argv)
+    except Exception as error:
+        # A library that wraps the KeyboardInterrupt it was stopped by (while it was imported,
+        # say) raises another error: still an interrupt, not a failure to report.
+        if not caused_by_interrupt(error):
+            raise
+        acknowledge_interrupt()
+        print("dueling-gym: interrupted", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         # Ctrl-C while starting (imports, validation) or in a command that keeps nothing: one line.
+        acknowledge_interrupt()
         print("dueling-gym: interrupted", file=sys.stderr)
         return 130
 

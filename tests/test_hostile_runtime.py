@@ -314,12 +314,19 @@ def test_ctrl_c_while_the_console_script_starts_is_one_line():
     # later while the command runs; the command takes many seconds, so it never ends first.
     start_up = 1.5 * _bare_interpreter_seconds()
     for delay in (start_up + 0.02, start_up + 0.06, start_up + 0.12, start_up + 0.4):
+        # As from a terminal: a shell that runs the tests in the background has SIGINT ignored,
+        # and a child that inherits the ignore rightly keeps it.
         process = subprocess.Popen([_console_script(), "demo", "--horizon", "100000000"], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
+                                   stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             time.sleep(delay)
             process.send_signal(signal.SIGINT)
             _, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = process.communicate()
+            pytest.fail(f"the interrupt at {delay:.3f} s was lost; stdout {out[-300:]!r}, stderr {err[-2000:]!r}")
         finally:
             if process.poll() is None:
                 process.kill()

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: source folder -> package name
 SOURCES = {ROOT / "dueling_gym": "dueling_gym", ROOT / "agents": "dueling_gym.agents", ROOT / "wrappers": "dueling_gym.wrappers"}
 LAYERS = [
-    {"problems", "stats", "reductions", "validation", "observations", "atomic_files", "pair_network"},
+    {"problems", "stats", "reductions", "validation", "observations", "atomic_files", "interrupts", "pair_network"},
     {"envs", "agents", "wrappers"},
     {"experiments", "multiagent"},
     {"cli", "cli_problems", "cli_common", "cli_train"},

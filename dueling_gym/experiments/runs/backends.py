@@ -23,6 +23,8 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Callable, Sequence
 
+from dueling_gym.interrupts import acknowledge_interrupt
+
 __all__ = ["SweepInterrupted", "UnitFailed", "run_serial", "run_pool", "run_ray", "connect_ray", "progress_bar",
            "RAY_CONNECT_TIMEOUT"]
 
@@ -291,7 +293,9 @@ def run_ray(tasks: Sequence[Any], run: Callable[[Any], Any], on_done: Callable[[
                 except Exception as error:  # noqa: BLE001 - Ray wraps the task's error
                     raise UnitFailed(f"unit {describe(references[reference])} failed: {error}") from error
                 on_done(references[reference], result)
-    except BaseException:
+    except BaseException as error:
+        if isinstance(error, KeyboardInterrupt):
+            acknowledge_interrupt()  # cancelling the tasks may take longer than the watchdog's grace
         for reference in pending:
             ray.cancel(reference, force=True)
         raise

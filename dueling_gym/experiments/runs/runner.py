@@ -48,6 +48,7 @@ from dueling_gym.experiments.runs.store import (
     read_manifest,
 )
 from dueling_gym.experiments.runs.work_units import WorkUnit, canonical_json, package_version
+from dueling_gym.interrupts import acknowledge_interrupt
 from dueling_gym.validation import echo
 
 __all__ = ["run_units", "StudyFolder", "run_one", "execute_units", "run_tasks", "unit_batches", "check_backend",
@@ -197,6 +198,7 @@ def execute_units(todo: Sequence[WorkUnit], *, total: int, out_dir: Path | None,
     try:
         run_tasks(tasks, _run_batch, on_done, jobs=workers, backend=backend, describe=describe)
     except KeyboardInterrupt:
+        acknowledge_interrupt()  # caught: the sweep reports it, however long its workers take to stop
         # Workers write each unit's file as it finishes, but report a batch only when all of it is
         # done (and a unit may finish between its file and its report): count the files.
         done = finished[0] if out_dir is None else max(finished[0], total - len(todo) + _finished_on_disk(todo, out_dir))
