@@ -150,8 +150,9 @@ class ESConfig(TrainerConfig):
     extrapolated from the last two ``horizons`` as a logarithmic regret would grow
     (:func:`~dueling_gym.experiments.learning.problems.extrapolate_regret`): a run that keeps
     paying at the end of its horizon is scored as one whose regret goes on growing, at the cost
-    of runs that end at the last horizon.  ``safeguard_from`` trains under the safeguard (:mod:`dueling_gym.pair_network.safeguard`),
-    which the exported policy records and the ``learned`` agent then plays by default.
+    of runs that end at the last horizon.  ``safeguard_from`` trains under the safeguard
+    (:mod:`dueling_gym.pair_network.safeguard`), which the exported policy records and the
+    ``learned`` agent then plays by default.
     ``handover`` and ``handover_at`` train an opening: the trained weights choose the first
     ``handover_at`` duels of each run and the fixed ``handover`` policy the rest, having read every
     duel, as the ``learned`` agent plays an opening and its size policy; ``handover="shipped"``
