@@ -398,16 +398,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _take_back_interrupts()
         return _main(argv)
-    except Exception as error:
+    except BaseException as error:
+        # Ctrl-C while starting (imports, validation) or in a command that keeps nothing: one line.
         # A library that wraps the KeyboardInterrupt it was stopped by (while it was imported,
         # say) raises another error: still an interrupt, not a failure to report.
         if not caused_by_interrupt(error):
             raise
-        acknowledge_interrupt()
-        print("dueling-gym: interrupted", file=sys.stderr)
-        return 130
-    except KeyboardInterrupt:
-        # Ctrl-C while starting (imports, validation) or in a command that keeps nothing: one line.
         acknowledge_interrupt()
         print("dueling-gym: interrupted", file=sys.stderr)
         return 130

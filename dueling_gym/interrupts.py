@@ -32,8 +32,7 @@ import threading
 import time
 from typing import Any
 
-__all__ = ["GRACE_SECONDS", "install_console_interrupts", "acknowledge_interrupt", "caused_by_interrupt",
-           "interrupt_count"]
+__all__ = ["GRACE_SECONDS", "install_console_interrupts", "acknowledge_interrupt", "caused_by_interrupt"]
 
 #: Seconds an interrupt may go unacknowledged before the watchdog ends the process.
 GRACE_SECONDS = 10.0
@@ -53,11 +52,6 @@ def acknowledge_interrupt() -> None:
     """Say that every interrupt raised so far has been caught by code that will end the command:
     the watchdog lets it take its time."""
     _counts["acknowledged"] = _counts["raised"]
-
-
-def interrupt_count() -> int:
-    """How many interrupts the console handler has raised in this process."""
-    return _counts["raised"]
 
 
 def caused_by_interrupt(error: BaseException) -> bool:
