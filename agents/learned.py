@@ -9,7 +9,8 @@ no torch at inference.  The first 100 duels are played by the opening's weights
 by ``agents/data/learned_opening_large.npz``, trained on 16 and 24 arms), which the size's network
 then follows with everything they played; below 17 arms every duel after the 1000th is played by
 a late policy (``agents/data/learned_late.npz``, trained on runs of 10^4 duels after the
-shipped agent's first 1000 for their regret extrapolated to 10^5; from 12 arms on
+shipped agent's first 1000 for their regret extrapolated to 10^5; up to 5 arms
+``learned_late_small.npz``, the same trained one round further; from 12 arms on
 ``learned_late_large.npz``).
 
 Each step the agent rebuilds the observation the policy was trained on from its own win
@@ -69,7 +70,7 @@ from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
            "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "LONG_OPENING_FROM",
            "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "opening_length", "shipped_opening_path", "LATE_POLICY",
-           "LARGE_LATE_POLICY", "LARGE_LATE_POLICY_UNTIL", "LATE_FROM", "shipped_late_path", "load_policy_weights",
+           "SMALL_LATE_POLICY", "SMALL_LATE_POLICY_UNTIL", "LARGE_LATE_POLICY", "LARGE_LATE_POLICY_UNTIL", "LATE_FROM", "shipped_late_path", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
@@ -128,6 +129,15 @@ LONG_OPENING_POLICY = DATA_DIRECTORY / "learned_opening_large.npz"
 #: cyclic Copeland winners, tied elsewhere; ``agents/data/README.md``).  The first lies in the
 #: source tree's ``training-history/es_late_k4_5_8.npz`` and plays with ``late=`` naming it.
 LATE_POLICY = DATA_DIRECTORY / "learned_late.npz"
+#: The weights that choose every duel after the 1000th with at most
+#: :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY_UNTIL` arms: those of
+#: :data:`~dueling_gym.agents.learned.LATE_POLICY` trained one round further the same way.  On
+#: validation problems with 4 and 5 arms lower at 10^4 than it on three cyclic Copeland winners and
+#: on ``no_condorcet_winner`` with 4 arms, tied elsewhere; with 6 arms higher, so larger sizes keep
+#: :data:`~dueling_gym.agents.learned.LATE_POLICY` (``agents/data/README.md``).
+SMALL_LATE_POLICY = DATA_DIRECTORY / "learned_late_small.npz"
+#: The largest number of arms that plays :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY`.
+SMALL_LATE_POLICY_UNTIL = 5
 #: The weights that choose every duel after the 1000th with
 #: :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` to
 #: :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY_UNTIL` arms, those of the first late policy
@@ -189,14 +199,20 @@ def _opening_path(policy: str | None, opening: Any, n_arms: int) -> Path | None:
 
 def shipped_late_path(n_arms: int) -> Path | None:
     """The shipped late policy the agent plays with ``n_arms`` arms, or None where none is shipped:
-    :data:`~dueling_gym.agents.learned.LATE_POLICY` below
+    :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY` up to
+    :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY_UNTIL` arms,
+    :data:`~dueling_gym.agents.learned.LATE_POLICY` from there below
     :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms,
     :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY` from there up to
     :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY_UNTIL` arms, none above (and none whose file
     the package lacks)."""
     n_arms = check_n_arms(n_arms)
-    path = (LATE_POLICY if n_arms < LARGE_POLICY_FROM else LARGE_LATE_POLICY if n_arms <= LARGE_LATE_POLICY_UNTIL
-            else None)
+    if n_arms <= SMALL_LATE_POLICY_UNTIL:
+        path = SMALL_LATE_POLICY
+    elif n_arms < LARGE_POLICY_FROM:
+        path = LATE_POLICY
+    else:
+        path = LARGE_LATE_POLICY if n_arms <= LARGE_LATE_POLICY_UNTIL else None
     return path if path is not None and path.is_file() else None
 
 

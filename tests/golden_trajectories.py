@@ -148,6 +148,9 @@ LEARNED_VARIANTS: dict[str, dict] = {
     # The first late policy below 12 arms (before the one trained with the extrapolated fitness):
     # the default agent's trajectories of that time.
     "first_late": {"late": str(Path(__file__).resolve().parents[1] / "training-history" / "es_late_k4_5_8.npz")},
+    # The late policy of 6 to 11 arms played with 5 arms too: the default agent's trajectories
+    # before 5 arms and fewer got a late policy of their own.
+    "late_below_12": {"late": str(Path(__file__).resolve().parents[1] / "agents" / "data" / "learned_late.npz")},
 }
 
 

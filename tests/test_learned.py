@@ -342,15 +342,23 @@ def test_the_late_policy_takes_over_after_late_from_duels_up_to_sixteen_arms(tmp
     from dueling_gym.agents import learned
 
     assert learned.LATE_FROM == 1000
-    assert [learned.shipped_late_path(k) for k in (2, 5, 11)] == [learned.LATE_POLICY] * 3
+    assert learned.SMALL_LATE_POLICY_UNTIL == 5
+    assert [learned.shipped_late_path(k) for k in (2, 4, 5)] == [learned.SMALL_LATE_POLICY] * 3
+    assert [learned.shipped_late_path(k) for k in (6, 8, 11)] == [learned.LATE_POLICY] * 3
     assert [learned.shipped_late_path(k) for k in (12, 16)] == [learned.LARGE_LATE_POLICY] * 2
     assert [learned.shipped_late_path(k) for k in (17, 24, 40)] == [None] * 3
-    late = make_agent("learned", n_arms=5, seed=0).late_metadata
+    late = make_agent("learned", n_arms=8, seed=0).late_metadata
     assert late["command"].startswith("dueling-gym train es") and "--after-shipped 1000" in late["command"]
     assert late["config"]["n_arms"] == [4, 5, 6, 8] and late["config"]["horizon"] == 10000
     # Trained for the regret it leaves: the fitness read at 10^5, extrapolated from 5000 and 10^4.
     assert late["config"]["horizons"] == [5000, 10000] and late["config"]["extrapolate_to"] == 100000
     assert "--init agents/data/learned_late.npz" in late["command"]  # the first late policy, now in training-history/
+    assert late["config"]["seed"] == 55
+    # Up to 5 arms: the same trained one round further (from learned_late.npz, another trainer seed).
+    small = make_agent("learned", n_arms=5, seed=0).late_metadata
+    assert "--init agents/data/learned_late.npz" in small["command"] and small["config"]["seed"] == 56
+    assert {key: value for key, value in small["config"].items() if key != "seed"} == {
+        key: value for key, value in late["config"].items() if key != "seed"}
     large = make_agent("learned", n_arms=16, seed=0).late_metadata
     assert "--init agents/data/learned_late.npz" in large["command"] and large["config"]["n_arms"] == [12, 16]
     assert make_agent("learned", n_arms=17, seed=0).late_metadata is None
@@ -374,7 +382,7 @@ def test_the_late_policy_takes_over_after_late_from_duels_up_to_sixteen_arms(tmp
     np.testing.assert_array_equal(with_late.duels[:150], without.duels[:150])
     assert not np.array_equal(with_late.duels[150:], without.duels[150:])
     late_agent = make_agent("learned", n_arms=5, late_from=150, seed=0)
-    alone = make_agent("learned", n_arms=5, policy=str(learned.LATE_POLICY), seed=0)
+    alone = make_agent("learned", n_arms=5, policy=str(learned.SMALL_LATE_POLICY), seed=0)
     outcomes = np.random.default_rng(9)
     for t in range(150):
         duel = late_agent.act()
