@@ -16,6 +16,10 @@ run's numbers and nothing else:
   and the regret at the longest horizon as a share of the lower bound;
 * ``learned/robustness``: every agent, the learned policy and each classic one, against the best
   classic agent other than itself, by the same paired rule: the rows where it is above;
+* ``learned/scorecard``: the page's summary, read from the same files: per horizon, the rows
+  where the learned policy is below, tied with or above the best classic agent (first stage), the
+  rows above by name, and the published matrices on which its regret as shipped grows at most
+  twofold from 10^4 to 10^5 duels and those on which it does not;
 * ``learned/classic-consistency``: per published matrix, which classic agents grow at most twofold
   from 10^4 to 10^5 duels and how low their regret at 10^4 is, beside the lowest of all classic
   agents and the learned policy's (``classic_consistency.csv``: the same check with every classic
@@ -168,6 +172,31 @@ def classic_consistency_table(classic: list[dict[str, str]], learned: list[dict[
                                "(an agent that takes the horizon plays one run per horizon).\n")
 
 
+def scorecard_table(paired: list[dict[str, str]], consistency: list[dict[str, str]] | None) -> str:
+    """Rows below, tied and above per horizon, the rows above by name, then the consistency verdicts
+    of the policy as shipped."""
+    horizons = sorted({int(row["horizon"]) for row in paired})
+    lines = ["| horizon | below | tied | above | rows above the best classic agent |", "|---|---:|---:|---:|---|"]
+    for horizon in horizons:
+        rows = [row for row in paired if int(row["horizon"]) == horizon]
+        counts = {verdict: sum(row["verdict"] == verdict for row in rows) for verdict in ("below", "tied", "above")}
+        names = ", ".join(f"{row['problems']} ({float(row['difference']):+.1f} ± {float(row['ci95']):.1f} against "
+                          f"{row['best_classic']})" for row in rows if row["verdict"] == "above") or "none"
+        lines.append(f"| T = {horizon} | {counts['below']} | {counts['tied']} | {counts['above']} | {names} |")
+    sets = len({row["problems"] for row in paired})
+    text = "\n".join(lines) + (f"\n\n{len(paired)} rows ({sets} problem set{'s' * (sets != 1)} × {len(horizons)} "
+                                f"horizon{'s' * (len(horizons) != 1)}), paired 95% Student's t over the same runs.\n")
+    if consistency:
+        shipped = [row for row in consistency if row["agent"] == "learned" and row["variant"] == "as shipped"]
+        short, long = shipped[0]["horizon"], shipped[0]["long_horizon"]
+        passing = [f"{row['problems']} {float(row['growth']):.2f}" for row in shipped if row["verdict"] == "logarithmic"]
+        failing = [f"{row['problems']} {float(row['growth']):.2f}" for row in shipped if row["verdict"] != "logarithmic"]
+        text += (f"\nAs shipped, from T = {short} to {long} its regret grows at most twofold on {len(passing)} of "
+                 f"{len(shipped)} published matrices ({', '.join(passing) or 'none'}) and faster on "
+                 f"{len(failing)} ({', '.join(failing) or 'none'}).\n")
+    return text
+
+
 def _growth_cell(row: dict[str, str], prefix: str) -> str:
     return (f"{float(row[prefix + 'growth']):.2f} "
             f"[{float(row[prefix + 'growth_low']):.2f}, {float(row[prefix + 'growth_high']):.2f}]")
@@ -182,6 +211,8 @@ def learned_fragments(docs: Path) -> dict[str, str]:
     folder = Path(docs) / DATA
     regret, paired = _rows(folder / "regret.csv"), _rows(folder / "paired.csv")
     fragments = {"learned/regret": regret_table(regret, paired), "learned/paired": paired_table(paired)}
+    consistency = _rows(folder / "consistency.csv") if (folder / "consistency.csv").exists() else None
+    fragments["learned/scorecard"] = scorecard_table(paired, consistency)
     if (folder / "follow_up.csv").exists():
         fragments["learned/follow-up"] = follow_up_table(_rows(folder / "follow_up.csv"))
     if (folder / "robustness.csv").exists():

@@ -16,7 +16,7 @@ def _rows(name):
 def test_the_page_takes_in_every_table():
     text = (DOCS / "learned.md").read_text()
     fragments = tables.learned_fragments(DOCS)
-    for name in ("learned/regret", "learned/paired", "learned/follow-up", "learned/consistency"):
+    for name in ("learned/regret", "learned/paired", "learned/follow-up", "learned/consistency", "learned/scorecard"):
         assert name in fragments and f"```{{generated}} {name}\n```" in text
 
 
@@ -72,3 +72,35 @@ def test_a_two_horizon_consistency_run_has_no_further_columns():
                "further_bound_share": "0.9"}
     assert ("| gap | rmed1 | 5.0 | 60.0 | 12.00 [10.00, 14.00] | **too fast** | 90.0 | 1.50 [1.20, 1.80] | "
             "logarithmic | 0.90 |") in tables.consistency_table([further])
+
+
+def test_the_scorecard_counts_every_row_and_names_the_losses():
+    paired = _rows("paired.csv")
+    text = tables.learned_fragments(DOCS)["learned/scorecard"]
+    lines = text.splitlines()
+    horizons = sorted({int(row["horizon"]) for row in paired})
+    counted = 0
+    for horizon, line in zip(horizons, lines[2:2 + len(horizons)]):
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows = [row for row in paired if int(row["horizon"]) == horizon]
+        assert cells[0] == f"T = {horizon}"
+        assert [int(cell) for cell in cells[1:4]] == [sum(row["verdict"] == v for row in rows) for v in ("below", "tied", "above")]
+        above = [row["problems"] for row in rows if row["verdict"] == "above"]
+        assert all(f"{name} (" in cells[4] for name in above) and (above or cells[4] == "none")
+        counted += sum(int(cell) for cell in cells[1:4])
+    assert counted == len(paired)
+    shipped = [row for row in _rows("consistency.csv") if row["agent"] == "learned" and row["variant"] == "as shipped"]
+    passing = sum(row["verdict"] == "logarithmic" for row in shipped)
+    assert f"at most twofold on {passing} of {len(shipped)} published matrices" in text
+    assert all(f"{row['problems']} {float(row['growth']):.2f}" in text for row in shipped)
+
+
+def test_the_scorecard_without_a_consistency_check():
+    rows = [{"problems": "gap", "horizon": "100", "best_classic": "scb", "difference": "3.4", "ci95": "2.5",
+             "verdict": "above"},
+            {"problems": "gap", "horizon": "1000", "best_classic": "cw_rmed", "difference": "-14", "ci95": "20",
+             "verdict": "tied"}]
+    text = tables.scorecard_table(rows, None)
+    assert "| T = 100 | 0 | 0 | 1 | gap (+3.4 ± 2.5 against scb) |" in text
+    assert "| T = 1000 | 0 | 1 | 0 | none |" in text
+    assert "2 rows (1 problem set × 2 horizons)" in text and "twofold" not in text
