@@ -70,7 +70,8 @@ from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
            "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "LONG_OPENING_FROM",
            "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "opening_length", "shipped_opening_path", "LATE_POLICY",
-           "SMALL_LATE_POLICY", "SMALL_LATE_POLICY_UNTIL", "LARGE_LATE_POLICY", "LARGE_LATE_POLICY_UNTIL", "LATE_FROM", "shipped_late_path", "load_policy_weights",
+           "SMALL_LATE_POLICY", "SMALL_LATE_POLICY_UNTIL", "LARGE_LATE_POLICY", "LARGE_LATE_POLICY_UNTIL", "LATE_FROM",
+           "shipped_late_path", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
@@ -121,8 +122,9 @@ LONG_OPENING_DUELS = 1000
 #: tied with it at 10^4 (``agents/data/README.md``).
 LONG_OPENING_POLICY = DATA_DIRECTORY / "learned_opening_large.npz"
 #: The weights that choose every duel after the
-#: :data:`~dueling_gym.agents.learned.LATE_FROM`-th below
-#: :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms, after the opening and the size's
+#: :data:`~dueling_gym.agents.learned.LATE_FROM`-th from
+#: :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY_UNTIL` + 1 to
+#: :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` − 1 arms, after the opening and the size's
 #: policy, having read every duel they played (the first late policy, trained for runs of 10^4
 #: duels on 4, 5 and 8 arms, trained further on 4, 5, 6 and 8 arms for the regret extrapolated to
 #: 10^5 duels; on validation problems with 4 to 8 arms lower at 10^4 than the first on three
