@@ -384,8 +384,9 @@ class EvolutionTrainer(base.Trainer):
         for n_arms, validation in zip(self.sizes, self.validations):
             batch = ProblemBatch(c["families"], n_arms, c["problems_per_family"], c["horizon"], rng,
                                  horizons=c.get("horizons"))
-            batch.normaliser, batch.objective = validation.normaliser, c["objective"]
-            batch.extrapolate_to = c.get("extrapolate_to")
+            # Scored as its size's validation batch is: the same normaliser, objective and time.
+            batch.normaliser, batch.objective, batch.extrapolate_to = (
+                validation.normaliser, validation.objective, validation.extrapolate_to)
             batches.append(batch)
         run_seed = int(rng.integers(2**63))
         noise = rng.standard_normal((pairs, self.theta.size))
