@@ -29,6 +29,18 @@ def load_oracles() -> dict:
     return json.loads((DATA / "oracles.json").read_text())
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _sb3_log_folder(tmp_path_factory):
+    """Stable-Baselines3 models trained here log into pytest's temporary folder.
+
+    Without a logger of their own, SB3's ``learn`` creates an empty ``SB3-<date>`` folder in the
+    system's temporary directory on every call, which pytest never removes.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def oracles() -> dict:
     return load_oracles()

@@ -82,6 +82,7 @@ def _eval_seed(seed: int, family_index: int) -> int:
 
 def _build_model(env: Any, config: dict[str, Any]) -> Any:
     from stable_baselines3 import A2C, PPO
+    from stable_baselines3.common.logger import Logger
 
     from dueling_gym.experiments.learning.pair_policy import PairPolicy
 
@@ -93,8 +94,13 @@ def _build_model(env: Any, config: dict[str, Any]) -> Any:
                   gamma=config["gamma"], learning_rate=config["learning_rate"], ent_coef=config["ent_coef"],
                   n_steps=config["n_steps"], gae_lambda=config["gae_lambda"])
     if config["algorithm"] == "ppo":
-        return PPO(policy, env, batch_size=config["batch_size"], n_epochs=config["n_epochs"], **common)
-    return A2C(policy, env, **common)
+        model = PPO(policy, env, batch_size=config["batch_size"], n_epochs=config["n_epochs"], **common)
+    else:
+        model = A2C(policy, env, **common)
+    # The trainer writes its own log in its output folder; without a logger of its own, every
+    # ``learn`` call would leave an empty SB3-<date> folder in the system's temporary directory.
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
 
 
 def _checkpoints(directory: Path) -> list[tuple[int, Path]]:
