@@ -5,8 +5,10 @@
 produced each file, and which file each other number of arms plays) and runs the
 permutation-equivariant pair network of :mod:`dueling_gym.pair_network` with its Numba kernels --
 no torch at inference.  The first 100 duels are played by the opening's weights
-(``agents/data/learned_opening.npz``, trained for the early duels; from 16 arms on the first 1000,
-by ``agents/data/learned_opening_large.npz``, trained on 16 and 24 arms), which the size's network
+(``agents/data/learned_opening.npz``, trained for the early duels; with 5 arms
+``learned_opening_k5.npz``, the same trained further with three cyclic Copeland winners in the mix;
+from 16 arms on the first 1000, by ``agents/data/learned_opening_large.npz``, trained on 16 and 24
+arms), which the size's network
 then follows with everything they played; below 17 arms every duel after the 1000th is played by
 a late policy (``agents/data/learned_late.npz``, trained on runs of 10^4 duels after the
 shipped agent's first 1000 for their regret extrapolated to 10^5; up to 5 arms
@@ -69,7 +71,7 @@ from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_
 
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
            "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "LONG_OPENING_FROM",
-           "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "opening_length", "shipped_opening_path", "LATE_POLICY",
+           "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "FIVE_ARM_OPENING_POLICY", "opening_length", "shipped_opening_path", "LATE_POLICY",
            "SMALL_LATE_POLICY", "SMALL_LATE_POLICY_UNTIL", "LARGE_LATE_POLICY", "LARGE_LATE_POLICY_UNTIL", "LATE_FROM",
            "shipped_late_path", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
@@ -121,6 +123,14 @@ LONG_OPENING_DUELS = 1000
 #: than :data:`~dueling_gym.agents.learned.OPENING_POLICY` at T = 100 and 1000 on every family and was
 #: tied with it at 10^4 (``agents/data/README.md``).
 LONG_OPENING_POLICY = DATA_DIRECTORY / "learned_opening_large.npz"
+#: The opening played with exactly 5 arms, the weights of
+#: :data:`~dueling_gym.agents.learned.OPENING_POLICY` trained further on 4, 5, 6 and 8 arms with a
+#: fourth family, three Copeland winners in a cycle, handing over to each size's policy after 100
+#: duels as the agent plays it, with the fitness read at 100, 500 and 1000 duels.  With 4 and 8 arms
+#: it cost regret at 1000 duels on validation problems; with 5 it was lower at T = 100 on three of
+#: the four families and higher on none at 100, 1000 or 10^4 (``agents/data/README.md``), so only 5
+#: arms play it.
+FIVE_ARM_OPENING_POLICY = DATA_DIRECTORY / "learned_opening_k5.npz"
 #: The weights that choose every duel after the
 #: :data:`~dueling_gym.agents.learned.LATE_FROM`-th from
 #: :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY_UNTIL` + 1 to
@@ -188,10 +198,14 @@ def opening_length(n_arms: int) -> int:
 
 def shipped_opening_path(n_arms: int) -> Path:
     """The shipped opening the agent plays with ``n_arms`` arms:
+    :data:`~dueling_gym.agents.learned.FIVE_ARM_OPENING_POLICY` with 5 arms,
     :data:`~dueling_gym.agents.learned.LONG_OPENING_POLICY` from
     :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms on, else
     :data:`~dueling_gym.agents.learned.OPENING_POLICY`."""
-    return LONG_OPENING_POLICY if check_n_arms(n_arms) >= LONG_OPENING_FROM else OPENING_POLICY
+    n_arms = check_n_arms(n_arms)
+    if n_arms == 5:
+        return FIVE_ARM_OPENING_POLICY
+    return LONG_OPENING_POLICY if n_arms >= LONG_OPENING_FROM else OPENING_POLICY
 
 
 def _opening_path(policy: str | None, opening: Any, n_arms: int) -> Path | None:

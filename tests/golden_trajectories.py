@@ -151,6 +151,9 @@ LEARNED_VARIANTS: dict[str, dict] = {
     # The late policy of 6 to 11 arms played with 5 arms too: the default agent's trajectories
     # before 5 arms and fewer got a late policy of their own.
     "late_below_12": {"late": str(Path(__file__).resolve().parents[1] / "agents" / "data" / "learned_late.npz")},
+    # The opening of most sizes played whatever the size: with 5 arms the default agent's
+    # trajectories before 5 arms got an opening of their own.
+    "opening_below_16": {"opening": str(Path(__file__).resolve().parents[1] / "agents" / "data" / "learned_opening.npz")},
 }
 
 

@@ -329,6 +329,16 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     assert LearnedAgent.content_digests(15, {})["opening_sha256"] != LearnedAgent.content_digests(16, {})["opening_sha256"]
     assert make_agent("learned", n_arms=15, seed=0).opening_metadata["config"]["n_arms"] == [4, 5, 8, 16]
     assert make_agent("learned", n_arms=24, seed=0).opening_metadata["config"]["n_arms"] == [16, 24]
+    # With 5 arms the opening is the one trained further with three cyclic Copeland winners, handing
+    # over to each size's policy after its 100 duels as the agent plays it.
+    assert [learned.shipped_opening_path(k).name for k in (4, 5, 6)] == [
+        "learned_opening.npz", "learned_opening_k5.npz", "learned_opening.npz"]
+    five = make_agent("learned", n_arms=5, seed=0)
+    assert five.opening_duels == 100
+    assert "cyclic_copeland_winners" in five.opening_metadata["config"]["families"]
+    assert five.opening_metadata["config"]["handover_at"] == 100
+    assert five.opening_metadata["config"]["init"] == "agents/data/learned_opening.npz"
+    assert LearnedAgent.content_digests(5, {})["opening_sha256"] != LearnedAgent.content_digests(4, {})["opening_sha256"]
     assert set(LearnedAgent.content_digests(5, {"policy": str(learned.GENERAL_POLICY)})) == {"policy_sha256"}
     _assert_phase_arguments_are_checked("opening", "opening_duels", tmp_path)
     # Without the opening, the agent plays what it played before the opening existed.
