@@ -71,7 +71,8 @@ from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_
 
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
            "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "LONG_OPENING_FROM",
-           "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "FIVE_ARM_OPENING_POLICY", "opening_length", "shipped_opening_path", "LATE_POLICY",
+           "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "FIVE_ARM_OPENING_POLICY", "opening_length",
+           "shipped_opening_path", "LATE_POLICY",
            "SMALL_LATE_POLICY", "SMALL_LATE_POLICY_UNTIL", "LARGE_LATE_POLICY", "LARGE_LATE_POLICY_UNTIL", "LATE_FROM",
            "shipped_late_path", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
