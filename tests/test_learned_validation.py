@@ -104,6 +104,34 @@ def test_the_validation_command_line_writes_its_table(tmp_path, capsys):
     rows = list(csv.DictReader((tmp_path / "paired.csv").open()))
     assert [row["horizon"] for row in rows] == ["100", "150"] and rows[0]["identical"] == "True"
     assert "baseline → candidate" in capsys.readouterr().out and (tmp_path / "summary.md").is_file()
+    # The files each agent plays are written beside the table, so the table says what it compared.
+    agents = list(csv.DictReader((tmp_path / "agents.csv").open()))
+    assert [(row["agent"], row["late"]) for row in agents] == [("baseline", "learned_late_small.npz"), ("candidate", "none")]
+    assert "| 3 | candidate | learned_k5.npz | learned_opening.npz (100) | none (-) | off |" in (tmp_path / "summary.md").read_text()
+
+
+def test_agent_files_name_what_each_phase_plays(tmp_path):
+    assert learned_validation.agent_files(5) == {
+        "policy": "learned_k5.npz", "opening": "learned_opening_k5.npz", "opening_duels": "100",
+        "late": "learned_late_small.npz", "late_from": "1000", "safeguard": "off"}
+    assert learned_validation.agent_files(16)["opening_duels"] == "1000"
+    assert learned_validation.agent_files(4, {"safeguard_from": 1000, "late_from": 2000})["late_from"] == "2000"
+    assert learned_validation.agent_files(4, {"safeguard_from": 1000})["safeguard"] == "on"
+    # "shipped" beside a policy file of one's own plays no opening and no late policy: the table says so.
+    own = tmp_path / "own.npz"
+    own.write_bytes(GENERAL_POLICY.read_bytes())
+    other = tmp_path / "other.npz"
+    with np.load(GENERAL_POLICY) as data:
+        arrays = {key: data[key] for key in data.files}
+    arrays["w0"] = arrays["w0"] + 1.0
+    np.savez(other, **arrays)
+    files = learned_validation.agent_files(5, {"policy": str(other), "opening": "shipped", "late": "shipped"})
+    assert files["opening"] == "none" and files["late"] == "none" and files["policy"].startswith("sha256:")
+    assert learned_validation.agent_files(5, {"policy": str(own)})["policy"] == "learned_k5.npz"  # known by content
+    with pytest.raises(ValueError, match="does not exist"):
+        learned_validation.agent_files(5, {"policy": str(tmp_path / "missing.npz")})
+    with pytest.raises(ValueError, match="not options"):
+        learned_validation.agent_files(5, {"horizon": 3})
 
 
 def test_stuck_runs_split_the_growth_by_run(monkeypatch):

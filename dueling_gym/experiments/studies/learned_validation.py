@@ -22,13 +22,14 @@ From the command line, e.g. the draws that shipped ``learned_k4.npz``::
         --candidate late=training-history/es_late_k4_5_8.npz
 
 (the candidate defaults to the agent as shipped; the late policy of that time lies in
-``training-history/``).  ``paired.csv`` and ``summary.md`` are written to
-``--out``.
+``training-history/``).  ``paired.csv``, ``agents.csv`` (the files each agent plays, by size:
+:func:`agent_files`) and ``summary.md`` (both tables) are written to ``--out``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -36,6 +37,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from dueling_gym.agents import make_agent
+from dueling_gym.agents.learned import DATA_DIRECTORY, LearnedAgent
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.studies.learned_evaluation import write_csv
 from dueling_gym.problems import PreferenceMatrix
@@ -185,8 +187,35 @@ def parse_agent_options(text: str) -> dict[str, Any]:
     return check_agent_options("the options", options)
 
 
-def validation_summary(rows: Sequence[dict]) -> str:
-    """The rows as a Markdown table (mean regret, baseline → candidate, and the paired difference)."""
+def agent_files(n_arms: int, options: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """What ``make_agent("learned", n_arms, **options)`` plays, phase by phase: the file of its policy,
+    opening and late policy, each as the shipped file's name when its SHA-256 is one of the package's
+    files and else as ``sha256:`` and the first 12 hex digits, or ``none``; the opening's length, the
+    duel the late policy takes over after, and whether the safeguard is on.
+
+    A draw's table says what was compared only if both agents are the ones meant: ``opening="shipped"``
+    beside a policy file of one's own, for instance, plays no opening (the agent's rule for "shipped").
+    """
+    n_arms = check_integer("n_arms", n_arms, minimum=2)
+    digests = LearnedAgent.content_digests(n_arms, dict(check_agent_options("options", options)))
+    if not digests:
+        raise ValueError(f"the policy file of {dict(options or {})} does not exist")
+    shipped = {hashlib.sha256(path.read_bytes()).hexdigest(): path.name
+               for path in sorted(DATA_DIRECTORY.glob("*.npz"))}
+
+    def name(key: str) -> str:
+        digest = digests.get(key)
+        return "none" if digest is None else shipped.get(digest, f"sha256:{digest[:12]}")
+
+    return {"policy": name("policy_sha256"), "opening": name("opening_sha256"),
+            "opening_duels": digests.get("opening_duels", "-"), "late": name("late_sha256"),
+            "late_from": digests.get("late_from", "-"), "safeguard": "on" if "safeguard_sha256" in digests else "off"}
+
+
+def validation_summary(rows: Sequence[dict], agents: Sequence[dict] = ()) -> str:
+    """The rows as a Markdown table (mean regret, baseline → candidate, and the paired difference),
+    followed by the files each agent plays when ``agents`` (rows of ``n_arms``, ``agent`` and
+    :func:`agent_files`) are given."""
     lines = ["| K | family | T | baseline → candidate | candidate − baseline (paired) | verdict |",
              "|---|---|---:|---:|---:|---|"]
     for row in rows:
@@ -194,6 +223,12 @@ def validation_summary(rows: Sequence[dict]) -> str:
         lines.append(f"| {row['n_arms']} | {row['family']} | {row['horizon']} | {row['baseline']:.1f} → "
                      f"{row['candidate']:.1f} | {row['difference']:+.1f} ± {row['ci95']:.1f} | {verdict} |")
     lines += ["", "Intervals: 95% Student's t half-width of the mean paired difference over the problems."]
+    if agents:
+        lines += ["", "| K | agent | policy | opening (duels) | late policy (after duel) | safeguard |",
+                  "|---|---|---|---|---|---|"]
+        for row in agents:
+            lines.append(f"| {row['n_arms']} | {row['agent']} | {row['policy']} | {row['opening']} ({row['opening_duels']}) "
+                         f"| {row['late']} ({row['late_from']}) | {row['safeguard']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -210,13 +245,17 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help=f"comma-separated, from {', '.join(ALL_FAMILIES)} (default: the first three)")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
-    rows = paired_validation([int(value) for value in args.n_arms.split(",")], args.draw, args.problems, args.horizon,
-                             candidate=parse_agent_options(args.candidate), baseline=parse_agent_options(args.baseline),
+    sizes = [int(value) for value in args.n_arms.split(",")]
+    candidate, baseline = parse_agent_options(args.candidate), parse_agent_options(args.baseline)
+    agents = [{"n_arms": size, "agent": agent, **agent_files(size, options)}
+              for size in sizes for agent, options in (("baseline", baseline), ("candidate", candidate))]
+    rows = paired_validation(sizes, args.draw, args.problems, args.horizon, candidate=candidate, baseline=baseline,
                              families=args.families.split(","), jobs=args.jobs)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "paired.csv", rows)
-    summary = validation_summary(rows)
+    write_csv(out / "agents.csv", agents)
+    summary = validation_summary(rows, agents)
     (out / "summary.md").write_text(summary)
     print(summary)
 
