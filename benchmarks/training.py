@@ -30,6 +30,7 @@ def main() -> None:
 
     import torch
     from stable_baselines3 import PPO
+    from stable_baselines3.common.logger import Logger
 
     from dueling_gym.agents import make_agent
     from dueling_gym.experiments.learning.pair_policy import PairPolicy
@@ -50,6 +51,7 @@ def main() -> None:
     for label, policy, kwargs in (("MlpPolicy", "MlpPolicy", {}), ("PairPolicy (hidden 16)", PairPolicy, {"n_arms": 5, "hidden": 16})):
         env = make_training_env(FAMILIES, 5, 1000, n_envs)
         model = PPO(policy, env, n_steps=16, batch_size=4096, n_epochs=4, seed=0, device="cpu", policy_kwargs=kwargs)
+        model.set_logger(Logger(folder=None, output_formats=[]))  # no SB3-<date> folder per learn() in /tmp
         model.learn(16 * n_envs)  # warm-up
         start = time.perf_counter()
         model.learn(arguments.steps, reset_num_timesteps=False)

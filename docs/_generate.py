@@ -426,7 +426,9 @@ def run_scripts(docs: Path, names: list[str], out: Path) -> dict[str, str]:
         if workdir.exists():
             shutil.rmtree(workdir)
         workdir.mkdir(parents=True)
-        process = subprocess.Popen([sys.executable, str(script)], cwd=workdir, env=environment, text=True,
+        # Stable-Baselines3 logs below the working folder too, not in the system's temporary directory.
+        process = subprocess.Popen([sys.executable, str(script)], cwd=workdir, text=True,
+                                   env={**environment, "SB3_LOGDIR": str(workdir / "sb3-log")},
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         started[name] = (script, workdir, process)
     fragments = {}

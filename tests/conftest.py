@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -29,16 +32,29 @@ def load_oracles() -> dict:
     return json.loads((DATA / "oracles.json").read_text())
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _sb3_log_folder(tmp_path_factory):
-    """Stable-Baselines3 models trained here log into pytest's temporary folder.
+#: The folder ``SB3_LOGDIR`` names while the tests run, when this process made it.
+_SB3_LOG_FOLDER: str | None = None
+
+
+def pytest_configure(config):
+    """Stable-Baselines3 models trained in the tests, or in the scripts they run, log into one
+    temporary folder that is removed at the end.
 
     Without a logger of their own, SB3's ``learn`` creates an empty ``SB3-<date>`` folder in the
-    system's temporary directory on every call, which pytest never removes.
+    system's temporary directory on every call.  Set before collection, so that the environments
+    test modules copy from ``os.environ`` for their subprocesses carry it too.
     """
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
-        yield
+    global _SB3_LOG_FOLDER
+    if "SB3_LOGDIR" not in os.environ:
+        _SB3_LOG_FOLDER = tempfile.mkdtemp(prefix="dueling-gym-tests-sb3-")
+        os.environ["SB3_LOGDIR"] = _SB3_LOG_FOLDER
+
+
+def pytest_unconfigure(config):
+    if _SB3_LOG_FOLDER is not None:
+        shutil.rmtree(_SB3_LOG_FOLDER, ignore_errors=True)
+        if os.environ.get("SB3_LOGDIR") == _SB3_LOG_FOLDER:
+            del os.environ["SB3_LOGDIR"]
 
 
 @pytest.fixture(scope="session")
