@@ -23,7 +23,7 @@ from dueling_gym.agents.learned import (
 from dueling_gym.cli import main as cli_main
 from dueling_gym.experiments import simulate
 from dueling_gym.experiments.learning.evolution import random_weights, train_evolution, widen_weights
-from dueling_gym.experiments.learning.problems import extrapolate_regret
+from dueling_gym.experiments.learning.problems import ProblemBatch, extrapolate_regret
 from dueling_gym.observations import time_feature
 from dueling_gym.problems import load_problem
 
@@ -480,3 +480,40 @@ def test_an_opening_handed_over_to_the_shipped_size_policies_scores_each_size_wi
     for size, name in ((4, "learned_k4.npz"), (5, "learned_k5.npz")):
         digest = hashlib.sha256((DATA_DIRECTORY / name).read_bytes()).hexdigest()
         assert config["handover_files"][str(size)] == {name: digest}
+
+
+def test_the_fitness_combines_families_by_their_mean_their_worst_or_a_hinge():
+    batch = ProblemBatch(("no_condorcet_winner", "utility_based", "cyclic_copeland_winners"), 4, 2, 100,
+                         np.random.default_rng(0))
+    batch.normaliser = np.array([10.0, 20.0, 5.0])
+    totals = np.array([5.0, 7.0, 24.0, 20.0, 6.0, 6.0])  # family means 6, 22, 6: ratios 0.6, 1.1, 1.2
+    assert batch.score(totals) == pytest.approx((0.6 + 1.1 + 1.2) / 3)
+    batch.objective = "worst"
+    assert batch.score(totals) == pytest.approx(1.2)
+    batch.objective, batch.floor = "hinge", 0.8
+    assert batch.score(totals) == pytest.approx((0.8 + 1.1 + 1.2) / 3)  # 0.6 counts as the floor
+    lower_where_below = totals.copy()
+    lower_where_below[:2] = 1.0  # the family already below the floor gains nothing more
+    assert batch.score(lower_where_below) == pytest.approx(batch.score(totals))
+    batch.floor = None
+    with pytest.raises(ValueError, match="floor"):
+        batch.score(totals)
+
+
+def test_training_with_the_hinge_objective_records_its_floor_and_scores_by_it(tmp_path):
+    settings = {**TINY, "normalise": "classic", "objective": "hinge", "hinge_floor": 0.9}
+    policy = train_evolution(tmp_path / "hinge", generations=1, **settings)
+    config = load_policy_weights(policy)[1]["config"]
+    assert config["objective"] == "hinge" and config["hinge_floor"] == 0.9
+    rows = list(csv.DictReader((tmp_path / "hinge" / "evaluations.csv").open()))
+    reference = json.loads((tmp_path / "hinge" / "reference_regret.json").read_text())
+    ratios = [float(rows[0][family]) / reference[family] for family in TINY["families"]]
+    assert float(rows[0]["normalised_regret"]) == pytest.approx(np.mean(np.maximum(ratios, 0.9)), abs=2e-3)
+    # Runs without the hinge keep their configuration as before: no floor recorded.
+    plain = train_evolution(tmp_path / "plain", generations=1, **{**TINY, "normalise": "classic"})
+    assert "hinge_floor" not in load_policy_weights(plain)[1]["config"]
+    for bad in ({"objective": "hinge"}, {"hinge_floor": 0.9}):
+        with pytest.raises(ValueError, match="hinge_floor go together"):
+            train_evolution(tmp_path / "bad", generations=1, **{**TINY, **bad})
+    with pytest.raises(ValueError, match="hinge_floor"):
+        train_evolution(tmp_path / "bad2", generations=1, **{**settings, "hinge_floor": -1.0})

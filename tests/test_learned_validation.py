@@ -72,6 +72,33 @@ def test_the_comparison_pairs_each_problem_and_run_seed():
     assert "| 4 | unique_copeland_winner | 100 |" in validation_summary(rows) and "identical" in validation_summary(rows)
 
 
+def test_reference_agents_play_the_same_problems_and_seeds_and_the_best_is_named():
+    references = ("winner_stays_strong", "ecw_rmed", "dts")
+    rows = paired_validation([4], 7, 3, 300, families=["no_condorcet_winner"], references=references)
+    problems = validation_problems(4, 7, "no_condorcet_winner", 3)
+    for row in rows:
+        means = {name: np.mean([simulate(make_agent(name, 4), problem, 300, seed=1_000_003 * index + 17,
+                                         checkpoints=[100, 300]).cumulative_regret["copeland_komiyama"][int(row["horizon"] > 100)]
+                                for index, problem in enumerate(problems)]) for name in references}
+        best = min(means, key=means.get)
+        assert row["best_reference"] == best and row["best_reference_mean"] == pytest.approx(means[best], abs=1e-9)
+        assert row["candidate_over_reference"] == pytest.approx(row["candidate"] / means[best], abs=1e-12)
+    summary = validation_summary(rows)
+    assert "candidate / best reference" in summary and f"| {rows[0]['best_reference']} " in summary
+    # Without references the rows and the table are as before.
+    plain = paired_validation([4], 7, 3, 300, families=["no_condorcet_winner"])
+    assert "best_reference" not in plain[0] and "best reference" not in validation_summary(plain)
+    assert plain[0]["candidate"] == rows[0]["candidate"]
+    with pytest.raises(ValueError, match="not a classic dueling agent"):
+        paired_validation([4], 7, 3, 300, references=["learned"])
+    with pytest.raises(ValueError, match="not a classic dueling agent"):
+        paired_validation([4], 7, 3, 300, references=["nonesuch"])
+    with pytest.raises(ValueError, match="twice"):
+        paired_validation([4], 7, 3, 300, references=["dts", "dts"])
+    with pytest.raises(TypeError, match="single string"):
+        paired_validation([4], 7, 3, 300, references="dts")
+
+
 def test_the_general_policy_file_can_be_named_at_a_size_with_a_file_of_its_own():
     # 4 arms now play learned_k4.npz; naming the K = 5 weights replays the agent from before it.
     named = make_agent("learned", 4, policy=str(GENERAL_POLICY), opening=str(DATA_DIRECTORY / "learned_opening.npz"),
@@ -108,6 +135,10 @@ def test_the_validation_command_line_writes_its_table(tmp_path, capsys):
     agents = list(csv.DictReader((tmp_path / "agents.csv").open()))
     assert [(row["agent"], row["late"]) for row in agents] == [("baseline", "learned_late_small.npz"), ("candidate", "none")]
     assert "| 3 | candidate | learned_k5.npz | learned_opening.npz (100) | none (-) | off |" in (tmp_path / "summary.md").read_text()
+    learned_validation.main(["--out", str(tmp_path / "with"), "--n-arms", "3", "--draw", "1", "--problems", "2",
+                             "--horizon", "150", "--families", "no_condorcet_winner", "--references", "rmed1,dts"])
+    rows = list(csv.DictReader((tmp_path / "with" / "paired.csv").open()))
+    assert {row["best_reference"] for row in rows} <= {"rmed1", "dts"} and float(rows[1]["candidate_over_reference"]) > 0
 
 
 def test_agent_files_name_what_each_phase_plays(tmp_path):

@@ -63,7 +63,7 @@ SHIPPED_HANDOVER = "shipped"
 #: the strongest at short horizons on these families.
 REFERENCE_AGENTS = ("ecw_rmed", "dts_plus", "dts", "winner_stays_strong", "self_sparring")
 NORMALISATIONS = ("random", "classic")
-OBJECTIVES = ("mean", "worst")
+OBJECTIVES = ("mean", "worst", "hinge")
 #: Adam's moment decay rates (Kingma and Ba's defaults).
 _BETA1, _BETA2 = 0.9, 0.999
 
@@ -186,7 +186,11 @@ class ESConfig(TrainerConfig):
     eval_problems: int = setting(150, help="held-out validation problems per family")
     normalise: str = setting("classic", choices=NORMALISATIONS, help="divide each family's regret by the best "
                                                                       "reference agent's (classic) or random duels'")
-    objective: str = setting("mean", choices=OBJECTIVES, help="fitness over families: mean or worst normalised regret")
+    objective: str = setting("mean", choices=OBJECTIVES, help="fitness over families: mean or worst normalised "
+                                                              "regret, or hinge (the mean with --hinge-floor)")
+    hinge_floor: float | None = setting(
+        None, omit_none=True, help="with --objective hinge: a family whose normalised regret is below this counts as "
+                                   "this, so the fitness moves only with the families near or above the reference")
     horizons: tuple[int, ...] | None = setting(
         None, omit_none=True, help="comma-separated times at which the fitness reads the regret, each normalised by "
                                    "the reference at that time (the last replaces --horizon; default: --horizon alone)")
@@ -217,6 +221,10 @@ class ESConfig(TrainerConfig):
                                                       maximum=1.0))
         self._check_choice("normalise")
         self._check_choice("objective")
+        if (self.objective == "hinge") != (self.hinge_floor is not None):
+            raise ValueError("objective 'hinge' and hinge_floor go together: pass both or neither")
+        if self.hinge_floor is not None:
+            self._set("hinge_floor", check_number("hinge_floor", self.hinge_floor, minimum=0.0))
         if self.init is not None:
             self._set("init", check_policy_path("init", self.init))
         if self.horizons is not None:
@@ -325,7 +333,8 @@ class EvolutionTrainer(base.Trainer):
             for batch, normaliser in zip(self.validations, self._reference_normalisers()):
                 batch.normaliser = normaliser
         for batch in self.validations:
-            batch.objective, batch.extrapolate_to = c["objective"], c.get("extrapolate_to")
+            batch.objective, batch.floor = c["objective"], c.get("hinge_floor")
+            batch.extrapolate_to = c.get("extrapolate_to")
         self.theta = flatten_weights(self.initial)
         self.first_moment, self.second_moment = np.zeros_like(self.theta), np.zeros_like(self.theta)
         self.rng = self.stream(1)
@@ -385,8 +394,8 @@ class EvolutionTrainer(base.Trainer):
             batch = ProblemBatch(c["families"], n_arms, c["problems_per_family"], c["horizon"], rng,
                                  horizons=c.get("horizons"))
             # Scored as its size's validation batch is: the same normaliser, objective and time.
-            batch.normaliser, batch.objective, batch.extrapolate_to = (
-                validation.normaliser, validation.objective, validation.extrapolate_to)
+            batch.normaliser, batch.objective, batch.floor, batch.extrapolate_to = (
+                validation.normaliser, validation.objective, validation.floor, validation.extrapolate_to)
             batches.append(batch)
         run_seed = int(rng.integers(2**63))
         noise = rng.standard_normal((pairs, self.theta.size))

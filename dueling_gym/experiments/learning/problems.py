@@ -100,8 +100,10 @@ class ProblemBatch:
     normaliser : ndarray of float, shape (n_families,) or (n_families, len(horizons))
         What :meth:`score` divides each family's mean regret (at each horizon) by (default: the
         random-duel regret).
-    objective : {"mean", "worst"}
+    objective : {"mean", "worst", "hinge"}
         How :meth:`score` combines the families.
+    floor : float or None
+        With objective ``"hinge"``, the normalised regret below which a family counts as ``floor``.
     extrapolate_to : int or None
         With two horizons or more, :meth:`score` reads each family's regret (and normaliser) at
         this later time instead, extrapolated from the last two horizons as a logarithmic regret
@@ -127,6 +129,7 @@ class ProblemBatch:
         self.random_regret = np.asarray(random_regret)
         self.normaliser = self.random_regret
         self.objective = "mean"
+        self.floor: float | None = None
         self.horizons = None if horizons is None else tuple(int(value) for value in horizons)
         self.extrapolate_to: int | None = None
         self.n_families = len(families)
@@ -139,8 +142,10 @@ class ProblemBatch:
 
     def score(self, totals: np.ndarray) -> float:
         """Mean (or, with objective "worst", maximum) over families (and horizons) of (mean regret
-        / the family's normaliser): lower is better.  A family whose normaliser is 0 (e.g. every arm a winner:
-        no duel costs anything) contributes 0."""
+        / the family's normaliser): lower is better.  With objective "hinge", the mean of each family's
+        ratio raised to ``floor`` when below it: a family already that far below the reference stops
+        counting, so the score moves only with the families near or above it.  A family whose
+        normaliser is 0 (e.g. every arm a winner: no duel costs anything) contributes 0."""
         means, normaliser = self.family_means(totals), np.asarray(self.normaliser, dtype=float)
         if self.extrapolate_to is not None:
             if self.horizons is None or len(self.horizons) < 2:
@@ -150,4 +155,10 @@ class ProblemBatch:
         ratios = np.divide(means, normaliser, out=np.zeros_like(means), where=normaliser > 0)
         if ratios.ndim == 2:
             ratios = ratios.mean(axis=1)  # horizons weigh the same within a family
-        return float(np.max(ratios) if self.objective == "worst" else np.mean(ratios))
+        if self.objective == "worst":
+            return float(np.max(ratios))
+        if self.objective == "hinge":
+            if self.floor is None:
+                raise ValueError("objective 'hinge' needs a floor")
+            return float(np.mean(np.maximum(ratios, self.floor)))
+        return float(np.mean(ratios))

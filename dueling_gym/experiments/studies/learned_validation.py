@@ -24,6 +24,11 @@ From the command line, e.g. the draws that shipped ``learned_k4.npz``::
 (the candidate defaults to the agent as shipped; the late policy of that time lies in
 ``training-history/``).  ``paired.csv``, ``agents.csv`` (the files each agent plays, by size:
 :func:`agent_files`) and ``summary.md`` (both tables) are written to ``--out``.
+
+``--references ecw_rmed,dts_plus,...`` also plays those classic agents (their papers' defaults) on
+the same problems with the same run seeds, and each row names the one with the lowest mean regret
+at that checkpoint and the candidate's mean as a share of it: a rule may then be stated against
+the classic agents the learned agent is compared with, not only against the shipped agent.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from dueling_gym.agents import make_agent
+from dueling_gym.agents import list_agents, make_agent
 from dueling_gym.agents.learned import DATA_DIRECTORY, LearnedAgent
 from dueling_gym.experiments.simulate import simulate
 from dueling_gym.experiments.studies.learned_evaluation import write_csv
@@ -46,7 +51,7 @@ from dueling_gym.stats import mean_half_width
 from dueling_gym.validation import check_integer
 
 __all__ = ["FAMILIES", "ALL_FAMILIES", "AGENT_OPTIONS", "validation_problems", "paired_validation", "validation_summary",
-           "parse_agent_options", "check_agent_options", "check_families"]
+           "parse_agent_options", "check_agent_options", "check_families", "check_references"]
 
 #: The generator families of a draw by default, the three every shipped file was trained on.
 FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
@@ -79,22 +84,24 @@ def _checkpoints(horizon: int) -> list[int]:
     return points + [horizon]
 
 
-def _cell(task: tuple[int, int, str, int, int, dict[str, Any], dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
-    """Both agents' regret at every checkpoint on one size and family of a draw (rows: problems)."""
-    n_arms, draw, family, n_problems, horizon, baseline, candidate = task
+def _cell(task: tuple[int, int, str, int, int, dict[str, Any], dict[str, Any], tuple[str, ...]]) -> np.ndarray:
+    """The regret at every checkpoint on one size and family of a draw of the baseline, the
+    candidate and each reference agent, in that order (shape: agents, problems, checkpoints)."""
+    n_arms, draw, family, n_problems, horizon, baseline, candidate, references = task
     points = _checkpoints(horizon)
     agents = [make_agent("learned", n_arms, **options) for options in (baseline, candidate)]
-    regret = np.empty((2, n_problems, len(points)))
+    agents += [make_agent(name, n_arms) for name in references]
+    regret = np.empty((len(agents), n_problems, len(points)))
     for index, problem in enumerate(validation_problems(n_arms, draw, family, n_problems)):
         for which, agent in enumerate(agents):
             result = simulate(agent, problem, horizon, seed=1_000_003 * index + 17, checkpoints=points)
             regret[which, index] = result.cumulative_regret[_NOTION]
-    return regret[0], regret[1]
+    return regret
 
 
 def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon: int, *,
                       candidate: Mapping[str, Any] | None = None, baseline: Mapping[str, Any] | None = None,
-                      families: Sequence[str] = FAMILIES, jobs: int = 1) -> list[dict]:
+                      families: Sequence[str] = FAMILIES, references: Sequence[str] = (), jobs: int = 1) -> list[dict]:
     """The candidate minus the baseline on validation draw ``draw``, by size, family and checkpoint.
 
     Parameters
@@ -112,6 +119,9 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
         agent as shipped.
     families : sequence of str
         A subset of :data:`ALL_FAMILIES` (default: :data:`FAMILIES`).
+    references : sequence of str
+        Classic agents of the registry played on the same problems with the same run seeds, with
+        their papers' defaults (default: none).
     jobs : int
         Worker processes (one size and family at a time each).
 
@@ -120,7 +130,9 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
     list of dict
         One row per size, family and checkpoint: both means, the mean difference, its 95% Student's
         t half-width, the verdict (``"lower"``, ``"higher"``, ``"tied"``) and whether every run's
-        difference was exactly zero.
+        difference was exactly zero; with ``references``, also the one with the lowest mean regret
+        (``best_reference``), that mean, and the candidate's mean divided by it
+        (``candidate_over_reference``; infinite when that mean is 0).
     """
     sizes = [check_integer("n_arms", value, minimum=2) for value in n_arms]
     horizon = check_integer("horizon", horizon, minimum=1)
@@ -129,14 +141,16 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
     options = [check_agent_options(name, value) for name, value in (("baseline", baseline), ("candidate", candidate))]
     draw = check_integer("draw", draw, minimum=0)
     check_families(families, sizes)  # argument errors before any worker starts
-    tasks = [(size, draw, family, n_problems, horizon, *options) for size in sizes for family in families]
+    references = check_references(references)
+    tasks = [(size, draw, family, n_problems, horizon, *options, references) for size in sizes for family in families]
     if jobs == 1:
         results = [_cell(task) for task in tasks]
     else:
         with ProcessPoolExecutor(jobs) as pool:
             results = list(pool.map(_cell, tasks))
     rows = []
-    for (size, _, family, *_), (before, after) in zip(tasks, results):
+    for (size, _, family, *_), regret in zip(tasks, results):
+        before, after = regret[0], regret[1]
         for column, point in enumerate(_checkpoints(horizon)):
             differences = after[:, column] - before[:, column]
             mean, half_width = float(differences.mean()), float(mean_half_width(differences))
@@ -144,7 +158,29 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
             rows.append({"n_arms": size, "family": family, "horizon": point, "baseline": float(before[:, column].mean()),
                          "candidate": float(after[:, column].mean()), "difference": mean, "ci95": half_width,
                          "verdict": verdict, "identical": bool(np.all(differences == 0)), "runs": int(differences.size)})
+            if references:
+                means = regret[2:, :, column].mean(axis=1)
+                best = int(np.argmin(means))
+                rows[-1].update({"best_reference": references[best], "best_reference_mean": float(means[best]),
+                                 "candidate_over_reference": float(after[:, column].mean() / means[best])
+                                 if means[best] > 0 else float("inf")})
     return rows
+
+
+def check_references(references: Sequence[str]) -> tuple[str, ...]:
+    """``references`` as a tuple, refused unless each is a distinct dueling agent of the registry
+    other than ``learned``."""
+    if isinstance(references, (str, bytes)):
+        raise TypeError(f"references must be a sequence of agent names, not the single string {references!r}")
+    known = set(list_agents("dueling")) - {"learned"}
+    references = tuple(references)
+    for name in references:
+        if name not in known:
+            raise ValueError(f"reference {name!r} is not a classic dueling agent of the registry "
+                             f"({', '.join(sorted(known))})")
+    if len(set(references)) != len(references):
+        raise ValueError(f"references name an agent twice: {list(references)}")
+    return references
 
 
 def check_families(families: Sequence[str], sizes: Sequence[int] = ()) -> None:
@@ -216,12 +252,18 @@ def validation_summary(rows: Sequence[dict], agents: Sequence[dict] = ()) -> str
     """The rows as a Markdown table (mean regret, baseline → candidate, and the paired difference),
     followed by the files each agent plays when ``agents`` (rows of ``n_arms``, ``agent`` and
     :func:`agent_files`) are given."""
-    lines = ["| K | family | T | baseline → candidate | candidate − baseline (paired) | verdict |",
-             "|---|---|---:|---:|---:|---|"]
+    with_references = any("best_reference" in row for row in rows)
+    lines = ["| K | family | T | baseline → candidate | candidate − baseline (paired) | verdict |"
+             + (" best reference | candidate / best reference |" if with_references else ""),
+             "|---|---|---:|---:|---:|---|" + ("---|---:|" if with_references else "")]
     for row in rows:
         verdict = "identical" if row["identical"] else row["verdict"]
-        lines.append(f"| {row['n_arms']} | {row['family']} | {row['horizon']} | {row['baseline']:.1f} → "
-                     f"{row['candidate']:.1f} | {row['difference']:+.1f} ± {row['ci95']:.1f} | {verdict} |")
+        line = (f"| {row['n_arms']} | {row['family']} | {row['horizon']} | {row['baseline']:.1f} → "
+                f"{row['candidate']:.1f} | {row['difference']:+.1f} ± {row['ci95']:.1f} | {verdict} |")
+        if with_references:
+            line += (f" {row['best_reference']} {row['best_reference_mean']:.1f} |"
+                     f" {row['candidate_over_reference']:.2f} |")
+        lines.append(line)
     lines += ["", "Intervals: 95% Student's t half-width of the mean paired difference over the problems."]
     if agents:
         lines += ["", "| K | agent | policy | opening (duels) | late policy (after duel) | safeguard |",
@@ -243,6 +285,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--baseline", default="", help="agent options of the baseline (default: as shipped)")
     parser.add_argument("--families", default=",".join(FAMILIES),
                         help=f"comma-separated, from {', '.join(ALL_FAMILIES)} (default: the first three)")
+    parser.add_argument("--references", default="",
+                        help="comma-separated classic agents played on the same problems and seeds (default: none)")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
     sizes = [int(value) for value in args.n_arms.split(",")]
@@ -250,7 +294,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     agents = [{"n_arms": size, "agent": agent, **agent_files(size, options)}
               for size in sizes for agent, options in (("baseline", baseline), ("candidate", candidate))]
     rows = paired_validation(sizes, args.draw, args.problems, args.horizon, candidate=candidate, baseline=baseline,
-                             families=args.families.split(","), jobs=args.jobs)
+                             families=args.families.split(","),
+                             references=[name for name in args.references.split(",") if name], jobs=args.jobs)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "paired.csv", rows)
