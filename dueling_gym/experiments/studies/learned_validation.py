@@ -249,7 +249,8 @@ def agent_files(n_arms: int, options: Mapping[str, Any] | None = None) -> dict[s
 
 
 def validation_summary(rows: Sequence[dict], agents: Sequence[dict] = ()) -> str:
-    """The rows as a Markdown table (mean regret, baseline → candidate, and the paired difference),
+    """The rows as a Markdown table (mean regret, baseline → candidate, and the paired difference;
+    with the best reference agent and the candidate's share of its mean when the rows have them),
     followed by the files each agent plays when ``agents`` (rows of ``n_arms``, ``agent`` and
     :func:`agent_files`) are given."""
     with_references = any("best_reference" in row for row in rows)
