@@ -41,10 +41,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from dueling_gym.agents import list_agents, make_agent
+from dueling_gym.agents import make_agent
 from dueling_gym.agents.learned import DATA_DIRECTORY, LearnedAgent
 from dueling_gym.experiments.simulate import simulate
-from dueling_gym.experiments.studies.learned_evaluation import write_csv
+from dueling_gym.experiments.studies.learned_evaluation import classic_agents, write_csv
 from dueling_gym.problems import PreferenceMatrix
 from dueling_gym.problems.generators import ProblemSampler
 from dueling_gym.stats import mean_half_width
@@ -120,8 +120,8 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
     families : sequence of str
         A subset of :data:`ALL_FAMILIES` (default: :data:`FAMILIES`).
     references : sequence of str
-        Classic agents of the registry played on the same problems with the same run seeds, with
-        their papers' defaults (default: none).
+        Classic regret minimisers of the registry played on the same problems with the same run
+        seeds, with their papers' defaults (default: none).
     jobs : int
         Worker processes (one size and family at a time each).
 
@@ -162,22 +162,23 @@ def paired_validation(n_arms: Sequence[int], draw: int, n_problems: int, horizon
                 means = regret[2:, :, column].mean(axis=1)
                 best = int(np.argmin(means))
                 rows[-1].update({"best_reference": references[best], "best_reference_mean": float(means[best]),
-                                 "candidate_over_reference": float(after[:, column].mean() / means[best])
+                                 "candidate_over_reference": rows[-1]["candidate"] / float(means[best])
                                  if means[best] > 0 else float("inf")})
     return rows
 
 
 def check_references(references: Sequence[str]) -> tuple[str, ...]:
-    """``references`` as a tuple, refused unless each is a distinct dueling agent of the registry
-    other than ``learned``."""
+    """``references`` as a tuple, refused unless each is a distinct classic regret minimiser of the
+    registry (:func:`~dueling_gym.experiments.studies.learned_evaluation.classic_agents`, the agents
+    the evaluation compares the learned agent with)."""
     if isinstance(references, (str, bytes)):
         raise TypeError(f"references must be a sequence of agent names, not the single string {references!r}")
-    known = set(list_agents("dueling")) - {"learned"}
+    known = classic_agents()
     references = tuple(references)
     for name in references:
         if name not in known:
             raise ValueError(f"reference {name!r} is not a classic dueling agent of the registry "
-                             f"({', '.join(sorted(known))})")
+                             f"({', '.join(known)})")
     if len(set(references)) != len(references):
         raise ValueError(f"references name an agent twice: {list(references)}")
     return references
