@@ -13,7 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["empirical_preference", "empirical_copeland_counts", "empirical_copeland_winner", "record_duel"]
+__all__ = ["empirical_preference", "empirical_copeland_counts", "empirical_copeland_winner", "empirical_top_cycle",
+           "record_duel"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -38,6 +39,26 @@ def empirical_copeland_counts(wins: np.ndarray) -> np.ndarray:
             elif wins[j, i] > wins[i, j]:
                 counts[j] += 1
     return counts
+
+
+@numba.njit(cache=True, nogil=True)
+def empirical_top_cycle(wins: np.ndarray) -> bool:
+    """Whether at least three arms, but not all, tie on the most empirical Copeland wins and each of
+    them beats every arm outside the tie in the counts, so that among themselves they beat each other
+    in turn: the structure of three or more Copeland winners in a cycle above the other arms.  A tie
+    of every arm is not one: it is also what a single pair read the wrong way can make of a problem
+    with one Copeland winner."""
+    counts = empirical_copeland_counts(wins)
+    best = counts.max()
+    n_arms = wins.shape[0]
+    n_leaders = 0
+    for i in range(n_arms):
+        if counts[i] == best:
+            n_leaders += 1
+            for j in range(n_arms):
+                if counts[j] != best and wins[i, j] <= wins[j, i]:
+                    return False
+    return 3 <= n_leaders < n_arms
 
 
 @numba.njit(cache=True, nogil=True)

@@ -35,13 +35,14 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
+import inspect
 from pathlib import Path
 from typing import Any
 
 import numba
 import numpy as np
 
-from dueling_gym.agents._pair_statistics import empirical_copeland_winner
+from dueling_gym.agents._pair_statistics import empirical_copeland_winner, empirical_top_cycle
 from dueling_gym.agents.base import KernelDuelingAgent
 from dueling_gym.agents.registry import register_agent
 from dueling_gym.agents.state import AgentState
@@ -74,7 +75,7 @@ __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_si
            "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "FIVE_ARM_OPENING_POLICY", "opening_length",
            "shipped_opening_path", "LATE_POLICY",
            "SMALL_LATE_POLICY", "SMALL_LATE_POLICY_UNTIL", "LARGE_LATE_POLICY", "LARGE_LATE_POLICY_UNTIL", "LATE_FROM",
-           "shipped_late_path", "load_policy_weights",
+           "shipped_late_path", "CYCLE_POLICY", "shipped_cycle_path", "cycle_rule_digest", "load_policy_weights",
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
@@ -164,6 +165,17 @@ LARGE_LATE_POLICY = DATA_DIRECTORY / "learned_late_large.npz"
 LARGE_LATE_POLICY_UNTIL = 16
 #: How many duels the opening and the size's policy play before the late policy takes over.
 LATE_FROM = 1000
+#: The weights that choose, with exactly 5 arms, the duels after the opening and up to the
+#: :data:`~dueling_gym.agents.learned.LATE_FROM`-th while the counts show a top cycle (at least
+#: three arms, not all, tie on the most empirical Copeland wins and each beats every arm outside
+#: the tie; from that duel on, the size's policy keeps choosing there instead of the late policy):
+#: the 5-arm size policy trained further after the 5-arm opening on the three families and three
+#: Copeland winners in a cycle, with a fitness that weighs the families near or above the reference
+#: agents.  Played from the first duel after the opening it was lower at T = 1000 on the cycle
+#: family and higher on the others; played in top cycles only, it was lower on the cycle family at
+#: 1000 and 10^4 duels on validation problems and within 10% elsewhere at 1000
+#: (``agents/data/README.md``).
+CYCLE_POLICY = DATA_DIRECTORY / "learned_cycle_k5.npz"
 #: ``opening`` and ``late`` value meaning "the shipped file with the shipped policies, none with a policy file".
 AS_SHIPPED = "shipped"
 
@@ -238,6 +250,26 @@ def _late_path(policy: str | None, late: Any, n_arms: int) -> Path | None:
     return _phase_path(policy, late, shipped_late_path(n_arms))
 
 
+def shipped_cycle_path(n_arms: int) -> Path | None:
+    """The shipped cycle policy the agent plays with ``n_arms`` arms:
+    :data:`~dueling_gym.agents.learned.CYCLE_POLICY` with 5 arms, none with other sizes."""
+    n_arms = check_n_arms(n_arms)
+    return CYCLE_POLICY if n_arms == 5 and CYCLE_POLICY.is_file() else None
+
+
+def cycle_rule_digest() -> str:
+    """The SHA-256 of the source of the rule that hands top cycles to the cycle policy (the test of a
+    top cycle and the choice of the network), so that a study's runs of an earlier version of the
+    rule are run again rather than reused as if they were this version's."""
+    source = inspect.getsource(empirical_top_cycle.py_func) + inspect.getsource(_network_choosing.py_func)
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+def _cycle_path(policy: str | None, cycle: Any, n_arms: int) -> Path | None:
+    """The cycle policy file a run plays (None: none)."""
+    return _phase_path(policy, cycle, shipped_cycle_path(n_arms))
+
+
 def _phase_path(policy: str | None, value: Any, shipped: Path | None) -> Path | None:
     """The file an opening or late policy argument names (None: none): ``"shipped"`` is the
     ``shipped`` file with the shipped policies and none with a policy file of the user's."""
@@ -301,6 +333,11 @@ class LearnedState(AgentState, fields=[
     "middle_caches",
     "middle_weights",
     "middle_until",
+    # With a cycle policy, its caches and weights and the duel up to which it chooses in a top
+    # cycle (0: no cycle policy; then the late policy chooses in top cycles too).
+    "cycle_caches",
+    "cycle_weights",
+    "cycle_until",
     "deterministic",  # play the highest score instead of drawing from the softmax
     "evidence",       # the safeguard's arrays (dueling_gym.pair_network.safeguard): N_ij KL(p_ij, 1/2),
     "status",         # the pairs' decisions,
@@ -314,11 +351,27 @@ class LearnedState(AgentState, fields=[
 
 
 @numba.njit(cache=True, nogil=True)
+def _network_choosing(state):
+    """Which network chooses the next duel: 0 the opening, 1 the cycle policy, 2 the size's, 3 the last."""
+    if state.t < state.opening_duels:
+        return 0
+    if state.cycle_until > 0 and empirical_top_cycle(state.wins):
+        # Three Copeland winners beating each other in turn cost nothing to duel: the late policy's
+        # checks cost more there than they find, so the size's network keeps choosing after the cycle
+        # policy's duels (with no late policy, the last network is the size's).
+        return 1 if state.t < state.cycle_until else (2 if state.middle_until > 0 else 3)
+    return 2 if state.t < state.middle_until else 3
+
+
+@numba.njit(cache=True, nogil=True)
 def learned_act(state):
     uniform = -1.0 if state.deterministic else state.rng.random()
-    if state.t < state.opening_duels:
+    network = _network_choosing(state)
+    if network == 0:
         choice = choose_duel(state.opening_caches, state.wins, time_value(state.t), state.opening_weights, uniform)
-    elif state.t < state.middle_until:
+    elif network == 1:
+        choice = choose_duel(state.cycle_caches, state.wins, time_value(state.t), state.cycle_weights, uniform)
+    elif network == 2:
         choice = choose_duel(state.middle_caches, state.wins, time_value(state.t), state.middle_weights, uniform)
     else:
         choice = choose_duel(state.caches, state.wins, time_value(state.t), state.weights, uniform)
@@ -341,10 +394,12 @@ def learned_observe(state, first, second, first_won):
         # Every network reads every duel before its turn, so each takes over with caches of
         # every duel played.
         record_network_duel(state.wins, first, second, first_won, state.caches, state.weights)
-        if state.t < state.middle_until:
+        if state.t < state.middle_until or (state.cycle_until > 0 and state.middle_until > 0):
             refresh_network_duel(state.wins, first, second, first_won, state.middle_caches, state.middle_weights)
         if state.t < state.opening_duels:
             refresh_network_duel(state.wins, first, second, first_won, state.opening_caches, state.opening_weights)
+        if state.t < state.cycle_until:
+            refresh_network_duel(state.wins, first, second, first_won, state.cycle_caches, state.cycle_weights)
     if state.safeguard_from > 0:
         threshold = safeguard_threshold(state.t, state.safeguard_from, state.safeguard_origin)
         safeguard_observe(state.wins, first, second, threshold, state.evidence, state.status, state.bounds,
@@ -358,9 +413,12 @@ def learned_recommend(state):
 
 @numba.njit(cache=True, nogil=True)
 def _learned_logits(state, out):
-    if state.t < state.opening_duels:
+    network = _network_choosing(state)
+    if network == 0:
         duel_scores(state.opening_caches, state.wins, time_value(state.t), state.opening_weights, out)
-    elif state.t < state.middle_until:
+    elif network == 1:
+        duel_scores(state.cycle_caches, state.wins, time_value(state.t), state.cycle_weights, out)
+    elif network == 2:
         duel_scores(state.middle_caches, state.wins, time_value(state.t), state.middle_weights, out)
     else:
         duel_scores(state.caches, state.wins, time_value(state.t), state.weights, out)
@@ -411,6 +469,18 @@ class LearnedAgent(KernelDuelingAgent):
         The duel after which the late policy chooses (at least 1); None:
         :data:`~dueling_gym.agents.learned.LATE_FROM`.  When the opening is longer, the late policy
         takes over from the opening.
+    cycle : str or None, default "shipped"
+        The policy played instead of the size's, after the opening and up to ``cycle_until`` duels,
+        while the counts show a top cycle (at least three arms, not all, tie on the most empirical
+        Copeland wins and each beats every arm outside the tie);
+        with it, the size's policy also chooses in a top cycle after ``cycle_until`` duels, instead
+        of the late policy.  ``"shipped"``: the shipped cycle policy
+        (:func:`~dueling_gym.agents.learned.shipped_cycle_path`; 5 arms only) with the shipped
+        policies, none with a ``policy`` file; None: none (every duel as without this rule); a
+        path: that exported policy file.
+    cycle_until : int or None, default None
+        The duel up to which the cycle policy chooses in a top cycle (at least 1); None:
+        :data:`~dueling_gym.agents.learned.LATE_FROM`.
     seed : int, SeedSequence or None
         Seed of ``self.rng``, which draws the duels.
 
@@ -419,7 +489,8 @@ class LearnedAgent(KernelDuelingAgent):
     The policy reads no horizon: its only notion of time is ``log(1 + t)``, so it runs anytime.
     With an opening, both networks read every duel from the first, and the size's network decides
     from duel ``opening_duels + 1`` on with everything the opening played; a late policy reads them
-    all too and decides from duel ``max(opening_duels, late_from) + 1`` on.
+    all too and decides from duel ``max(opening_duels, late_from) + 1`` on, and a cycle policy
+    reads every duel up to ``cycle_until`` and decides in the top cycles among them.
     Beyond the horizons it was trained on (``agents/data/README.md``) the network extrapolates
     and may commit to a wrong arm for good; ``safeguard_from`` bounds that (its price on the
     published matrices is in ``docs/learned.md``).
@@ -441,6 +512,7 @@ class LearnedAgent(KernelDuelingAgent):
     def __init__(self, n_arms: int, *, deterministic: bool = False, policy: str | None = None,
                  opening: str | None = AS_SHIPPED, opening_duels: int | None = None,
                  late: str | None = AS_SHIPPED, late_from: int | None = None,
+                 cycle: str | None = AS_SHIPPED, cycle_until: int | None = None,
                  safeguard_from: int | str | None = AS_TRAINED, safeguard_clock: str = "run", seed: SeedLike = None):
         self.deterministic = check_bool("deterministic", deterministic)
         n_arms = check_n_arms(n_arms)
@@ -470,6 +542,8 @@ class LearnedAgent(KernelDuelingAgent):
                              f"the size's policy from the first duel")
         self.late_from = LATE_FROM if late_from is None else check_integer("late_from", late_from, minimum=1)
         self.late = _check_phase_argument("late", late)
+        self.cycle_until = LATE_FROM if cycle_until is None else check_integer("cycle_until", cycle_until, minimum=1)
+        self.cycle = _check_phase_argument("cycle", cycle)
         self._weights: dict[str, np.ndarray] | None = None
         # The opening's and the late policy's weights and metadata once read, by phase.
         self._phases: dict[str, tuple[dict[str, np.ndarray], dict[str, Any]]] = {}
@@ -484,7 +558,8 @@ class LearnedAgent(KernelDuelingAgent):
     def content_digests(cls, n_arms: int, hyperparameters: dict[str, Any]) -> dict[str, str]:
         """The SHA-256 of the policy file the agent plays (the shipped one for ``n_arms`` by default),
         of its opening's file with the opening's length when it plays one, of its late policy's file
-        with the duel it takes over after when it plays one, and, when the safeguard is on, of the
+        with the duel it takes over after when it plays one, of its cycle policy's file with the duel
+        up to which it chooses and the source of the rule that hands it the top cycles when it plays one, and, when the safeguard is on, of the
         safeguard's rule (a run with another version of the rule is another run)."""
         policy = hyperparameters.get("policy")
         path = shipped_policy_path(n_arms) if policy is None else Path(policy)
@@ -502,6 +577,12 @@ class LearnedAgent(KernelDuelingAgent):
             digests["late_sha256"] = hashlib.sha256(late.read_bytes()).hexdigest()
             start = hyperparameters.get("late_from")
             digests["late_from"] = str(LATE_FROM if start is None else start)
+        cycle = _cycle_path(policy, hyperparameters.get("cycle", AS_SHIPPED), n_arms)
+        if cycle is not None and cycle.is_file():
+            digests["cycle_sha256"] = hashlib.sha256(cycle.read_bytes()).hexdigest()
+            until = hyperparameters.get("cycle_until")
+            digests["cycle_until"] = str(LATE_FROM if until is None else until)
+            digests["cycle_rule_sha256"] = cycle_rule_digest()
         start = hyperparameters.get("safeguard_from", AS_TRAINED)
         if isinstance(start, str) and start == AS_TRAINED:
             start = _read_weights(path, None)[1].get("config", {}).get("safeguard_from")
@@ -544,6 +625,14 @@ class LearnedAgent(KernelDuelingAgent):
     def _load_late(self) -> dict[str, np.ndarray] | None:
         return self._load_phase("late", _late_path(self.policy, self.late, self.n_arms))
 
+    @property
+    def cycle_metadata(self) -> dict[str, Any] | None:
+        """The training configuration and command recorded with the cycle policy's weights, or None without one."""
+        return None if self._load_cycle() is None else dict(self._phases["cycle"][1])
+
+    def _load_cycle(self) -> dict[str, np.ndarray] | None:
+        return self._load_phase("cycle", _cycle_path(self.policy, self.cycle, self.n_arms))
+
     def _load_phase(self, phase: str, path: Path | None) -> dict[str, np.ndarray] | None:
         """The weights of the opening or the late policy (None: the run plays none), read once."""
         if path is None:
@@ -578,12 +667,16 @@ class LearnedAgent(KernelDuelingAgent):
             # last or never chooses (not built).  The state's types stay those of three networks.
             middle_weights, middle_caches, middle_until = weights, caches, 0
         opening_weights, opening_caches = (weights, caches) if opening is None else self._network(opening)
+        cycle = self._load_cycle()
+        cycle_weights, cycle_caches = (weights, caches) if cycle is None else self._network(cycle)
+        cycle_until = 0 if cycle is None else self.cycle_until
         evidence, status, bounds, expiry = new_safeguard_arrays(n_arms)
         start = self._safeguard_start()
         self.state = LearnedState(rng=self.rng, wins=self.wins, caches=caches, weights=weights,
                                   opening_caches=opening_caches, opening_weights=opening_weights,
                                   opening_duels=opening_duels, middle_caches=middle_caches,
                                   middle_weights=middle_weights, middle_until=middle_until,
+                                  cycle_caches=cycle_caches, cycle_weights=cycle_weights, cycle_until=cycle_until,
                                   deterministic=self.deterministic, evidence=evidence, status=status, bounds=bounds,
                                   expiry=expiry, safeguard_from=start,
                                   safeguard_origin=safeguard_origin(start, self.safeguard_clock), t=0)

@@ -142,18 +142,23 @@ LEARNED_VARIANTS: dict[str, dict] = {
     "deterministic": {"deterministic": True},
     # The size's policy from the first duel to the last: the default agent's trajectories before
     # the opening and the late policy.
-    "no_opening": {"opening": None, "late": None},
+    "no_opening": {"opening": None, "late": None, "cycle": None},
     # The opening, then the size's policy to the last duel: the default agent before the late policy.
-    "no_late": {"late": None},
+    "no_late": {"late": None, "cycle": None},
     # The first late policy below 12 arms (before the one trained with the extrapolated fitness):
     # the default agent's trajectories of that time.
-    "first_late": {"late": str(Path(__file__).resolve().parents[1] / "training-history" / "es_late_k4_5_8.npz")},
+    "first_late": {"late": str(Path(__file__).resolve().parents[1] / "training-history" / "es_late_k4_5_8.npz"),
+                   "cycle": None},
     # The late policy of 6 to 11 arms played with 5 arms too: the default agent's trajectories
     # before 5 arms and fewer got a late policy of their own.
-    "late_below_12": {"late": str(Path(__file__).resolve().parents[1] / "agents" / "data" / "learned_late.npz")},
+    "late_below_12": {"late": str(Path(__file__).resolve().parents[1] / "agents" / "data" / "learned_late.npz"),
+                      "cycle": None},
     # The opening of most sizes played whatever the size: with 5 arms the default agent's
     # trajectories before 5 arms got an opening of their own.
-    "opening_below_16": {"opening": str(Path(__file__).resolve().parents[1] / "agents" / "data" / "learned_opening.npz")},
+    "opening_below_16": {"opening": str(Path(__file__).resolve().parents[1] / "agents" / "data" / "learned_opening.npz"),
+                         "cycle": None},
+    # No cycle policy: with 5 arms the default agent's trajectories before the cycle policy.
+    "no_cycle": {"cycle": None},
 }
 
 
@@ -193,6 +198,10 @@ def cases() -> dict[str, callable]:
     for variant in LEARNED_VARIANTS:
         for problem in ("sushi", "multisol", "arxiv"):
             table[f"learned/{variant}/{problem}/0"] = lambda v=variant, p=problem: learned_case(v, p, 0)
+    # With 5 arms the cycle policy chooses only where the counts show a top cycle, which the MultiSol
+    # runs of seeds 0 and 1 never reach: seed 4 does, with and without a late policy in it.
+    table["learned/default/multisol/4"] = lambda: agent_case("learned", "multisol", 4)
+    table["learned/no_cycle/multisol/4"] = lambda: learned_case("no_cycle", "multisol", 4)
     for n_arms in (4, 16):
         for start in (None, 300):
             table[f"learned/episodes/{n_arms}/{start}"] = lambda k=n_arms, s=start: learned_episodes_case(k, s)

@@ -316,13 +316,14 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     from dueling_gym.agents import learned
 
     digests = LearnedAgent.content_digests(5, {})
-    assert set(digests) == {"policy_sha256", "opening_sha256", "opening_duels", "late_sha256", "late_from"}
+    assert set(digests) == {"policy_sha256", "opening_sha256", "opening_duels", "late_sha256", "late_from",
+                            "cycle_sha256", "cycle_until", "cycle_rule_sha256"}
     assert digests["opening_duels"] == "100"
     assert LearnedAgent.content_digests(16, {})["opening_duels"] == "1000"  # the length enters the identity
     assert [learned.opening_length(k) for k in (2, 15, 16, 40)] == [100, 100, 1000, 1000]
     assert make_agent("learned", n_arms=16, seed=0).opening_duels == 1000
     assert make_agent("learned", n_arms=16, opening_duels=100, seed=0).opening_duels == 100
-    assert set(LearnedAgent.content_digests(5, {"opening": None, "late": None})) == {"policy_sha256"}
+    assert set(LearnedAgent.content_digests(5, {"opening": None, "late": None, "cycle": None})) == {"policy_sha256"}
     # From 16 arms on the shipped opening is the one trained on 16 and 24 arms, and its file enters the identity.
     assert [learned.shipped_opening_path(k).name for k in (2, 15, 16, 40)] == [
         "learned_opening.npz", "learned_opening.npz", "learned_opening_large.npz", "learned_opening_large.npz"]
@@ -342,7 +343,8 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     assert set(LearnedAgent.content_digests(5, {"policy": str(learned.GENERAL_POLICY)})) == {"policy_sha256"}
     _assert_phase_arguments_are_checked("opening", "opening_duels", tmp_path)
     # Without the opening, the agent plays what it played before the opening existed.
-    plain = simulate(make_agent("learned", n_arms=5, opening=None, seed=0), "multisol", 300, seed=3, record_duels=True)
+    plain = simulate(make_agent("learned", n_arms=5, opening=None, cycle=None, seed=0), "multisol", 300, seed=3,
+                     record_duels=True)
     alone = simulate(make_agent("learned", n_arms=5, policy=str(learned.GENERAL_POLICY), seed=0), "multisol", 300,
                      seed=3, record_duels=True)
     np.testing.assert_array_equal(plain.duels, alone.duels)
@@ -386,12 +388,13 @@ def test_the_late_policy_takes_over_after_late_from_duels_up_to_sixteen_arms(tmp
     _assert_phase_arguments_are_checked("late", "late_from", tmp_path)
     # Up to duel late_from the run is the agent's without a late policy, duel for duel; then the
     # late policy chooses, with caches of every duel played.
-    with_late = simulate(make_agent("learned", n_arms=5, late_from=150, seed=0), "multisol", 400, seed=3,
+    with_late = simulate(make_agent("learned", n_arms=5, late_from=150, cycle=None, seed=0), "multisol", 400, seed=3,
                          record_duels=True)
-    without = simulate(make_agent("learned", n_arms=5, late=None, seed=0), "multisol", 400, seed=3, record_duels=True)
+    without = simulate(make_agent("learned", n_arms=5, late=None, cycle=None, seed=0), "multisol", 400, seed=3,
+                       record_duels=True)
     np.testing.assert_array_equal(with_late.duels[:150], without.duels[:150])
     assert not np.array_equal(with_late.duels[150:], without.duels[150:])
-    late_agent = make_agent("learned", n_arms=5, late_from=150, seed=0)
+    late_agent = make_agent("learned", n_arms=5, late_from=150, cycle=None, seed=0)
     alone = make_agent("learned", n_arms=5, policy=str(learned.SMALL_LATE_POLICY), seed=0)
     outcomes = np.random.default_rng(9)
     for t in range(150):
@@ -421,3 +424,96 @@ def test_a_copy_made_during_the_opening_continues_through_the_switch(opening):
     traces = [drive(copied, 120, np.random.default_rng(1)) for copied in (forked, agent, pickled)]
     assert traces[0] == traces[1] == traces[2]
     np.testing.assert_array_equal(pickled.logits(), agent.logits())
+
+
+def _observe_record(agents, record, repeats):
+    """Feed every agent the same duels: ``record[i][j]`` wins of ``i`` over ``j`` per round, ``repeats`` rounds."""
+    for _ in range(repeats):
+        for first in range(record.shape[0]):
+            for second in range(record.shape[0]):
+                for _ in range(record[first, second]):
+                    for agent in agents:
+                        agent.observe((first, second), True)
+
+
+def test_empirical_top_cycle_needs_three_tied_leaders_beating_every_arm_outside_the_tie():
+    from dueling_gym.agents._pair_statistics import empirical_top_cycle
+
+    cycle = np.array([[0, 3, 1, 2, 2], [1, 0, 3, 2, 2], [3, 1, 0, 2, 2], [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]])
+    assert empirical_top_cycle(cycle)  # arms 0, 1, 2 beat each other in turn and beat 3 and 4
+    leader_loses_outside = cycle.copy()
+    leader_loses_outside[3, 0] = 5  # arm 0 now loses to arm 3: arm 0 no longer leads
+    assert not empirical_top_cycle(leader_loses_outside)
+    condorcet = cycle.copy()
+    condorcet[0, 1], condorcet[1, 0] = 3, 1
+    condorcet[0, 2], condorcet[2, 0] = 3, 1  # arm 0 beats everyone
+    assert not empirical_top_cycle(condorcet)
+    unplayed = cycle.copy()
+    unplayed[0, 3] = unplayed[3, 0] = 0  # a leader's unplayed pair is a tie, not a win
+    assert not empirical_top_cycle(unplayed)
+    two_leaders = cycle.copy()
+    two_leaders[2, 3], two_leaders[3, 2] = 0, 2  # arm 2 loses to arm 3: only arms 0 and 1 lead
+    assert not empirical_top_cycle(two_leaders)
+    # Five arms each beating the next two: all five tie, with no arm outside the tie to beat.  One
+    # near tie read the wrong way makes this of a problem whose Copeland winner beats three arms.
+    regular = np.array([[1 if (second - first) % 5 in (1, 2) else 0 for second in range(5)] for first in range(5)])
+    assert not empirical_top_cycle(regular)
+    assert not empirical_top_cycle(np.zeros((5, 5), dtype=np.int64))
+
+
+def test_the_cycle_policy_chooses_in_top_cycles_before_duel_1000_and_the_size_policy_after(tmp_path):
+    import pickle
+
+    from dueling_gym.agents import learned
+
+    assert [learned.shipped_cycle_path(k) for k in (4, 5, 6, 16)] == [None, learned.CYCLE_POLICY, None, None]
+    five = make_agent("learned", n_arms=5, seed=0)
+    assert five.cycle_until == learned.LATE_FROM
+    assert "--objective hinge" in five.cycle_metadata["command"] and five.cycle_metadata["config"]["seed"] == 63
+    assert make_agent("learned", n_arms=5, cycle=None, seed=0).cycle_metadata is None
+    assert make_agent("learned", n_arms=5, policy=str(learned.GENERAL_POLICY), seed=0).cycle_metadata is None
+    assert LearnedAgent.content_digests(5, {"cycle_until": 300})["cycle_until"] == "300"
+    assert "cycle_sha256" not in LearnedAgent.content_digests(4, {})
+    assert "cycle_sha256" not in LearnedAgent.content_digests(5, {"cycle": None})
+    # A study's record names the rule's source, so that runs of another version of it are not reused.
+    assert LearnedAgent.content_digests(5, {})["cycle_rule_sha256"] == learned.cycle_rule_digest()
+    assert "cycle_rule_sha256" not in LearnedAgent.content_digests(5, {"cycle": None})
+    _assert_phase_arguments_are_checked("cycle", "cycle_until", tmp_path)
+    alone = {name: make_agent("learned", n_arms=5, policy=str(path), seed=0) for name, path in
+             (("cycle", learned.CYCLE_POLICY), ("size", learned.GENERAL_POLICY), ("late", learned.SMALL_LATE_POLICY))}
+    agents = [five, *alone.values()]
+    # Arms 0, 1, 2 beat each other in turn (3 to 1 per round) and arms 3 and 4 (2 to 0): a top cycle.
+    cycle = np.array([[0, 3, 1, 2, 2], [1, 0, 3, 2, 2], [3, 1, 0, 2, 2], [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]])
+    _observe_record(agents, cycle, 8)  # 200 duels: past the opening
+    np.testing.assert_array_equal(five.logits(), alone["cycle"].logits())
+    # Arm 0 now beats arm 2 too: a Condorcet winner, no top cycle, so the size's policy chooses.
+    _observe_record(agents, np.where(np.arange(5)[:, None] * 5 + np.arange(5) == 2, 40, 0), 1)
+    np.testing.assert_array_equal(five.logits(), alone["size"].logits())
+    copied = pickle.loads(pickle.dumps(five))
+    # Past duel 1000, still no top cycle (arm 0 keeps beating arm 2): the late policy chooses.
+    no_cycle = cycle.copy()
+    no_cycle[2, 0] = 0
+    _observe_record(agents + [copied], no_cycle, 40)
+    assert five.wins.sum() > 1000
+    np.testing.assert_array_equal(five.logits(), alone["late"].logits())
+    np.testing.assert_array_equal(copied.logits(), five.logits())
+    # The cycle back (arm 2 beats arm 0 again): the size's policy chooses instead of the late one.
+    _observe_record(agents, np.where(np.arange(5)[:, None] * 5 + np.arange(5) == 10, 100, 0), 1)
+    np.testing.assert_array_equal(five.logits(), alone["size"].logits())
+
+
+def test_without_the_cycle_policy_five_arms_play_as_before_it():
+    from dueling_gym.agents import learned
+
+    before = {"opening": str(learned.FIVE_ARM_OPENING_POLICY), "late": str(learned.SMALL_LATE_POLICY)}
+    plain = simulate(make_agent("learned", n_arms=5, cycle=None, seed=0), "multisol", 1500, seed=4, record_duels=True)
+    named = simulate(make_agent("learned", n_arms=5, policy=str(learned.GENERAL_POLICY), **before, seed=0),
+                     "multisol", 1500, seed=4, record_duels=True)
+    np.testing.assert_array_equal(plain.duels, named.duels)
+    with_cycle = simulate(make_agent("learned", n_arms=5, seed=0), "multisol", 1500, seed=4, record_duels=True)
+    np.testing.assert_array_equal(with_cycle.duels[:100], plain.duels[:100])  # the opening is the same
+    assert not np.array_equal(with_cycle.duels, plain.duels)
+    # The same trajectory, duel for duel, in the fused loop, the act/observe loop and a Gymnasium loop.
+    from agent_checks import assert_paths_agree_on
+
+    assert_paths_agree_on("multisol", lambda n_arms: make_agent("learned", n_arms=n_arms), 1500, seed=4)

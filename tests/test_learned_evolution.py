@@ -332,7 +332,8 @@ def test_policies_are_shipped_for_four_five_and_eight_arms_with_their_commands()
     assert large["config"]["handover_at"] == 1000  # trained as it is played: an opening of 1000 duels
     total = sum((DATA_DIRECTORY / name).stat().st_size
                 for name in ("learned_k4.npz", "learned_k5.npz", "learned_k8.npz", "learned_opening.npz", "learned_opening_large.npz",
-                             "learned_opening_k5.npz", "learned_late.npz", "learned_late_small.npz", "learned_late_large.npz"))
+                             "learned_opening_k5.npz", "learned_late.npz", "learned_late_small.npz", "learned_late_large.npz",
+                             "learned_cycle_k5.npz"))
     assert total < 5 * 2**20
 
 

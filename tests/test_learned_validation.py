@@ -134,7 +134,7 @@ def test_the_validation_command_line_writes_its_table(tmp_path, capsys):
     # The files each agent plays are written beside the table, so the table says what it compared.
     agents = list(csv.DictReader((tmp_path / "agents.csv").open()))
     assert [(row["agent"], row["late"]) for row in agents] == [("baseline", "learned_late_small.npz"), ("candidate", "none")]
-    assert "| 3 | candidate | learned_k5.npz | learned_opening.npz (100) | none (-) | off |" in (tmp_path / "summary.md").read_text()
+    assert "| 3 | candidate | learned_k5.npz | learned_opening.npz (100) | none (-) | none (-) | off |" in (tmp_path / "summary.md").read_text()
     learned_validation.main(["--out", str(tmp_path / "with"), "--n-arms", "3", "--draw", "1", "--problems", "2",
                              "--horizon", "150", "--families", "no_condorcet_winner", "--references", "rmed1,dts"])
     rows = list(csv.DictReader((tmp_path / "with" / "paired.csv").open()))
@@ -144,7 +144,11 @@ def test_the_validation_command_line_writes_its_table(tmp_path, capsys):
 def test_agent_files_name_what_each_phase_plays(tmp_path):
     assert learned_validation.agent_files(5) == {
         "policy": "learned_k5.npz", "opening": "learned_opening_k5.npz", "opening_duels": "100",
-        "late": "learned_late_small.npz", "late_from": "1000", "safeguard": "off"}
+        "late": "learned_late_small.npz", "late_from": "1000", "cycle": "learned_cycle_k5.npz", "cycle_until": "1000",
+        "safeguard": "off"}
+    assert learned_validation.agent_files(5, {"cycle": None})["cycle"] == "none"
+    assert learned_validation.agent_files(5, {"cycle_until": 500})["cycle_until"] == "500"
+    assert learned_validation.agent_files(4)["cycle"] == "none"  # 5 arms only
     assert learned_validation.agent_files(16)["opening_duels"] == "1000"
     assert learned_validation.agent_files(4, {"safeguard_from": 1000, "late_from": 2000})["late_from"] == "2000"
     assert learned_validation.agent_files(4, {"safeguard_from": 1000})["safeguard"] == "on"
