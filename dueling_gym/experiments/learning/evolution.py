@@ -502,7 +502,8 @@ def _shipped_phases(n_arms: int, duels: int) -> tuple[list[tuple[dict[str, np.nd
     with ``n_arms`` arms, as the phases of :func:`~dueling_gym.pair_network.policy_episode_regret`:
     its opening, then its size policy up to duel ``duels`` if the opening ends first (a longer
     opening hands over to the late policy itself, as the agent plays it); and the SHA-256 of each
-    file by name."""
+    file by name.  The compiled runs read no test of the counts, so with 5 arms and ``duels`` past
+    the opening they are the agent without its cycle policy (``cycle=None``)."""
     opening_path, policy_path = shipped_opening_path(n_arms), shipped_policy_path(n_arms)
     opening_duels = opening_length(n_arms)
     phases = [(load_policy_weights(opening_path)[0], opening_duels)]
