@@ -13,7 +13,9 @@ then follows with everything they played; below 17 arms every duel after the 100
 a late policy (``agents/data/learned_late.npz``, trained on runs of 10^4 duels after the
 shipped agent's first 1000 for their regret extrapolated to 10^5; up to 5 arms
 ``learned_late_small.npz``, the same trained one round further; from 12 arms on
-``learned_late_large.npz``).
+``learned_late_large.npz``).  With 5 arms, while the counts show three or more Copeland winners
+beating each other in turn above the other arms, ``learned_cycle_k5.npz`` chooses instead of the
+size's network up to duel 1000, and the size's network instead of the late policy after it.
 
 Each step the agent rebuilds the observation the policy was trained on from its own win
 counts (:mod:`dueling_gym.observations`), scores every duel ``(i, j)`` with the network and
@@ -165,15 +167,11 @@ LARGE_LATE_POLICY = DATA_DIRECTORY / "learned_late_large.npz"
 LARGE_LATE_POLICY_UNTIL = 16
 #: How many duels the opening and the size's policy play before the late policy takes over.
 LATE_FROM = 1000
-#: The weights that choose, with exactly 5 arms, the duels after the opening and up to the
-#: :data:`~dueling_gym.agents.learned.LATE_FROM`-th while the counts show a top cycle (at least
-#: three arms, not all, tie on the most empirical Copeland wins and each beats every arm outside
-#: the tie; from that duel on, the size's policy keeps choosing there instead of the late policy):
-#: the 5-arm size policy trained further after the 5-arm opening on the three families and three
-#: Copeland winners in a cycle, with a fitness that weighs the families near or above the reference
-#: agents.  Played from the first duel after the opening it was lower at T = 1000 on the cycle
-#: family and higher on the others; played in top cycles only, it was lower on the cycle family at
-#: 1000 and 10^4 duels on validation problems and within 10% elsewhere at 1000
+#: The weights that choose with 5 arms, after the opening and up to the
+#: :data:`~dueling_gym.agents.learned.LATE_FROM`-th duel, while the counts show a top cycle (then the
+#: size's policy chooses there instead of the late policy): the 5-arm size policy trained further
+#: with three cyclic Copeland winners in the mix.  Played in top cycles only, it was lower on that
+#: family at 1000 and 10^4 duels on validation problems and within 5% elsewhere at 1000
 #: (``agents/data/README.md``).
 CYCLE_POLICY = DATA_DIRECTORY / "learned_cycle_k5.npz"
 #: ``opening`` and ``late`` value meaning "the shipped file with the shipped policies, none with a policy file".
