@@ -1,7 +1,7 @@
 """The ``learned`` agent: a shipped, reinforcement-learned dueling policy evaluated with NumPy.
 
-``make_agent("learned", n_arms=5, seed=0)`` loads the weights trained for ``K = 5`` arms
-(``agents/data/learned_k5.npz``; ``agents/data/README.md`` records the command and seed that
+``make_agent("learned", n_arms=5, seed=0)`` loads the mean of the weights trained for 5 and 4 arms
+(``agents/data/learned_k5_average.npz``; ``agents/data/README.md`` records the command and seed that
 produced each file, and which file each other number of arms plays) and runs the
 permutation-equivariant pair network of :mod:`dueling_gym.pair_network` with its Numba kernels --
 no torch at inference.  The first 100 duels are played by the opening's weights
@@ -74,7 +74,7 @@ from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_
 
 __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_sizes", "GENERAL_POLICY",
            "LARGE_POLICY", "LARGE_POLICY_FROM", "OPENING_POLICY", "OPENING_DUELS", "LONG_OPENING_FROM",
-           "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "FIVE_ARM_OPENING_POLICY", "opening_length",
+           "LONG_OPENING_DUELS", "LONG_OPENING_POLICY", "FIVE_ARM_OPENING_POLICY", "FIVE_ARM_POLICY", "opening_length",
            "shipped_opening_path", "LATE_POLICY",
            "SMALL_LATE_POLICY", "SMALL_LATE_POLICY_UNTIL", "LARGE_LATE_POLICY", "LARGE_LATE_POLICY_UNTIL", "LATE_FROM",
            "shipped_late_path", "CYCLE_POLICY", "shipped_cycle_path", "cycle_rule_digest", "load_policy_weights",
@@ -90,6 +90,10 @@ AS_TRAINED = "as_trained"
 #: K = 5 one had the lower regret relative to the best reference agent on validation problems with
 #: 4, 6 and 16 arms, on average over the sizes (``agents/data/README.md``).
 GENERAL_POLICY = DATA_DIRECTORY / "learned_k5.npz"
+#: The size policy played with exactly 5 arms, the mean of the weights of ``learned_k5.npz`` (the
+#: general policy) and ``learned_k4.npz`` (trained from it on 4 arms).  On validation problems lower
+#: than ``learned_k5.npz`` on ``utility_based`` at T = 1000, higher nowhere at 10^4 (``agents/data/README.md``).
+FIVE_ARM_POLICY = DATA_DIRECTORY / "learned_k5_average.npz"
 #: From this many arms on, a K without a file of its own plays
 #: :data:`~dueling_gym.agents.learned.LARGE_POLICY` instead of
 #: :data:`~dueling_gym.agents.learned.GENERAL_POLICY`: on validation problems with 12, 16 and 24 arms
@@ -190,9 +194,11 @@ def shipped_policies() -> list[int]:
 
 
 def shipped_policy_path(n_arms: int) -> Path:
-    """The shipped policy file the agent plays for ``n_arms`` arms: that size's own file when
-    one is shipped, else :data:`~dueling_gym.agents.learned.LARGE_POLICY` from
+    """The shipped policy file the agent plays for ``n_arms`` arms: with 5 arms
+    :data:`~dueling_gym.agents.learned.FIVE_ARM_POLICY`, else that size's own file when one is shipped, else :data:`~dueling_gym.agents.learned.LARGE_POLICY` from
     :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms on, else the general one."""
+    if n_arms == 5 and FIVE_ARM_POLICY.is_file():
+        return FIVE_ARM_POLICY
     own = _own_policy_path(n_arms)
     if own.is_file():
         return own
@@ -331,8 +337,7 @@ class LearnedState(AgentState, fields=[
     "middle_caches",
     "middle_weights",
     "middle_until",
-    # With a cycle policy, its caches and weights and the duel up to which it chooses in a top
-    # cycle (0: no cycle policy; then the late policy chooses in top cycles too).
+    # The cycle policy's caches and weights and the duel up to which it may choose (0: none).
     "cycle_caches",
     "cycle_weights",
     "cycle_until",
@@ -469,13 +474,10 @@ class LearnedAgent(KernelDuelingAgent):
         takes over from the opening.
     cycle : str or None, default "shipped"
         The policy played instead of the size's, after the opening and up to ``cycle_until`` duels,
-        while the counts show a top cycle (at least three arms, not all, tie on the most empirical
-        Copeland wins and each beats every arm outside the tie);
-        with it, the size's policy also chooses in a top cycle after ``cycle_until`` duels, instead
-        of the late policy.  ``"shipped"``: the shipped cycle policy
-        (:func:`~dueling_gym.agents.learned.shipped_cycle_path`; 5 arms only) with the shipped
-        policies, none with a ``policy`` file; None: none (every duel as without this rule); a
-        path: that exported policy file.
+        in a top cycle (at least three arms, not all, tie on the most empirical Copeland wins and
+        each beats every arm outside the tie); after it the size's policy chooses there instead of
+        the late policy.  ``"shipped"``: :func:`~dueling_gym.agents.learned.shipped_cycle_path` (5
+        arms only) with the shipped policies, none with a ``policy`` file; None: none; a path: that file.
     cycle_until : int or None, default None
         The duel up to which the cycle policy chooses in a top cycle (at least 1); None:
         :data:`~dueling_gym.agents.learned.LATE_FROM`.
@@ -605,7 +607,8 @@ class LearnedAgent(KernelDuelingAgent):
                 path = shipped_policy_path(self.n_arms)
                 # A size's own file must be that size's; another size's file plays any K (the
                 # weights do not depend on K).
-                weights, metadata = _read_weights(path, self.n_arms if path == _own_policy_path(self.n_arms) else None)
+                own = path in (_own_policy_path(self.n_arms), FIVE_ARM_POLICY)
+                weights, metadata = _read_weights(path, self.n_arms if own else None)
             else:
                 weights, metadata = self._read_exported(Path(self.policy))
             self._weights = {name: array.copy() for name, array in weights.items()}

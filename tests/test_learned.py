@@ -345,7 +345,7 @@ def test_the_opening_is_checked_and_enters_the_content_digests(tmp_path):
     # Without the opening, the agent plays what it played before the opening existed.
     plain = simulate(make_agent("learned", n_arms=5, opening=None, cycle=None, seed=0), "multisol", 300, seed=3,
                      record_duels=True)
-    alone = simulate(make_agent("learned", n_arms=5, policy=str(learned.GENERAL_POLICY), seed=0), "multisol", 300,
+    alone = simulate(make_agent("learned", n_arms=5, policy=str(learned.FIVE_ARM_POLICY), seed=0), "multisol", 300,
                      seed=3, record_duels=True)
     np.testing.assert_array_equal(plain.duels, alone.duels)
 
@@ -480,7 +480,7 @@ def test_the_cycle_policy_chooses_in_top_cycles_before_duel_1000_and_the_size_po
     assert "cycle_rule_sha256" not in LearnedAgent.content_digests(5, {"cycle": None})
     _assert_phase_arguments_are_checked("cycle", "cycle_until", tmp_path)
     alone = {name: make_agent("learned", n_arms=5, policy=str(path), seed=0) for name, path in
-             (("cycle", learned.CYCLE_POLICY), ("size", learned.GENERAL_POLICY), ("late", learned.SMALL_LATE_POLICY))}
+             (("cycle", learned.CYCLE_POLICY), ("size", learned.FIVE_ARM_POLICY), ("late", learned.SMALL_LATE_POLICY))}
     agents = [five, *alone.values()]
     # Arms 0, 1, 2 beat each other in turn (3 to 1 per round) and arms 3 and 4 (2 to 0): a top cycle.
     cycle = np.array([[0, 3, 1, 2, 2], [1, 0, 3, 2, 2], [3, 1, 0, 2, 2], [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]])
@@ -506,14 +506,44 @@ def test_without_the_cycle_policy_five_arms_play_as_before_it():
     from dueling_gym.agents import learned
 
     before = {"opening": str(learned.FIVE_ARM_OPENING_POLICY), "late": str(learned.SMALL_LATE_POLICY)}
-    plain = simulate(make_agent("learned", n_arms=5, cycle=None, seed=0), "multisol", 1500, seed=4, record_duels=True)
-    named = simulate(make_agent("learned", n_arms=5, policy=str(learned.GENERAL_POLICY), **before, seed=0),
-                     "multisol", 1500, seed=4, record_duels=True)
+    plain = simulate(make_agent("learned", n_arms=5, cycle=None, seed=0), "multisol", 1500, seed=5, record_duels=True)
+    named = simulate(make_agent("learned", n_arms=5, policy=str(learned.FIVE_ARM_POLICY), **before, seed=0),
+                     "multisol", 1500, seed=5, record_duels=True)
     np.testing.assert_array_equal(plain.duels, named.duels)
-    with_cycle = simulate(make_agent("learned", n_arms=5, seed=0), "multisol", 1500, seed=4, record_duels=True)
+    with_cycle = simulate(make_agent("learned", n_arms=5, seed=0), "multisol", 1500, seed=5, record_duels=True)
     np.testing.assert_array_equal(with_cycle.duels[:100], plain.duels[:100])  # the opening is the same
     assert not np.array_equal(with_cycle.duels, plain.duels)
     # The same trajectory, duel for duel, in the fused loop, the act/observe loop and a Gymnasium loop.
     from agent_checks import assert_paths_agree_on
 
-    assert_paths_agree_on("multisol", lambda n_arms: make_agent("learned", n_arms=n_arms), 1500, seed=4)
+    assert_paths_agree_on("multisol", lambda n_arms: make_agent("learned", n_arms=n_arms), 1500, seed=5)
+
+
+def test_the_five_arm_size_policy_is_the_mean_of_the_k4_and_k5_weights_by_its_recorded_command(tmp_path):
+    from dueling_gym.agents import learned
+    from dueling_gym.pair_network import average_policy_files
+
+    assert learned.shipped_policy_path(5) == learned.FIVE_ARM_POLICY
+    assert learned.shipped_policy_path(6) == learned.GENERAL_POLICY  # other sizes keep the K = 5 weights
+    metadata = make_agent("learned", n_arms=5, seed=0).metadata
+    assert metadata["config"]["algorithm"] == "average" and list(metadata["config"]["sources"]) == [
+        "learned_k5.npz", "learned_k4.npz"]
+    command = metadata["command"]
+    assert command.startswith("python -c") and "average_policy_files" in command
+    remade = average_policy_files([DATA_DIRECTORY / "learned_k5.npz", DATA_DIRECTORY / "learned_k4.npz"],
+                                  tmp_path / "remade.npz", n_arms=5)
+    shipped, _ = load_policy_weights(learned.FIVE_ARM_POLICY, 5)
+    again, remade_metadata = load_policy_weights(remade, 5)
+    k5, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz")
+    k4, _ = load_policy_weights(DATA_DIRECTORY / "learned_k4.npz")
+    for name, array in shipped.items():
+        np.testing.assert_array_equal(array, again[name])  # bit for bit
+        np.testing.assert_array_equal(array, (k5[name] + k4[name]) / 2)
+    assert remade_metadata["config"]["sources"] == metadata["config"]["sources"]
+    with pytest.raises(ValueError, match="at least two"):
+        average_policy_files([DATA_DIRECTORY / "learned_k5.npz"], tmp_path / "one.npz", n_arms=5)
+    with pytest.raises(ValueError, match="n_arms"):
+        average_policy_files([DATA_DIRECTORY / "learned_k5.npz", DATA_DIRECTORY / "learned_k4.npz"], tmp_path / "x.npz",
+                             n_arms=1)
+    with pytest.raises(ValueError, match="holds a policy for 5 arms, not 4"):
+        LearnedAgent(4, policy=str(learned.FIVE_ARM_POLICY))

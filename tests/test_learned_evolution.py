@@ -49,7 +49,8 @@ def test_compiled_episodes_play_exactly_the_agent(deterministic):
     for seed in (0, 5):
         draws = np.random.default_rng(seed).random(2 * horizon)  # the function's action, then outcome draws
         # Without the opening: the batch runs play one network from the first duel.
-        agent = LearnedAgent(5, deterministic=deterministic, opening=None, seed=seed)  # replays the action draws
+        # (the K = 5 file named: with 5 arms the agent's own size policy is the averaged one)
+        agent = LearnedAgent(5, deterministic=deterministic, policy=str(DATA_DIRECTORY / "learned_k5.npz"), seed=seed)
         expected = _agent_regret(agent, problem, horizon, draws[horizon:])
         got = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
                                     horizon, np.random.default_rng(seed), deterministic=deterministic)
@@ -315,7 +316,9 @@ def test_policies_are_shipped_for_four_five_and_eight_arms_with_their_commands()
     assert shipped_policies() == [4, 5, 8]
     for n_arms, init in ((4, "agents/data/learned_k5.npz"), (5, "agents/data/distilled3_k5.npz"),
                          (8, "agents/data/learned_k5.npz")):
-        agent = make_agent("learned", n_arms=n_arms, seed=0)
+        # With 5 arms the agent plays the mean of the K = 4 and K = 5 files; the K = 5 file's own command here.
+        agent = make_agent("learned", n_arms=n_arms, seed=0,
+                           **({"policy": str(DATA_DIRECTORY / "learned_k5.npz")} if n_arms == 5 else {}))
         assert agent.metadata["command"].startswith("dueling-gym train es") and f"--init {init}" in agent.metadata["command"]
         result = simulate(agent, _problem(n_arms), 300, seed=0)
         assert result.final_regret("copeland_komiyama") >= 0
@@ -333,7 +336,7 @@ def test_policies_are_shipped_for_four_five_and_eight_arms_with_their_commands()
     total = sum((DATA_DIRECTORY / name).stat().st_size
                 for name in ("learned_k4.npz", "learned_k5.npz", "learned_k8.npz", "learned_opening.npz", "learned_opening_large.npz",
                              "learned_opening_k5.npz", "learned_late.npz", "learned_late_small.npz", "learned_late_large.npz",
-                             "learned_cycle_k5.npz"))
+                             "learned_cycle_k5.npz", "learned_k5_average.npz"))
     assert total < 5 * 2**20
 
 
@@ -430,13 +433,14 @@ def test_episode_regret_at_checkpoints_and_with_the_safeguard_matches_the_agent(
     weights, _ = load_policy_weights(DATA_DIRECTORY / "learned_k5.npz", 5)
     horizon = 400
     draws = np.random.default_rng(3).random(2 * horizon)
-    agent = LearnedAgent(5, safeguard_from=100, opening=None, seed=3)  # the batch runs play no opening
+    agent = LearnedAgent(5, safeguard_from=100, policy=str(DATA_DIRECTORY / "learned_k5.npz"), seed=3)  # no opening
     expected = _agent_regret(agent, problem, horizon, draws[horizon:])
     got = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
                                 horizon, np.random.default_rng(3), safeguard_from=100, checkpoints=[50, 400])
     assert got.shape == (1, 2) and got[0, 1] == pytest.approx(expected, abs=1e-9) and got[0, 0] <= got[0, 1]
     # The safeguard's own clock, in the batch runs as in the agent.
-    agent = LearnedAgent(5, safeguard_from=100, safeguard_clock="start", opening=None, seed=3)
+    agent = LearnedAgent(5, safeguard_from=100, safeguard_clock="start", policy=str(DATA_DIRECTORY / "learned_k5.npz"),
+                         seed=3)
     expected_own = _agent_regret(agent, problem, horizon, draws[horizon:])
     got_own = policy_episode_regret(weights, problem.matrix[None], problem.regret_matrix("copeland_komiyama")[None],
                                     horizon, np.random.default_rng(3), safeguard_from=100, safeguard_clock="start")
@@ -470,7 +474,7 @@ def test_an_opening_handed_over_to_the_shipped_size_policies_scores_each_size_wi
     # "shipped": each size hands over to the file the learned agent plays after its opening, and the
     # files' digests enter the configuration (another size policy shipped later is another run).
     train_evolution(tmp_path / "shipped", generations=2, **{**TINY, "n_arms": 5, "handover": "shipped", "handover_at": 10})
-    explicit = str(DATA_DIRECTORY / "learned_k5.npz")
+    explicit = str(DATA_DIRECTORY / "learned_k5_average.npz")  # the size policy of 5 arms
     train_evolution(tmp_path / "explicit", generations=2, **{**TINY, "n_arms": 5, "handover": explicit, "handover_at": 10})
     scores = [(tmp_path / folder / "evaluations.csv").read_text().splitlines()[1:] for folder in ("shipped", "explicit")]
     assert scores[0] == scores[1]
@@ -478,7 +482,7 @@ def test_an_opening_handed_over_to_the_shipped_size_policies_scores_each_size_wi
                                                             "handover_at": 10})
     config = json.loads((tmp_path / "mixture" / "config.json").read_text())
     assert config["handover"] == "shipped"
-    for size, name in ((4, "learned_k4.npz"), (5, "learned_k5.npz")):
+    for size, name in ((4, "learned_k4.npz"), (5, "learned_k5_average.npz")):
         digest = hashlib.sha256((DATA_DIRECTORY / name).read_bytes()).hexdigest()
         assert config["handover_files"][str(size)] == {name: digest}
 

@@ -143,7 +143,7 @@ def test_the_validation_command_line_writes_its_table(tmp_path, capsys):
 
 def test_agent_files_name_what_each_phase_plays(tmp_path):
     assert learned_validation.agent_files(5) == {
-        "policy": "learned_k5.npz", "opening": "learned_opening_k5.npz", "opening_duels": "100",
+        "policy": "learned_k5_average.npz", "opening": "learned_opening_k5.npz", "opening_duels": "100",
         "late": "learned_late_small.npz", "late_from": "1000", "cycle": "learned_cycle_k5.npz", "cycle_until": "1000",
         "safeguard": "off"}
     assert learned_validation.agent_files(5, {"cycle": None})["cycle"] == "none"

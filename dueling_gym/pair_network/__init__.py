@@ -36,7 +36,7 @@ distillation, PPO); this package needs only NumPy and Numba.
 from __future__ import annotations
 
 from dueling_gym.pair_network.episodes import policy_episode_regret
-from dueling_gym.pair_network.files import load_policy_weights, read_policy_file
+from dueling_gym.pair_network.files import average_policy_files, load_policy_weights, read_policy_file
 from dueling_gym.pair_network.kernels import (
     NetworkCaches,
     arm_record_values,
@@ -65,7 +65,7 @@ from dueling_gym.pair_network.weights import MEAN_ONLY_NAMES, WEIGHT_NAMES, Pair
 
 __all__ = [
     "WEIGHT_NAMES", "MEAN_ONLY_NAMES", "PairWeights", "weight_shapes", "pack_weights",
-    "read_policy_file", "load_policy_weights",
+    "read_policy_file", "load_policy_weights", "average_policy_files",
     "NetworkCaches", "new_network_caches", "time_value", "pair_feature_values", "arm_record_values", "fill_unplayed", "record_network_duel", "refresh_network_duel", "duel_scores",
     "choose_duel", "policy_episode_regret",
     "pair_evidence", "safeguard_threshold", "new_safeguard_arrays", "reset_safeguard", "safeguard_observe", "safeguarded_duel",

@@ -39,7 +39,7 @@ from dueling_gym.atomic_files import atomic_write
 from dueling_gym.observations import N_RECORD_FEATURES
 from dueling_gym.pair_network.weights import MEAN_ONLY_NAMES, WEIGHT_NAMES, weight_shapes
 
-__all__ = ["read_policy_file", "load_policy_weights", "save_policy_atomically"]
+__all__ = ["read_policy_file", "load_policy_weights", "save_policy_atomically", "average_policy_files"]
 
 #: Arrays added after the first version; a file written before they existed reads them as zero (same scores).
 _LATER_NAMES = WEIGHT_NAMES[len(MEAN_ONLY_NAMES):]
@@ -308,3 +308,57 @@ def save_policy_atomically(path: str | Path, weights: Mapping[str, np.ndarray], 
     with atomic_write(target) as handle:
         np.savez(handle, **weights, **extra)
     return target
+
+
+def average_policy_files(sources: list[str | Path], out: str | Path, *, n_arms: int) -> Path:
+    """Write the policy whose every weight array is the mean of those of ``sources``, for ``n_arms`` arms.
+
+    Averaging the weights of networks trained from one starting point (here, policies of
+    different sizes trained further from the same weights) gives a network between them; the
+    mean is taken array by array in the order the files are named (so the file is the same bit
+    for bit from the same sources in the same order).
+
+    Parameters
+    ----------
+    sources : list of str or Path
+        At least two policy files of the same hidden width (their own numbers of arms do not
+        matter: the weights do not depend on K).
+    out : str or Path
+        The policy file to write (atomically; its metadata names each source with its SHA-256).
+    n_arms : int
+        The number of arms the averaged policy is for (recorded as the file's size).
+
+    Returns
+    -------
+    Path
+        ``out``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two sources, a source that is not a readable policy, widths that differ, or
+        ``n_arms`` below 2.
+    """
+    import hashlib
+
+    if isinstance(sources, (str, Path)) or len(sources) < 2:
+        raise ValueError(f"sources must name at least two policy files, got {sources!r}")
+    if isinstance(n_arms, bool) or not isinstance(n_arms, (int, np.integer)) or n_arms < 2:
+        raise ValueError(f"n_arms must be an integer >= 2, got {n_arms!r}")
+    read = [load_policy_weights(path) for path in sources]
+    widths = {metadata["hidden"] for _, metadata in read}
+    if len(widths) != 1:
+        raise ValueError(f"the sources' networks differ in width ({sorted(widths)}): they cannot be averaged")
+    total = {name: read[0][0][name].copy() for name in WEIGHT_NAMES}
+    for weights, _ in read[1:]:
+        for name in WEIGHT_NAMES:
+            total[name] += weights[name]
+    averaged = {name: total[name] / len(read) for name in WEIGHT_NAMES}
+    files = {Path(path).name: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in sources}
+    names = ", ".join(repr(str(path)) for path in sources)
+    metadata = {"config": {"algorithm": "average", "n_arms": int(n_arms), "hidden": widths.pop(), "sources": files},
+                "command": (f"python -c \"from dueling_gym.pair_network import average_policy_files; "
+                            f"average_policy_files([{names}], {str(out)!r}, n_arms={int(n_arms)})\"")}
+    hidden = metadata["config"]["hidden"]
+    return save_policy_atomically(out, averaged, n_arms=np.array(int(n_arms)), hidden=np.array(hidden),
+                                  metadata=np.array(json.dumps(metadata)))
