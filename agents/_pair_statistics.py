@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 __all__ = ["empirical_preference", "empirical_copeland_counts", "empirical_copeland_winner", "empirical_top_cycle",
-           "record_duel"]
+           "fill_copeland_counts", "record_duel"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -30,27 +30,42 @@ def empirical_preference(wins: np.ndarray, first: int, second: int) -> float:
 @numba.njit(cache=True, nogil=True)
 def empirical_copeland_counts(wins: np.ndarray) -> np.ndarray:
     """``#{j != i : mu_hat[i, j] > 1/2}`` for every arm (ties count for neither side)."""
+    counts = np.empty(wins.shape[0], dtype=np.int64)
+    fill_copeland_counts(wins, counts)
+    return counts
+
+
+@numba.njit(cache=True, nogil=True)
+def fill_copeland_counts(wins: np.ndarray, counts: np.ndarray) -> None:
+    """:func:`empirical_copeland_counts` written into the first ``K`` entries of ``counts`` (a
+    buffer the caller keeps, so that a per-duel test allocates nothing).
+
+    Raises ``ValueError`` when ``counts`` has fewer than ``K`` entries (the loop below writes
+    ``counts[i]`` for every arm, and compiled code checks no bounds)."""
     n_arms = wins.shape[0]
-    counts = np.zeros(n_arms, dtype=np.int64)
+    if counts.shape[0] < n_arms:
+        raise ValueError("counts has fewer entries than there are arms")
+    for i in range(n_arms):
+        counts[i] = 0
     for i in range(n_arms):
         for j in range(i + 1, n_arms):
             if wins[i, j] > wins[j, i]:
                 counts[i] += 1
             elif wins[j, i] > wins[i, j]:
                 counts[j] += 1
-    return counts
 
 
 @numba.njit(cache=True, nogil=True)
-def empirical_top_cycle(wins: np.ndarray) -> bool:
+def empirical_top_cycle(wins: np.ndarray, counts: np.ndarray) -> bool:
     """Whether at least three arms, but not all, tie on the most empirical Copeland wins and each of
     them beats every arm outside the tie in the counts, so that among themselves they beat each other
     in turn: the structure of three or more Copeland winners in a cycle above the other arms.  A tie
     of every arm is not one: it is also what a single pair read the wrong way can make of a problem
-    with one Copeland winner."""
-    counts = empirical_copeland_counts(wins)
-    best = counts.max()
+    with one Copeland winner.  ``counts`` is a scratch buffer of at least ``K`` entries
+    (:func:`fill_copeland_counts`)."""
+    fill_copeland_counts(wins, counts)
     n_arms = wins.shape[0]
+    best = counts[:n_arms].max()
     n_leaders = 0
     for i in range(n_arms):
         if counts[i] == best:

@@ -341,6 +341,7 @@ class LearnedState(AgentState, fields=[
     "cycle_caches",
     "cycle_weights",
     "cycle_until",
+    "cycle_counts",   # scratch of K empirical Copeland counts for the top-cycle test (allocated once)
     "deterministic",  # play the highest score instead of drawing from the softmax
     "evidence",       # the safeguard's arrays (dueling_gym.pair_network.safeguard): N_ij KL(p_ij, 1/2),
     "status",         # the pairs' decisions,
@@ -358,7 +359,7 @@ def _network_choosing(state):
     """Which network chooses the next duel: 0 the opening, 1 the cycle policy, 2 the size's, 3 the last."""
     if state.t < state.opening_duels:
         return 0
-    if state.cycle_until > 0 and empirical_top_cycle(state.wins):
+    if state.cycle_until > 0 and empirical_top_cycle(state.wins, state.cycle_counts):
         # Three Copeland winners beating each other in turn cost nothing to duel: the late policy's
         # checks cost more there than they find, so the size's network keeps choosing after the cycle
         # policy's duels (with no late policy, the last network is the size's).
@@ -678,6 +679,7 @@ class LearnedAgent(KernelDuelingAgent):
                                   opening_duels=opening_duels, middle_caches=middle_caches,
                                   middle_weights=middle_weights, middle_until=middle_until,
                                   cycle_caches=cycle_caches, cycle_weights=cycle_weights, cycle_until=cycle_until,
+                                  cycle_counts=np.zeros(n_arms, dtype=np.int64),
                                   deterministic=self.deterministic, evidence=evidence, status=status, bounds=bounds,
                                   expiry=expiry, safeguard_from=start,
                                   safeguard_origin=safeguard_origin(start, self.safeguard_clock), t=0)

@@ -437,28 +437,34 @@ def _observe_record(agents, record, repeats):
 
 
 def test_empirical_top_cycle_needs_three_tied_leaders_beating_every_arm_outside_the_tie():
-    from dueling_gym.agents._pair_statistics import empirical_top_cycle
+    from dueling_gym.agents._pair_statistics import empirical_top_cycle, fill_copeland_counts
 
+    scratch = np.zeros(5, dtype=np.int64)  # the counts' buffer, as the agent keeps one
     cycle = np.array([[0, 3, 1, 2, 2], [1, 0, 3, 2, 2], [3, 1, 0, 2, 2], [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]])
-    assert empirical_top_cycle(cycle)  # arms 0, 1, 2 beat each other in turn and beat 3 and 4
+    assert empirical_top_cycle(cycle, scratch)  # arms 0, 1, 2 beat each other in turn and beat 3 and 4
     leader_loses_outside = cycle.copy()
     leader_loses_outside[3, 0] = 5  # arm 0 now loses to arm 3: arm 0 no longer leads
-    assert not empirical_top_cycle(leader_loses_outside)
+    assert not empirical_top_cycle(leader_loses_outside, scratch)
     condorcet = cycle.copy()
     condorcet[0, 1], condorcet[1, 0] = 3, 1
     condorcet[0, 2], condorcet[2, 0] = 3, 1  # arm 0 beats everyone
-    assert not empirical_top_cycle(condorcet)
+    assert not empirical_top_cycle(condorcet, scratch)
     unplayed = cycle.copy()
     unplayed[0, 3] = unplayed[3, 0] = 0  # a leader's unplayed pair is a tie, not a win
-    assert not empirical_top_cycle(unplayed)
+    assert not empirical_top_cycle(unplayed, scratch)
     two_leaders = cycle.copy()
     two_leaders[2, 3], two_leaders[3, 2] = 0, 2  # arm 2 loses to arm 3: only arms 0 and 1 lead
-    assert not empirical_top_cycle(two_leaders)
+    assert not empirical_top_cycle(two_leaders, scratch)
     # Five arms each beating the next two: all five tie, with no arm outside the tie to beat.  One
     # near tie read the wrong way makes this of a problem whose Copeland winner beats three arms.
     regular = np.array([[1 if (second - first) % 5 in (1, 2) else 0 for second in range(5)] for first in range(5)])
-    assert not empirical_top_cycle(regular)
-    assert not empirical_top_cycle(np.zeros((5, 5), dtype=np.int64))
+    assert not empirical_top_cycle(regular, scratch)
+    assert not empirical_top_cycle(np.zeros((5, 5), dtype=np.int64), scratch)
+    # The buffer is written arm by arm without bounds checks: one too short is refused, not overrun.
+    with pytest.raises(ValueError, match="fewer entries"):
+        fill_copeland_counts(cycle, np.zeros(4, dtype=np.int64))
+    with pytest.raises(ValueError, match="fewer entries"):
+        empirical_top_cycle(cycle, np.zeros(4, dtype=np.int64))
 
 
 def test_the_cycle_policy_chooses_in_top_cycles_before_duel_1000_and_the_size_policy_after(tmp_path):

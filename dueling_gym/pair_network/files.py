@@ -27,6 +27,7 @@ their scores unchanged.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import zipfile
@@ -339,8 +340,6 @@ def average_policy_files(sources: list[str | Path], out: str | Path, *, n_arms: 
         Fewer than two sources, a source that is not a readable policy, widths that differ, or
         ``n_arms`` below 2.
     """
-    import hashlib
-
     if isinstance(sources, (str, Path)) or len(sources) < 2:
         raise ValueError(f"sources must name at least two policy files, got {sources!r}")
     if isinstance(n_arms, bool) or not isinstance(n_arms, (int, np.integer)) or n_arms < 2:
@@ -354,11 +353,11 @@ def average_policy_files(sources: list[str | Path], out: str | Path, *, n_arms: 
         for name in WEIGHT_NAMES:
             total[name] += weights[name]
     averaged = {name: total[name] / len(read) for name in WEIGHT_NAMES}
+    hidden = widths.pop()
     files = {Path(path).name: hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in sources}
     names = ", ".join(repr(str(path)) for path in sources)
-    metadata = {"config": {"algorithm": "average", "n_arms": int(n_arms), "hidden": widths.pop(), "sources": files},
+    metadata = {"config": {"algorithm": "average", "n_arms": int(n_arms), "hidden": hidden, "sources": files},
                 "command": (f"python -c \"from dueling_gym.pair_network import average_policy_files; "
                             f"average_policy_files([{names}], {str(out)!r}, n_arms={int(n_arms)})\"")}
-    hidden = metadata["config"]["hidden"]
     return save_policy_atomically(out, averaged, n_arms=np.array(int(n_arms)), hidden=np.array(hidden),
                                   metadata=np.array(json.dumps(metadata)))
