@@ -28,8 +28,9 @@ summaries incrementally (and the arm records, which are cheap: each arm's wins m
 :meth:`~dueling_gym.agents.DuelingAgent.recommend` is the empirical Copeland winner of the duels played.
 
 The weight file format, the kernels and the batch evaluator of training live in
-:mod:`dueling_gym.pair_network`; their names are re-exported here for the code that imports them
-from this module.
+:mod:`dueling_gym.pair_network`, and the shipped files with the rules that pick a run's files in
+:mod:`dueling_gym.agents.learned_files`; their names are re-exported here for the code that
+imports them from this module.
 """
 
 from __future__ import annotations
@@ -46,6 +47,35 @@ import numpy as np
 
 from dueling_gym.agents._pair_statistics import empirical_copeland_winner, empirical_top_cycle
 from dueling_gym.agents.base import KernelDuelingAgent
+from dueling_gym.agents.learned_files import (
+    AS_SHIPPED,
+    CYCLE_POLICY,
+    DATA_DIRECTORY,
+    FIVE_ARM_OPENING_POLICY,
+    FIVE_ARM_POLICY,
+    GENERAL_POLICY,
+    LARGE_LATE_POLICY,
+    LARGE_LATE_POLICY_UNTIL,
+    LARGE_POLICY,
+    LARGE_POLICY_FROM,
+    LATE_FROM,
+    LATE_POLICY,
+    LONG_OPENING_DUELS,
+    LONG_OPENING_FROM,
+    LONG_OPENING_POLICY,
+    OPENING_DUELS,
+    OPENING_POLICY,
+    SMALL_LATE_POLICY,
+    SMALL_LATE_POLICY_UNTIL,
+    opening_length,
+    own_policy_path,
+    policy_sizes,
+    shipped_cycle_path,
+    shipped_late_path,
+    shipped_opening_path,
+    shipped_policies,
+    shipped_policy_path,
+)
 from dueling_gym.agents.registry import register_agent
 from dueling_gym.agents.state import AgentState
 from dueling_gym.pair_network import (
@@ -81,148 +111,8 @@ __all__ = ["LearnedAgent", "shipped_policies", "shipped_policy_path", "policy_si
            "policy_episode_regret", "WEIGHT_NAMES",
            "DATA_DIRECTORY", "pair_feature_values", "arm_record_values", "time_value"]
 
-#: Where the shipped weights live (``learned_k{K}.npz``).
-DATA_DIRECTORY = Path(__file__).resolve().parent / "data"
 #: ``safeguard_from`` value meaning "as the policy file records it was trained".
 AS_TRAINED = "as_trained"
-#: The policy played for every K below :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` without
-#: a file of its own.  The network's weights do not depend on K; of the two shipped policies, the
-#: K = 5 one had the lower regret relative to the best reference agent on validation problems with
-#: 4, 6 and 16 arms, on average over the sizes (``agents/data/README.md``).
-GENERAL_POLICY = DATA_DIRECTORY / "learned_k5.npz"
-#: The size policy played with exactly 5 arms, the mean of the weights of ``learned_k5.npz`` (the
-#: general policy) and ``learned_k4.npz`` (trained from it on 4 arms).  On validation problems lower
-#: than ``learned_k5.npz`` on ``utility_based`` at T = 1000, higher nowhere at 10^4 (``agents/data/README.md``).
-FIVE_ARM_POLICY = DATA_DIRECTORY / "learned_k5_average.npz"
-#: From this many arms on, a K without a file of its own plays
-#: :data:`~dueling_gym.agents.learned.LARGE_POLICY` instead of
-#: :data:`~dueling_gym.agents.learned.GENERAL_POLICY`: on validation problems with 12, 16 and 24 arms
-#: (never the evaluation's) the K = 8 weights had lower regret at T = 100 and 1000 than the K = 5
-#: weights, significantly so at 1000 on at least one family of each size, and were tied with them at
-#: 10^4; with 10 arms neither was ahead at 1000 (``agents/data/README.md``).
-LARGE_POLICY_FROM = 12
-#: The policy of :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms and more (the K = 8 file's weights).
-LARGE_POLICY = DATA_DIRECTORY / "learned_k8.npz"
-#: The policy the agent plays below :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms for its
-#: first duels (:func:`~dueling_gym.agents.learned.opening_length`) before the size's policy takes over
-#: (:data:`~dueling_gym.agents.learned.LONG_OPENING_POLICY` from there on): trained
-#: from the K = 5 weights on a mixture of 4, 5, 8 and 16 arms with its fitness read at 100 and 1000
-#: duels only, where the size policies' training read 1000 alone (``agents/data/README.md``).
-OPENING_POLICY = DATA_DIRECTORY / "learned_opening.npz"
-#: The number of duels the opening policy plays below
-#: :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms, the shorter horizon it was trained for.
-#: It plays no longer there because on its own it was no better at 1000 duels and once worse at
-#: 10^4 on validation problems; as an opening of 100 duels it was lower at T = 100 on every
-#: validation size and family and tied at 1000 and 10^4, and an opening of 50 duels gained a third
-#: as much (``agents/data/README.md``).
-OPENING_DUELS = 100
-#: From this many arms on, the opening plays :data:`~dueling_gym.agents.learned.LONG_OPENING_DUELS`
-#: duels: on validation problems with 16 and 24 arms an opening of 1000 duels had lower regret at
-#: T = 1000 than one of 100 on at least one family and was nowhere higher at 1000 or 10^4; with 12
-#: arms neither was ahead (``agents/data/README.md``).
-LONG_OPENING_FROM = 16
-#: The opening's length from :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms on: the longer
-#: horizon it was trained for.
-LONG_OPENING_DUELS = 1000
-#: The opening of :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms and more: the weights of
-#: :data:`~dueling_gym.agents.learned.OPENING_POLICY` trained further on 16 and 24 arms, last on runs
-#: in which the K = 8 weights take over after its 1000 duels, as the agent plays it, with the fitness
-#: read at 100, 1000 and 10^4 duels.  On validation problems with 16 and 24 arms it had lower regret
-#: than :data:`~dueling_gym.agents.learned.OPENING_POLICY` at T = 100 and 1000 on every family and was
-#: tied with it at 10^4 (``agents/data/README.md``).
-LONG_OPENING_POLICY = DATA_DIRECTORY / "learned_opening_large.npz"
-#: The opening played with exactly 5 arms, the weights of
-#: :data:`~dueling_gym.agents.learned.OPENING_POLICY` trained further on 4, 5, 6 and 8 arms with a
-#: fourth family, three Copeland winners in a cycle, handing over to each size's policy after 100
-#: duels as the agent plays it, with the fitness read at 100, 500 and 1000 duels.  With 4 and 8 arms
-#: it cost regret at 1000 duels on validation problems; with 5 it was lower at T = 100 on three of
-#: the four families and higher on none at 100, 1000 or 10^4 (``agents/data/README.md``), so only 5
-#: arms play it.
-FIVE_ARM_OPENING_POLICY = DATA_DIRECTORY / "learned_opening_k5.npz"
-#: The weights that choose every duel after the
-#: :data:`~dueling_gym.agents.learned.LATE_FROM`-th from
-#: :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY_UNTIL` + 1 to
-#: :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` − 1 arms, after the opening and the size's
-#: policy, having read every duel they played (the first late policy, trained for runs of 10^4
-#: duels on 4, 5 and 8 arms, trained further on 4, 5, 6 and 8 arms for the regret extrapolated to
-#: 10^5 duels; on validation problems with 4 to 8 arms lower at 10^4 than the first on three
-#: cyclic Copeland winners, tied elsewhere; ``agents/data/README.md``).  The first lies in the
-#: source tree's ``training-history/es_late_k4_5_8.npz`` and plays with ``late=`` naming it.
-LATE_POLICY = DATA_DIRECTORY / "learned_late.npz"
-#: The weights that choose every duel after the 1000th with at most
-#: :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY_UNTIL` arms: those of
-#: :data:`~dueling_gym.agents.learned.LATE_POLICY` trained one round further the same way.  On
-#: validation problems with 4 and 5 arms lower at 10^4 than it on three cyclic Copeland winners and
-#: on ``no_condorcet_winner`` with 4 arms, tied elsewhere; with 6 arms higher, so larger sizes keep
-#: :data:`~dueling_gym.agents.learned.LATE_POLICY` (``agents/data/README.md``).
-SMALL_LATE_POLICY = DATA_DIRECTORY / "learned_late_small.npz"
-#: The largest number of arms that plays :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY`.
-SMALL_LATE_POLICY_UNTIL = 5
-#: The weights that choose every duel after the 1000th with
-#: :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` to
-#: :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY_UNTIL` arms, those of the first late policy
-#: (before :data:`~dueling_gym.agents.learned.LATE_POLICY`) trained further on 12 and 16 arms, where the K = 8
-#: weights and, from 16 arms, the long opening play before them.  On validation problems with 12 to
-#: 16 arms lower at 10^4 than the agent without it, or tied; with 24 arms higher
-#: (``agents/data/README.md``).
-LARGE_LATE_POLICY = DATA_DIRECTORY / "learned_late_large.npz"
-#: The largest number of arms that plays :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY`; above
-#: it no late policy is played.
-LARGE_LATE_POLICY_UNTIL = 16
-#: How many duels the opening and the size's policy play before the late policy takes over.
-LATE_FROM = 1000
-#: The weights that choose with 5 arms, after the opening and up to the
-#: :data:`~dueling_gym.agents.learned.LATE_FROM`-th duel, while the counts show a top cycle (then the
-#: size's policy chooses there instead of the late policy): the 5-arm size policy trained further
-#: with three cyclic Copeland winners in the mix.  Played in top cycles only, it was lower on that
-#: family at 1000 and 10^4 duels on validation problems and within 5% elsewhere at 1000
-#: (``agents/data/README.md``).
-CYCLE_POLICY = DATA_DIRECTORY / "learned_cycle_k5.npz"
-#: ``opening`` and ``late`` value meaning "the shipped file with the shipped policies, none with a policy file".
-AS_SHIPPED = "shipped"
-
-
-def shipped_policies() -> list[int]:
-    """Numbers of arms ``K`` with a policy file of their own (``learned_k{K}.npz``); every other
-    ``K >= 2`` plays another size's weights (:func:`shipped_policy_path`)."""
-    found = []
-    for path in DATA_DIRECTORY.glob("learned_k*.npz"):
-        digits = path.stem[len("learned_k"):]
-        if digits.isdigit():
-            found.append(int(digits))
-    return sorted(found)
-
-
-def shipped_policy_path(n_arms: int) -> Path:
-    """The shipped policy file the agent plays for ``n_arms`` arms: with 5 arms
-    :data:`~dueling_gym.agents.learned.FIVE_ARM_POLICY`, else that size's own file when one is shipped, else :data:`~dueling_gym.agents.learned.LARGE_POLICY` from
-    :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms on, else the general one."""
-    if n_arms == 5 and FIVE_ARM_POLICY.is_file():
-        return FIVE_ARM_POLICY
-    own = _own_policy_path(n_arms)
-    if own.is_file():
-        return own
-    return LARGE_POLICY if n_arms >= LARGE_POLICY_FROM else GENERAL_POLICY
-
-
-def opening_length(n_arms: int) -> int:
-    """How many duels the shipped opening plays with ``n_arms`` arms (the agent's default
-    ``opening_duels``): :data:`~dueling_gym.agents.learned.OPENING_DUELS`, or
-    :data:`~dueling_gym.agents.learned.LONG_OPENING_DUELS` from
-    :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms on."""
-    return LONG_OPENING_DUELS if check_n_arms(n_arms) >= LONG_OPENING_FROM else OPENING_DUELS
-
-
-def shipped_opening_path(n_arms: int) -> Path:
-    """The shipped opening the agent plays with ``n_arms`` arms:
-    :data:`~dueling_gym.agents.learned.FIVE_ARM_OPENING_POLICY` with 5 arms,
-    :data:`~dueling_gym.agents.learned.LONG_OPENING_POLICY` from
-    :data:`~dueling_gym.agents.learned.LONG_OPENING_FROM` arms on, else
-    :data:`~dueling_gym.agents.learned.OPENING_POLICY`."""
-    n_arms = check_n_arms(n_arms)
-    if n_arms == 5:
-        return FIVE_ARM_OPENING_POLICY
-    return LONG_OPENING_POLICY if n_arms >= LONG_OPENING_FROM else OPENING_POLICY
 
 
 def _opening_path(policy: str | None, opening: Any, n_arms: int) -> Path | None:
@@ -230,35 +120,9 @@ def _opening_path(policy: str | None, opening: Any, n_arms: int) -> Path | None:
     return _phase_path(policy, opening, shipped_opening_path(n_arms))
 
 
-def shipped_late_path(n_arms: int) -> Path | None:
-    """The shipped late policy the agent plays with ``n_arms`` arms, or None where none is shipped:
-    :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY` up to
-    :data:`~dueling_gym.agents.learned.SMALL_LATE_POLICY_UNTIL` arms,
-    :data:`~dueling_gym.agents.learned.LATE_POLICY` from there below
-    :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms,
-    :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY` from there up to
-    :data:`~dueling_gym.agents.learned.LARGE_LATE_POLICY_UNTIL` arms, none above (and none whose file
-    the package lacks)."""
-    n_arms = check_n_arms(n_arms)
-    if n_arms <= SMALL_LATE_POLICY_UNTIL:
-        path = SMALL_LATE_POLICY
-    elif n_arms < LARGE_POLICY_FROM:
-        path = LATE_POLICY
-    else:
-        path = LARGE_LATE_POLICY if n_arms <= LARGE_LATE_POLICY_UNTIL else None
-    return path if path is not None and path.is_file() else None
-
-
 def _late_path(policy: str | None, late: Any, n_arms: int) -> Path | None:
     """The late policy file a run plays (None: none)."""
     return _phase_path(policy, late, shipped_late_path(n_arms))
-
-
-def shipped_cycle_path(n_arms: int) -> Path | None:
-    """The shipped cycle policy the agent plays with ``n_arms`` arms:
-    :data:`~dueling_gym.agents.learned.CYCLE_POLICY` with 5 arms, none with other sizes."""
-    n_arms = check_n_arms(n_arms)
-    return CYCLE_POLICY if n_arms == 5 and CYCLE_POLICY.is_file() else None
 
 
 def cycle_rule_digest() -> str:
@@ -294,18 +158,6 @@ def _check_phase_argument(name: str, value: Any) -> str | None:
     if not Path(value).is_file():
         raise ValueError(f"{name} policy file {str(value)!r} does not exist")
     return str(value)
-
-
-def _own_policy_path(n_arms: int) -> Path:
-    """Where the policy file of ``n_arms`` arms would lie (it may not be shipped)."""
-    return DATA_DIRECTORY / f"learned_k{n_arms}.npz"
-
-
-def policy_sizes(metadata: dict[str, Any]) -> list[int] | None:
-    """The numbers of arms a policy file plays, from its metadata: None (every size) for a policy
-    trained on a mixture of sizes, else the one size it was trained and validated for."""
-    trained = metadata.get("config", {}).get("n_arms", metadata["n_arms"])
-    return None if isinstance(trained, list) else [int(metadata["n_arms"])]
 
 
 def _read_weights(path: Path, n_arms: int | None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -436,9 +288,9 @@ class LearnedAgent(KernelDuelingAgent):
     ----------
     n_arms : int
         Number of arms, at least 2: the policy file of that size when one is shipped
-        (:func:`~dueling_gym.agents.learned.shipped_policies`), else the K = 8 weights from
-        :data:`~dueling_gym.agents.learned.LARGE_POLICY_FROM` arms on and the general policy
-        below (the weights do not depend on ``K``; :func:`~dueling_gym.agents.learned.shipped_policy_path`).
+        (:func:`~dueling_gym.agents.learned_files.shipped_policies`), else the K = 8 weights from
+        :data:`~dueling_gym.agents.learned_files.LARGE_POLICY_FROM` arms on and the general policy
+        below (the weights do not depend on ``K``; :func:`~dueling_gym.agents.learned_files.shipped_policy_path`).
     deterministic : bool, default False
         False: duels drawn from the policy's distribution (what it was trained with).  True: the
         most likely duel.
@@ -457,31 +309,31 @@ class LearnedAgent(KernelDuelingAgent):
         instead of the shipped one.
     opening : str or None, default "shipped"
         The policy played for the first ``opening_duels`` duels before ``policy`` takes over.
-        ``"shipped"``: the shipped opening (:func:`~dueling_gym.agents.learned.shipped_opening_path`) with
+        ``"shipped"``: the shipped opening (:func:`~dueling_gym.agents.learned_files.shipped_opening_path`) with
         the shipped policies, none with a ``policy`` file (which then plays from the first duel,
         as it was trained); None: none; a path: that exported policy file.
     opening_duels : int or None, default None
         How many duels the opening plays (at least 1); None: the shipped length for ``n_arms``,
-        100 duels, 1000 from 16 arms on (:func:`~dueling_gym.agents.learned.opening_length`).
+        100 duels, 1000 from 16 arms on (:func:`~dueling_gym.agents.learned_files.opening_length`).
     late : str or None, default "shipped"
         The policy played after ``late_from`` duels (and after the opening), having read every
         duel (``dueling-gym train es --after-shipped`` trains one).  ``"shipped"``: the shipped
-        late policy (:func:`~dueling_gym.agents.learned.shipped_late_path`; none for sizes
+        late policy (:func:`~dueling_gym.agents.learned_files.shipped_late_path`; none for sizes
         without one) with the shipped policies, none with a ``policy`` file; None: none; a path:
         that exported policy file.
     late_from : int or None, default None
         The duel after which the late policy chooses (at least 1); None:
-        :data:`~dueling_gym.agents.learned.LATE_FROM`.  When the opening is longer, the late policy
+        :data:`~dueling_gym.agents.learned_files.LATE_FROM`.  When the opening is longer, the late policy
         takes over from the opening.
     cycle : str or None, default "shipped"
         The policy played instead of the size's, after the opening and up to ``cycle_until`` duels,
         in a top cycle (at least three arms, not all, tie on the most empirical Copeland wins and
         each beats every arm outside the tie); after it the size's policy chooses there instead of
-        the late policy.  ``"shipped"``: :func:`~dueling_gym.agents.learned.shipped_cycle_path` (5
+        the late policy.  ``"shipped"``: :func:`~dueling_gym.agents.learned_files.shipped_cycle_path` (5
         arms only) with the shipped policies, none with a ``policy`` file; None: none; a path: that file.
     cycle_until : int or None, default None
         The duel up to which the cycle policy chooses in a top cycle (at least 1); None:
-        :data:`~dueling_gym.agents.learned.LATE_FROM`.
+        :data:`~dueling_gym.agents.learned_files.LATE_FROM`.
     seed : int, SeedSequence or None
         Seed of ``self.rng``, which draws the duels.
 
@@ -608,7 +460,7 @@ class LearnedAgent(KernelDuelingAgent):
                 path = shipped_policy_path(self.n_arms)
                 # A size's own file must be that size's; another size's file plays any K (the
                 # weights do not depend on K).
-                own = path in (_own_policy_path(self.n_arms), FIVE_ARM_POLICY)
+                own = path in (own_policy_path(self.n_arms), FIVE_ARM_POLICY)
                 weights, metadata = _read_weights(path, self.n_arms if own else None)
             else:
                 weights, metadata = self._read_exported(Path(self.policy))

@@ -43,7 +43,7 @@ def test_a_policy_is_shipped_for_five_arms_with_the_commands_of_every_stage():
 
 
 def test_every_number_of_arms_without_a_file_plays_the_general_or_the_large_policy(monkeypatch):
-    from dueling_gym.agents import learned
+    from dueling_gym.agents import learned, learned_files
 
     agent = make_agent("learned", n_arms=3, seed=0)
     assert agent.metadata["n_arms"] == 5  # the K = 5 weights, which do not depend on K
@@ -55,7 +55,7 @@ def test_every_number_of_arms_without_a_file_plays_the_general_or_the_large_poli
     for n_arms in (12, 16, 40):
         assert learned.shipped_policy_path(n_arms) == learned.LARGE_POLICY
         assert make_agent("learned", n_arms=n_arms, seed=0).metadata["n_arms"] == 8
-    monkeypatch.setattr(learned, "GENERAL_POLICY", learned.DATA_DIRECTORY / "absent.npz")
+    monkeypatch.setattr(learned_files, "GENERAL_POLICY", learned.DATA_DIRECTORY / "absent.npz")
     with pytest.raises(ValueError, match="no learned policy is shipped for n_arms=3"):
         make_agent("learned", n_arms=3)
     with pytest.raises(TypeError, match="deterministic"):
