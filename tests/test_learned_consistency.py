@@ -52,6 +52,12 @@ def test_consistency_runs_are_the_evaluations_runs(tmp_path):
     # Resumed from its units: the same rows without running again.
     assert check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000,
                              variants={"as shipped": {}, "safeguard": {"safeguard_from": 100}}) == rows
+    # In the published arm order too, both play the same (other) runs.
+    ordered = check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000, relabel=False)
+    in_order = evaluate(tmp_path / "e2", agents=["learned"], families=(), published=["cyclic4"], runs_per_published=3,
+                        horizons=(200,), plot=False, relabel_published=False)
+    assert ordered[0]["mean"] == pytest.approx(in_order[0]["mean"], rel=0, abs=1e-12)
+    assert ordered[0]["long_mean"] != rows[0]["long_mean"]
 
 
 def test_references_run_on_the_same_runs_and_rows_carry_the_lower_bound(tmp_path):
@@ -129,6 +135,7 @@ def test_a_further_horizon_adds_the_next_decade_from_the_same_runs(tmp_path):
 @pytest.mark.parametrize("kwargs, error, match", [
     (dict(horizon=1000, long_horizon=1000), ValueError, "long_horizon"),
     (dict(runs=0), ValueError, "runs"),
+    (dict(relabel="no"), TypeError, "relabel"),
     (dict(variants={}), ValueError, "at least one"),
     (dict(variants={"x": 1000}), TypeError, "options"),
     (dict(references="rmed1"), TypeError, "sequence of agent names"),

@@ -154,3 +154,60 @@ def test_robustness_holds_every_agent_to_the_best_other_classic_agent():
     text = learned_evaluation.robustness_summary(rows)
     assert "| learned | 1 | 1 | 2 of 4 |" in text and "| steady | 0 | 0 | 0 of 4 |" in text
     assert text.index("| steady |") < text.index("| erratic |") < text.index("| learned |")
+
+
+def test_published_runs_relabel_the_arms_run_by_run_with_the_sweeps_permutation():
+    from dueling_gym.experiments.studies.learned_evaluation import published_runs
+    from dueling_gym.experiments.sweeps.units import arm_permutation
+    from dueling_gym.problems import load_problem
+
+    gap = load_problem("gap")
+    runs = published_runs(gap, range(6))
+    assert [seed for _, seed in runs] == list(range(6))
+    for problem, seed in runs:
+        permutation = arm_permutation(seed, 5, True)
+        # (equal up to rounding: the matrix is stored with its lower triangle rebuilt from the upper)
+        np.testing.assert_allclose(problem.matrix, gap.matrix[np.ix_(permutation, permutation)], rtol=0, atol=1e-12)
+        # Relabelling changes no regret: arm k of the run is arm permutation[k] of the matrix.
+        np.testing.assert_allclose(problem.arm_gaps("copeland_komiyama"), gap.arm_gaps("copeland_komiyama")[permutation])
+    # The winner does not stay at index 0 (the published order lists the best arm first).
+    assert {int(problem.copeland_winners[0]) for problem, _ in runs} != {0}
+    assert all(problem is gap for problem, _ in published_runs(gap, range(3), relabel=False))
+    with pytest.raises(TypeError, match="relabel_published"):
+        evaluate("unused", published=("gap",), relabel_published="yes")
+
+
+def test_a_published_unit_is_rebuilt_from_its_record_with_the_same_relabelled_runs(tmp_path):
+    from dueling_gym.experiments.studies.learned_evaluation import EvaluationUnit, published_runs, published_source
+    from dueling_gym.problems import load_problem
+
+    arxiv = load_problem("arxiv")
+    for relabel in (True, False):
+        runs = published_runs(arxiv, range(4), relabel)
+        unit = EvaluationUnit("random", "arxiv", published_source("arxiv", relabel), 0,
+                              tuple(problem for problem, _ in runs), tuple(range(4)), (10, 20), {})
+        again = EvaluationUnit.from_record({"identity": unit.identity, "options": {}})
+        assert again.identity == unit.identity
+        assert all(np.array_equal(a.matrix, b.matrix) for a, b in zip(again.problems, unit.problems))
+    # The two orders are different runs, never one reused as the other.
+    relabelled, published = (EvaluationUnit("random", "arxiv", published_source("arxiv", relabel), 0,
+                                            tuple(p for p, _ in published_runs(arxiv, range(4), relabel)),
+                                            tuple(range(4)), (10, 20), {}) for relabel in (True, False))
+    assert relabelled.key != published.key
+
+
+def test_the_published_order_hands_an_index_biased_agent_the_winner_and_relabelling_takes_it_away():
+    """SCB recommends the lowest index among tied arms while it explores; Gap lists its Copeland
+    winner first, so in the published order SCB plays it before it has learned anything."""
+    from dueling_gym.experiments.studies.learned_evaluation import published_runs
+    from dueling_gym.experiments.simulate import simulate
+    from dueling_gym.problems import load_problem
+
+    gap = load_problem("gap")
+    means = {}
+    for relabel in (False, True):
+        regrets = [simulate(make_agent("scb", 5, seed=0), problem, 100, seed=seed)
+                   .final_regret("copeland_komiyama") for problem, seed in published_runs(gap, range(100, 140), relabel)]
+        means[relabel] = float(np.mean(regrets))
+    # 15.8 against 23.8 (uniformly random duels: 25).
+    assert means[False] < 18 < 22 < means[True]

@@ -48,10 +48,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from dueling_gym.experiments.runs.runner import run_units
-from dueling_gym.experiments.studies.learned_evaluation import KIND, EvaluationUnit, classic_agents, write_csv
+from dueling_gym.experiments.studies.learned_evaluation import (KIND, EvaluationUnit, classic_agents, published_runs,
+                                                                published_source, write_csv)
 from dueling_gym.experiments.studies.learned_validation import check_agent_options, parse_agent_options
 from dueling_gym.problems import lower_bound_constant, load_problem
-from dueling_gym.validation import check_integer
+from dueling_gym.validation import check_bool, check_integer
 
 __all__ = ["GROWTH_LIMIT", "PAPER_DEFAULTS", "check_consistency", "consistency_summary", "growth_interval"]
 
@@ -88,8 +89,8 @@ def growth_interval(short: np.ndarray, long: np.ndarray, *, level: float = 0.95,
 def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs: int = 20, horizon: int = 10_000,
                       long_horizon: int = 100_000, further_horizon: int | None = None,
                       variants: Mapping[str, dict[str, Any]] | None = None,
-                      references: Sequence[str] = (), jobs: int = 1, backend: str = "local", address: str | None = None,
-                      progress: bool = False) -> list[dict]:
+                      references: Sequence[str] = (), relabel: bool = True, jobs: int = 1, backend: str = "local",
+                      address: str | None = None, progress: bool = False) -> list[dict]:
     """The learned policy's regret growth from ``horizon`` to ``long_horizon`` on each ``published`` matrix.
 
     Parameters
@@ -111,6 +112,10 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
         Name -> options of the ``learned`` agent; default ``{"as shipped": {}}``.
     references : sequence of str
         Classic agents (registry names) run on the same runs with their papers' defaults.
+    relabel : bool
+        Relabel each run's arms as the evaluation does
+        (:func:`~dueling_gym.experiments.studies.learned_evaluation.published_runs`); ``False`` plays the
+        published order.
     jobs, backend, address, progress
         As for :func:`~dueling_gym.experiments.runs.runner.run_units`.
 
@@ -127,6 +132,7 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
         ``further_bound_share``); also written to ``consistency.csv``.
     """
     runs = check_integer("runs", runs, minimum=1)
+    relabel = check_bool("relabel", relabel)
     horizon = check_integer("horizon", horizon, minimum=1)
     long_horizon = check_integer("long_horizon", long_horizon, minimum=horizon + 1)
     if further_horizon is not None:
@@ -156,10 +162,12 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
     checks += [(agent, PAPER_DEFAULTS, {}) for agent in references]
     rows = []
     for agent, variant, options in checks:
-        units = [EvaluationUnit(agent, name, {"published": name}, 0, (matrix,) * runs, tuple(range(runs)),
+        units = [EvaluationUnit(agent, name, published_source(name, relabel), 0,
+                                tuple(problem for problem, _ in published_runs(matrix, range(runs), relabel)),
+                                tuple(range(runs)),
                                 horizons, dict(options))
                  for name, matrix in matrices.items()]
-        request = {"stage": "consistency", "published": list(published), "runs": runs, "horizons": list(horizons),
+        request = {"stage": "consistency", "published": list(published), "runs": runs, "relabel": relabel, "horizons": list(horizons),
                    "agent": agent, "variant": variant, "options": options}
         records = run_units(units, output, kind=KIND, request=request, jobs=jobs, backend=backend, address=address,
                             progress=progress, desc=f"consistency ({agent}, {variant})")
@@ -243,6 +251,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="a setting of the learned agent checked beside the shipped one, as agent options "
                              "(e.g. safeguard_from=10000,safeguard_clock=start); repeatable")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--published-order", action="store_true",
+                        help="play the matrices in their published arm order (best first) instead of relabelling "
+                             "their arms run by run, as the evaluation does")
     parser.add_argument("--horizon", type=int, default=10_000)
     parser.add_argument("--long-horizon", type=int, default=100_000)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
@@ -257,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             variants[text] = check_agent_options("--variant", parse_agent_options(text))
         rows = check_consistency(arguments.out, arguments.published.split(","), runs=arguments.runs,
                                  horizon=arguments.horizon, long_horizon=arguments.long_horizon, variants=variants,
-                                 references=references,
+                                 references=references, relabel=not arguments.published_order,
                                  jobs=arguments.jobs, backend=arguments.backend, address=arguments.address,
                                  progress=True)
     except (ValueError, TypeError) as error:  # bad settings: a usage error, not a traceback

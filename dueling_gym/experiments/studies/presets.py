@@ -271,7 +271,8 @@ PRESETS: dict[str, Preset] = {
                                         variants=_LEARNED_VARIANTS, references=("rmed1",))),
             notes="Held-out problems of no_condorcet_winner, unique_copeland_winner and utility_based with 4, 5, 8 "
                   "and 16 arms (fresh draws from a stream independent of training and validation; 300 per family, "
-                  "20 at K = 16), one run each, plus the seven published matrices (20 runs each). Mean cumulative "
+                  "20 at K = 16), one run each, plus the seven published matrices (20 runs each, the arms relabelled "
+                  "run by run: the published order lists the best arm first). Mean cumulative "
                   "Copeland regret (Komiyama units) at each horizon; horizon-aware agents are run once per horizon. "
                   "Then, at T = 1000, every classic agent the policy is not yet below (paired, 95%) on a family "
                   "plays it again on 40 000 fresh problems of that family (K = 4, 5, 8): one run's regret varies by "
