@@ -48,7 +48,7 @@ from dueling_gym.agents import AGENT_REGISTRY, list_agents, make_agent
 from dueling_gym.agents.learned import LearnedAgent, policy_sizes, shipped_policies
 from dueling_gym.experiments.runs.runner import check_backend, run_units
 from dueling_gym.experiments.simulate import simulate
-from dueling_gym.experiments.sweeps.units import arm_permutation
+from dueling_gym.experiments.sweeps.units import relabelled_arms
 from dueling_gym.experiments.runs.work_units import WorkUnit, identity_digest, package_version, safe_name
 from dueling_gym.pair_network import load_policy_weights
 from dueling_gym.problems import load_problem
@@ -113,8 +113,8 @@ def published_source(name: str, relabel: bool = True) -> dict[str, Any]:
 def published_runs(matrix: PreferenceMatrix, run_seeds: Sequence[int], relabel: bool = True
                    ) -> list[tuple[PreferenceMatrix, int]]:
     """The runs of a published matrix: run seed ``s`` plays ``matrix`` with its arms relabelled by
-    ``dueling_gym.experiments.sweeps.units.arm_permutation(s, K, True)`` (arm ``k`` of the run is
-    arm ``permutation[k]`` of the matrix), the permutation every sweep relabels a run's arms with.
+    ``dueling_gym.experiments.sweeps.units.relabelled_arms(matrix, s)`` (arm ``k`` of the run is
+    arm ``permutation[k]`` of the matrix), as every sweep relabels a run's arms.
 
     The published matrices list their arms best first, so in their own order an agent that breaks
     ties towards the lowest index plays the winner before it has learned anything: on Gap at
@@ -126,12 +126,7 @@ def published_runs(matrix: PreferenceMatrix, run_seeds: Sequence[int], relabel: 
     """
     if not relabel:
         return [(matrix, int(seed)) for seed in run_seeds]
-    runs = []
-    for seed in run_seeds:
-        permutation = arm_permutation(int(seed), matrix.n_arms, True)
-        relabelled = PreferenceMatrix(matrix.matrix[np.ix_(permutation, permutation)], name=matrix.name)
-        runs.append((relabelled, int(seed)))
-    return runs
+    return [(relabelled_arms(matrix, int(seed))[0], int(seed)) for seed in run_seeds]
 
 
 def _draw_source(source: dict[str, Any]) -> list[PreferenceMatrix]:
@@ -309,10 +304,10 @@ def evaluate(
     problems_per_size = _problems_per_size(n_problems, arm_counts)
     agents = list(agents) if agents is not None else ["learned", *classic_agents()]
     policy_arms = _policy_arms(policy)
+    relabel_published = check_bool("relabel_published", relabel_published)
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     generated = _generated_sets(families, arm_counts)
-    relabel_published = check_bool("relabel_published", relabel_published)
     problem_sets = _problem_sets(generated, problems_per_size, seed, published, relabel_published)
     learned_options = {"policy": str(policy)} if policy is not None else {}
     units = _first_stage_units(problem_sets, agents, policy_arms, runs_per_published, horizons, learned_options)

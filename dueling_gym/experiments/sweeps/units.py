@@ -24,7 +24,7 @@ from dueling_gym.experiments.sweeps.problem_spec import ProblemSpec
 from dueling_gym.problems.preference import PreferenceMatrix
 from dueling_gym.validation import check_bool, check_integer
 
-__all__ = ["Unit", "unit_problem", "arm_permutation", "resolve_checkpoints"]
+__all__ = ["Unit", "unit_problem", "arm_permutation", "relabelled_arms", "resolve_checkpoints"]
 
 
 @dataclass(frozen=True)
@@ -202,9 +202,16 @@ def unit_problem(unit: Unit) -> tuple[PreferenceMatrix, PreferenceMatrix, np.nda
     permutation is drawn from the unit's seed, so every backend plays the same run.
     """
     problem = unit.problem.build()
-    permutation = arm_permutation(unit.seed, problem.n_arms, unit.shuffle_arms)
-    run_problem = PreferenceMatrix(problem.matrix[np.ix_(permutation, permutation)], name=problem.name)
+    run_problem, permutation = relabelled_arms(problem, unit.seed, unit.shuffle_arms)
     return problem, run_problem, permutation
+
+
+def relabelled_arms(problem: PreferenceMatrix, seed: int, shuffle_arms: bool = True
+                    ) -> tuple[PreferenceMatrix, np.ndarray]:
+    """``problem`` with its arms relabelled by :func:`arm_permutation` of ``seed`` (arm ``k`` of the
+    result is arm ``permutation[k]`` of ``problem``), and that permutation."""
+    permutation = arm_permutation(seed, problem.n_arms, shuffle_arms)
+    return PreferenceMatrix(problem.matrix[np.ix_(permutation, permutation)], name=problem.name), permutation
 
 
 def resolve_checkpoints(horizon: int, checkpoints: Sequence[int] | None) -> tuple[int, ...]:
