@@ -8,10 +8,13 @@ import pytest
 import torch
 
 from dueling_gym.experiments.studies.learned_consistency import (
+    CHECK_RUNS,
+    FAST_RUN_GROWTH,
     GROWTH_LIMIT,
     PAPER_DEFAULTS,
     check_consistency,
     consistency_summary,
+    check_pass_share,
     growth_interval,
     main,
 )
@@ -32,6 +35,33 @@ def test_growth_interval_resamples_runs_in_pairs():
         growth_interval(short, short[:3])
 
 
+def test_check_pass_share_is_the_share_of_resampled_checks_within_the_limit():
+    short = np.full(10, 100.0)
+    assert check_pass_share(short, 1.5 * short) == 1.0  # every run logarithmic: every check passes
+    assert check_pass_share(short, 10.0 * short) == 0.0  # every run linear: none does
+    # One run in ten commits (tenfold) among runs that grow 1.25-fold: a check of 20 runs passes
+    # when it draws that run at most once (25 + 8.75 k <= 40), P(Binomial(20, 0.1) <= 1) = 0.392.
+    long = np.r_[np.full(9, 125.0), 1000.0]
+    assert check_pass_share(short, long, resamples=40_000) == pytest.approx(0.392, abs=0.01)
+    assert check_pass_share(short, long, runs=1, resamples=40_000) == pytest.approx(0.9, abs=0.01)
+    assert check_pass_share(short, long, seed=3) == check_pass_share(short, long, seed=3)
+    assert check_pass_share(np.zeros(3), np.zeros(3)) == 1.0  # no regret at all: nothing grows
+    with pytest.raises(ValueError, match="same runs"):
+        check_pass_share(short, long[:3])
+    with pytest.raises(ValueError, match="runs"):
+        check_pass_share(short, long, runs=0)
+    assert CHECK_RUNS == 20
+
+
+def test_fast_runs_count_the_runs_whose_regret_grows_linearly(tmp_path):
+    # Uniformly random duels: every run's regret grows tenfold from 200 to 2000 duels.
+    rows = check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000,
+                             references=["random"])
+    random_row = rows[-1]
+    assert random_row["agent"] == "random" and random_row["growth"] > FAST_RUN_GROWTH
+    assert random_row["fast_runs"] == 3 and random_row["pass_share"] == 0.0
+
+
 def test_consistency_runs_are_the_evaluations_runs(tmp_path):
     """The regret at the short horizon is the evaluation's, run for run (same matrix, seeds, agent)."""
     rows = check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000,
@@ -45,6 +75,7 @@ def test_consistency_runs_are_the_evaluations_runs(tmp_path):
         assert row["growth"] == pytest.approx(row["long_mean"] / row["mean"])
         assert row["long_mean"] >= row["mean"]  # regret never decreases
         assert row["verdict"] == ("logarithmic" if row["growth"] <= GROWTH_LIMIT else "too fast")
+        assert 0 <= row["fast_runs"] <= 3 and 0.0 <= row["pass_share"] <= 1.0
     with (tmp_path / "c" / "consistency.csv").open() as handle:
         assert len(list(csv.DictReader(handle))) == 2
     text = consistency_summary(rows)
@@ -159,3 +190,21 @@ def test_problem_counts_per_size(tmp_path):
     with pytest.raises(ValueError, match="follow_up_problems"):
         evaluate(tmp_path / "y", agents=["rucb"], n_arms=(4,), n_problems=2, horizons=(50,), plot=False,
                  follow_up_problems={4: -1}, follow_up_horizon=50)
+
+
+def test_with_references_each_setting_is_paired_with_the_lowest_reference(tmp_path):
+    rows = check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000,
+                             references=["random", "rmed1"])
+    with (tmp_path / "c" / "consistency_paired.csv").open() as handle:
+        paired = list(csv.DictReader(handle))
+    assert [(row["variant"], row["problems"], int(row["horizon"])) for row in paired] == [
+        ("as shipped", "cyclic4", 200), ("as shipped", "cyclic4", 2000)]
+    means = {row["agent"]: (row["mean"], row["long_mean"]) for row in rows}
+    for column, row in enumerate(paired):
+        lowest = min(("random", "rmed1"), key=lambda agent: means[agent][column])
+        assert row["best_classic"] == lowest and int(row["runs"]) == 3
+        assert float(row["difference"]) == pytest.approx(means["learned"][column] - means[lowest][column])
+        assert row["verdict"] in ("below", "tied", "above")
+    # Without references there is nothing to pair with, and a stale file is not left behind.
+    check_consistency(tmp_path / "c", ["cyclic4"], runs=3, horizon=200, long_horizon=2000)
+    assert not (tmp_path / "c" / "consistency_paired.csv").exists()

@@ -115,7 +115,8 @@ def test_the_preset_runs_the_follow_up_with_the_workers_asked_for(tmp_path, monk
         (output_dir / "consistency.csv").write_text("problems\n")
         return [{"problems": "cyclic4", "agent": "learned", "variant": "as shipped", "horizon": 1000,
                  "long_horizon": 10_000, "mean": 1.0, "long_mean": 1.5, "growth": 1.5, "growth_low": 1.2,
-                 "growth_high": 1.9, "runs": 2, "verdict": "logarithmic", "lower_bound": 2.0,
+                 "growth_high": 1.9, "runs": 2, "verdict": "logarithmic", "fast_runs": 0, "pass_share": 1.0,
+                 "lower_bound": 2.0,
                  "long_lower_bound": 3.0, "bound_share": 0.5}]
 
     monkeypatch.setattr(learned_evaluation, "evaluate", record)

@@ -104,3 +104,19 @@ def test_the_scorecard_without_a_consistency_check():
     assert "| T = 100 | 0 | 0 | 1 | gap (+3.4 ± 2.5 against scb) |" in text
     assert "| T = 1000 | 0 | 1 | 0 | none |" in text
     assert "2 rows (1 problem set × 2 horizons)" in text and "twofold" not in text
+
+
+def test_the_check_on_more_runs_shows_every_row_and_the_paired_differences():
+    rows, paired = _rows("consistency_runs.csv"), _rows("consistency_runs_paired.csv")
+    text = tables.learned_fragments(DOCS)["learned/consistency-runs"]
+    assert "```{generated} learned/consistency-runs\n```" in (DOCS / "learned.md").read_text()
+    for row in rows:  # wins and losses alike, with the committed runs and the share of passing checks
+        assert (f"| {row['problems']} | {row['agent']} | {float(row['mean']):.1f} | {float(row['long_mean']):.1f} | "
+                in text)
+        assert f"| {row['fast_runs']} | {float(row['pass_share']):.2f} |" in text
+    assert text.count("**") == 2 * sum(row["verdict"] != "logarithmic" for row in rows)
+    shipped = [row for row in paired if row["variant"] == "as shipped"]
+    for row in shipped:
+        assert f"({row['verdict']}; {row['best_classic']})" in text
+    assert {row["problems"] for row in shipped} == {row["problems"] for row in rows}
+    assert int(rows[0]["runs"]) == 100

@@ -36,6 +36,14 @@ one agent on one matrix, so an interrupted check resumes)::
         --references all --jobs 2
     python -m dueling_gym.experiments.studies.learned_consistency --out results/consistency-own-clock \\
         --variant safeguard_from=10000,safeguard_clock=start --jobs 2
+
+Twenty runs decide the verdict of a policy whose runs commit to a wrong arm now and then by the
+draw of a few runs, so every row also counts the *fast* runs (their own regret grows more than
+:data:`FAST_RUN_GROWTH`-fold) and the share of resampled checks of :data:`CHECK_RUNS` runs that
+pass (:func:`check_pass_share`); ``--runs 100`` plays the check's 20 runs and 80 more::
+
+    python -m dueling_gym.experiments.studies.learned_consistency --out results/consistency-runs \\
+        --runs 100 --references cw_rmed,ecw_rmed,dts,dts_plus,winner_stays_strong,self_sparring --jobs 2
 """
 
 from __future__ import annotations
@@ -48,17 +56,24 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from dueling_gym.experiments.runs.runner import run_units
-from dueling_gym.experiments.studies.learned_evaluation import (KIND, EvaluationUnit, classic_agents, published_runs,
-                                                                published_source, write_csv)
+from dueling_gym.experiments.studies.learned_evaluation import (KIND, EvaluationUnit, classic_agents, paired_comparison,
+                                                                published_runs, published_source, write_csv)
 from dueling_gym.experiments.studies.learned_validation import check_agent_options, parse_agent_options
 from dueling_gym.problems import lower_bound_constant, load_problem
 from dueling_gym.validation import check_bool, check_integer
 
-__all__ = ["GROWTH_LIMIT", "PAPER_DEFAULTS", "check_consistency", "consistency_summary", "growth_interval"]
+__all__ = ["GROWTH_LIMIT", "FAST_RUN_GROWTH", "CHECK_RUNS", "PAPER_DEFAULTS", "check_consistency", "consistency_summary",
+           "growth_interval", "check_pass_share"]
 
 #: Largest growth factor from the short to the long horizon that reads as logarithmic (``log``
 #: growth from 10^4 to 10^5 is 1.25, linear regret 10; an agent still exploring lies between).
 GROWTH_LIMIT = 2.0
+#: Growth of one run's regret from the short to the long horizon above which the run counts as
+#: *fast*: it kept paying a share of a duel's regret on most duels in between (a wrong arm exploited,
+#: tenfold from 10^4 to 10^5), where a run past its exploration grows like the logarithm (1.25).
+FAST_RUN_GROWTH = 5.0
+#: Runs per matrix of the evaluation's check, the sample size of :func:`check_pass_share`'s resamples.
+CHECK_RUNS = 20
 #: The variant every check runs: the agent as shipped.
 SHIPPED = "as shipped"
 #: The ``variant`` of a classic reference agent's rows.
@@ -84,6 +99,29 @@ def growth_interval(short: np.ndarray, long: np.ndarray, *, level: float = 0.95,
     ratios = np.divide(long[picks].mean(axis=1), denominators, out=np.full(resamples, np.inf), where=denominators > 0)
     low, high = np.quantile(ratios, [0.5 * (1.0 - level), 0.5 * (1.0 + level)])
     return float(low), float(high)
+
+
+def check_pass_share(short: np.ndarray, long: np.ndarray, *, runs: int = CHECK_RUNS, resamples: int = 10_000,
+                     seed: int = 0) -> float:
+    """How often a check on ``runs`` runs like these would read the growth as logarithmic.
+
+    The share of ``resamples`` samples of ``runs`` runs drawn with replacement from the given ones
+    (``short[i]`` and ``long[i]`` together) whose ``mean(long) / mean(short)`` is at most
+    :data:`GROWTH_LIMIT`.  On the check's own runs it says how firmly its verdict stands; on more
+    runs of the same matrix (seeds beyond the check's), how likely a check of ``runs`` runs is to
+    pass: a policy whose runs commit to a wrong arm now and then passes a short check by the draw
+    of a few runs.  Resampling draws from ``numpy.random.default_rng(seed)``.
+    """
+    short, long = np.asarray(short, dtype=float), np.asarray(long, dtype=float)
+    if short.shape != long.shape or short.ndim != 1 or short.size == 0:
+        raise ValueError(f"short and long must be two non-empty 1-D arrays of the same runs, got shapes {short.shape} "
+                         f"and {long.shape}")
+    runs = check_integer("runs", runs, minimum=1)
+    resamples = check_integer("resamples", resamples, minimum=1)
+    picks = np.random.default_rng(seed).integers(0, short.size, size=(resamples, runs))
+    shorts, longs = short[picks].mean(axis=1), long[picks].mean(axis=1)
+    passing = np.where(shorts > 0, longs <= GROWTH_LIMIT * shorts, longs <= 0)
+    return float(passing.mean())
 
 
 def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs: int = 20, horizon: int = 10_000,
@@ -125,11 +163,18 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
         One row per variant (then reference agent) and matrix: the agent, the variant (:data:`PAPER_DEFAULTS`
         for a reference), mean regret at both horizons, the growth factor with its 95%
         percentile-bootstrap interval, the verdict (``"logarithmic"`` when the factor is at most
-        :data:`GROWTH_LIMIT`, else ``"too fast"``), the lower bound ``LB ln T`` at both horizons and the
-        mean regret at ``long_horizon`` as a share of its bound (with ``further_horizon``, the same
-        from ``long_horizon`` to it: ``further_mean``, ``further_growth``, ``further_growth_low``,
-        ``further_growth_high``, ``further_verdict``, ``further_lower_bound``,
-        ``further_bound_share``); also written to ``consistency.csv``.
+        :data:`GROWTH_LIMIT`, else ``"too fast"``), the runs whose own regret grows more than
+        :data:`FAST_RUN_GROWTH`-fold (``fast_runs``), the share of resampled checks of
+        :data:`CHECK_RUNS` runs that pass (``pass_share``, :func:`check_pass_share`), the lower
+        bound ``LB ln T`` at both horizons and the mean regret at ``long_horizon`` as a share of
+        its bound (with ``further_horizon``, the same from ``long_horizon`` to it:
+        ``further_mean``, ``further_growth``, ``further_growth_low``, ``further_growth_high``,
+        ``further_verdict``, ``further_fast_runs``, ``further_pass_share``, ``further_lower_bound``,
+        ``further_bound_share``); also written to ``consistency.csv``.  With ``references``,
+        ``consistency_paired.csv`` holds each setting of the learned agent against the reference
+        with the lowest mean at each of the horizons, paired over the runs (95% Student's t; the
+        rows of :func:`~dueling_gym.experiments.studies.learned_evaluation.paired_comparison` with
+        a ``variant`` field): the evaluation's comparison, on these runs and these references only.
     """
     runs = check_integer("runs", runs, minimum=1)
     relabel = check_bool("relabel", relabel)
@@ -160,7 +205,7 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
     bounds = {name: lower_bound_constant(matrix) for name, matrix in matrices.items()}
     checks = [("learned", variant, options) for variant, options in variants.items()]
     checks += [(agent, PAPER_DEFAULTS, {}) for agent in references]
-    rows = []
+    rows, per_run = [], {}
     for agent, variant, options in checks:
         units = [EvaluationUnit(agent, name, published_source(name, relabel), 0,
                                 tuple(problem for problem, _ in published_runs(matrix, range(runs), relabel)),
@@ -173,6 +218,7 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
                             progress=progress, desc=f"consistency ({agent}, {variant})")
         for unit, record in zip(units, records):
             regrets = np.asarray(record["regrets"], dtype=float)
+            per_run[unit.problem_set, agent, variant] = regrets
             short, long = regrets[:, 0], regrets[:, 1]
             constant = bounds[unit.problem_set]
             row = {"problems": unit.problem_set, "agent": agent, "variant": variant, "horizon": horizon,
@@ -188,6 +234,15 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
                             "further_bound_share": float(further.mean()) / (constant * math.log(further_horizon))})
             rows.append(row)
     write_csv(output / "consistency.csv", rows)
+    (output / "consistency_paired.csv").unlink(missing_ok=True)  # from an earlier check into the same folder
+    if references:
+        comparisons = []
+        for variant in variants:
+            compared = {(name, agent): regrets for (name, agent, setting), regrets in per_run.items()
+                        if setting in (variant, PAPER_DEFAULTS)}
+            comparisons += [{"variant": variant, **comparison, "runs": runs}
+                            for comparison in paired_comparison(compared, horizons)]
+        write_csv(output / "consistency_paired.csv", comparisons)
     return rows
 
 
@@ -196,7 +251,8 @@ def _growth(short: np.ndarray, long: np.ndarray) -> dict[str, Any]:
     growth = float(long.mean() / short.mean()) if short.mean() > 0 else math.inf
     low, high = growth_interval(short, long)
     return {"growth": growth, "growth_low": low, "growth_high": high,
-            "verdict": "logarithmic" if growth <= GROWTH_LIMIT else "too fast"}
+            "verdict": "logarithmic" if growth <= GROWTH_LIMIT else "too fast",
+            "fast_runs": int((long > FAST_RUN_GROWTH * short).sum()), "pass_share": check_pass_share(short, long)}
 
 
 def consistency_summary(rows: Sequence[dict]) -> str:
@@ -206,8 +262,10 @@ def consistency_summary(rows: Sequence[dict]) -> str:
     short, long = rows[0]["horizon"], rows[0]["long_horizon"]
     further = rows[0].get("further_horizon")
     title = f"regret at T = {long} over regret at T = {short}" + (f", then T = {further} over T = {long}" if further else "")
-    header = f"| problems | agent | variant | T = {short} | T = {long} | growth (95% bootstrap) | verdict |"
-    rule = "|---|---|---|---:|---:|---:|---|"
+    runs = rows[0]["runs"]
+    header = (f"| problems | agent | variant | T = {short} | T = {long} | growth (95% bootstrap) | verdict | "
+              f"fast runs (of {runs}) | checks of {CHECK_RUNS} passing |")
+    rule = "|---|---|---|---:|---:|---:|---|---:|---:|"
     if further:
         header += f" T = {further} | growth (95% bootstrap) | verdict |"
         rule += "---:|---:|---|"
@@ -215,13 +273,15 @@ def consistency_summary(rows: Sequence[dict]) -> str:
     lines = [f"### Consistency: {title}", "", header + f" share of LB ln T at T = {last} |", rule + "---:|"]
     for row in rows:
         cells = [row["problems"], row["agent"], row["variant"], f"{row['mean']:.1f}", f"{row['long_mean']:.1f}",
-                 _growth_cell(row, ""), row["verdict"]]
+                 _growth_cell(row, ""), row["verdict"], str(row["fast_runs"]), f"{row['pass_share']:.2f}"]
         if further:
             cells += [f"{row['further_mean']:.1f}", _growth_cell(row, "further_"), row["further_verdict"]]
         cells.append(f"{row['further_bound_share' if further else 'bound_share']:.2f}")
         lines.append("| " + " | ".join(str(cell) for cell in cells) + " |")
     lines += ["", f"Growth at most {GROWTH_LIMIT:g} reads as logarithmic ({short} to {long} duels: log growth "
-              f"{math.log(long) / math.log(short):.2f}); runs resampled in pairs for the interval.  LB ln T is the "
+              f"{math.log(long) / math.log(short):.2f}); runs resampled in pairs for the interval.  A fast run's own "
+              f"regret grows more than {FAST_RUN_GROWTH:g}-fold; the share of {CHECK_RUNS}-run checks passing is "
+              f"that of 10 000 samples of {CHECK_RUNS} of the runs, drawn with replacement.  LB ln T is the "
               "regret every strongly consistent algorithm eventually exceeds (Komiyama et al., ICML 2016, "
               "Theorem 2): a share far below 1 says the agent has not paid for the checks consistency needs.", ""]
     return "\n".join(lines)
@@ -274,6 +334,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (ValueError, TypeError) as error:  # bad settings: a usage error, not a traceback
         parser.error(str(error))
     print(consistency_summary(rows))
+    if references:
+        print(f"Each setting against the reference with the lowest mean, paired over the runs: "
+              f"{Path(arguments.out) / 'consistency_paired.csv'}")
 
 
 if __name__ == "__main__":

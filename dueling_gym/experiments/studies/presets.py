@@ -143,13 +143,14 @@ class LearnedPreset(Preset):
         evaluate(out_dir, n_arms=options["n_arms"], horizons=options["horizons"], n_problems=options["n_problems"],
                  published=options["published"], follow_up_problems=options["follow_up_problems"],
                  follow_up_horizon=options["follow_up_horizon"], plot=plot, **run)
-        (out_dir / "consistency.csv").unlink(missing_ok=True)  # from an earlier run into the same folder
+        for stale in ("consistency.csv", "consistency_paired.csv"):  # from an earlier run into the same folder
+            (out_dir / stale).unlink(missing_ok=True)
         if options.get("consistency"):
             rows = check_consistency(out_dir, **options["consistency"], **run)
             summary = out_dir / "summary.md"
             atomic_write_text(summary, consistency_summary(rows) + "\n" + summary.read_text())
-        names = ("regret.csv", "paired.csv", "follow_up.csv", "robustness.csv", "consistency.csv", "summary.md",
-                 "regret.png")
+        names = ("regret.csv", "paired.csv", "follow_up.csv", "robustness.csv", "consistency.csv",
+                 "consistency_paired.csv", "summary.md", "regret.png")
         files = tuple(out_dir / name for name in names if (out_dir / name).exists())
         return Report(out_dir, (out_dir / "summary.md").read_text(), files)
 
