@@ -205,13 +205,14 @@ def check_consistency(output_dir: str | Path, published: Sequence[str], *, runs:
     bounds = {name: lower_bound_constant(matrix) for name, matrix in matrices.items()}
     checks = [("learned", variant, options) for variant, options in variants.items()]
     checks += [(agent, PAPER_DEFAULTS, {}) for agent in references]
+    # Every agent plays the same runs: each matrix's relabelled copies are built once.
+    run_problems = {name: tuple(problem for problem, _ in published_runs(matrix, range(runs), relabel))
+                    for name, matrix in matrices.items()}
     rows, per_run = [], {}
     for agent, variant, options in checks:
-        units = [EvaluationUnit(agent, name, published_source(name, relabel), 0,
-                                tuple(problem for problem, _ in published_runs(matrix, range(runs), relabel)),
-                                tuple(range(runs)),
-                                horizons, dict(options))
-                 for name, matrix in matrices.items()]
+        units = [EvaluationUnit(agent, name, published_source(name, relabel), 0, run_problems[name],
+                                tuple(range(runs)), horizons, dict(options))
+                 for name in matrices]
         request = {"stage": "consistency", "published": list(published), "runs": runs, "relabel": relabel, "horizons": list(horizons),
                    "agent": agent, "variant": variant, "options": options}
         records = run_units(units, output, kind=KIND, request=request, jobs=jobs, backend=backend, address=address,
