@@ -86,6 +86,7 @@ from dueling_gym.pair_network import (
     duel_scores,
     fill_unplayed,
     load_policy_weights,
+    new_check_arrays,
     new_network_caches,
     new_safeguard_arrays,
     pack_weights,
@@ -98,6 +99,9 @@ from dueling_gym.pair_network import (
     safeguard_rule_digest,
     safeguard_threshold,
     safeguarded_duel,
+    thompson_check_digest,
+    thompson_check_observe,
+    thompson_checked_duel,
     time_value,
 )
 from dueling_gym.validation import SeedLike, check_bool, check_integer, check_n_arms
@@ -201,6 +205,10 @@ class LearnedState(AgentState, fields=[
     "expiry",         # and when the decisions must be rebuilt
     "safeguard_from", # the duel from which the safeguard is on (0: never)
     "safeguard_origin",  # its threshold is log(t / safeguard_origin)
+    "check_from",     # the duel from which the Thompson check judges the network's self-duels (0: never)
+    "posterior",      # the check's arrays (dueling_gym.pair_network.thompson_check): P(i beats j) a posteriori,
+    "sampled_wins",   # scratch of one posterior sample's orientations
+    "check_scores",   # and of the sample's and the counts' Copeland scores (2 x K)
     "t",
 ]):
     """Numba-side state of :class:`LearnedAgent`."""
@@ -232,6 +240,9 @@ def learned_act(state):
     else:
         choice = choose_duel(state.caches, state.wins, time_value(state.t), state.weights, uniform)
     n_arms = state.wins.shape[0]
+    if state.check_from > 0 and state.t >= state.check_from and choice // n_arms == choice % n_arms:
+        choice = thompson_checked_duel(state.wins, state.posterior, state.sampled_wins, state.check_scores,
+                                       state.rng, choice // n_arms, np.log(state.t + 1.0))
     if state.safeguard_from > 0:  # off: not even the bookkeeping, which costs a quarter of a duel
         threshold = safeguard_threshold(state.t, state.safeguard_from, state.safeguard_origin)
         choice = safeguarded_duel(state.wins, threshold, state.evidence, state.status, state.bounds, state.expiry,
@@ -256,6 +267,8 @@ def learned_observe(state, first, second, first_won):
             refresh_network_duel(state.wins, first, second, first_won, state.opening_caches, state.opening_weights)
         if state.t < state.cycle_until:
             refresh_network_duel(state.wins, first, second, first_won, state.cycle_caches, state.cycle_weights)
+    if state.check_from > 0:
+        thompson_check_observe(state.wins, first, second, state.posterior)
     if state.safeguard_from > 0:
         threshold = safeguard_threshold(state.t, state.safeguard_from, state.safeguard_origin)
         safeguard_observe(state.wins, first, second, threshold, state.evidence, state.status, state.bounds,
@@ -304,6 +317,14 @@ class LearnedAgent(KernelDuelingAgent):
         The evidence the safeguard asks of a decided pair after ``t`` duels: ``log t`` (``"run"``),
         or ``log(t / safeguard_from)`` (``"start"``), which starts from nothing when the safeguard
         does, so that its checks come gradually instead of all at once.
+    thompson_check_from : int or None, default None
+        The number of duels after which every self-duel the network proposes is judged by a
+        posterior sample of the preferences and by the counts
+        (:mod:`dueling_gym.pair_network.thompson_check`): kept when both crown its arm a Copeland
+        winner, else replaced by a duel of a pair on which they part (the sample draws from
+        ``self.rng``).  None: never (as shipped).  The network's own choices
+        are unchanged up to that duel; its price and its effect on the published matrices are in
+        ``docs/learned.md``.  With the safeguard on too, the safeguard judges the result.
     policy : str, optional
         Path of an exported policy file (``policy.npz`` written by ``dueling-gym train``) to run
         instead of the shipped one.
@@ -366,8 +387,11 @@ class LearnedAgent(KernelDuelingAgent):
                  opening: str | None = AS_SHIPPED, opening_duels: int | None = None,
                  late: str | None = AS_SHIPPED, late_from: int | None = None,
                  cycle: str | None = AS_SHIPPED, cycle_until: int | None = None,
-                 safeguard_from: int | str | None = AS_TRAINED, safeguard_clock: str = "run", seed: SeedLike = None):
+                 safeguard_from: int | str | None = AS_TRAINED, safeguard_clock: str = "run",
+                 thompson_check_from: int | None = None, seed: SeedLike = None):
         self.deterministic = check_bool("deterministic", deterministic)
+        self.thompson_check_from = (None if thompson_check_from is None
+                                    else check_integer("thompson_check_from", thompson_check_from, minimum=1))
         n_arms = check_n_arms(n_arms)
         if safeguard_from is not None and not (isinstance(safeguard_from, str) and safeguard_from == AS_TRAINED):
             if isinstance(safeguard_from, str):
@@ -441,6 +465,8 @@ class LearnedAgent(KernelDuelingAgent):
             start = _read_weights(path, None)[1].get("config", {}).get("safeguard_from")
         if start is not None:
             digests["safeguard_sha256"] = safeguard_rule_digest()
+        if hyperparameters.get("thompson_check_from") is not None:
+            digests["thompson_check_sha256"] = thompson_check_digest()
         return digests
 
     @property
@@ -525,6 +551,7 @@ class LearnedAgent(KernelDuelingAgent):
         cycle_weights, cycle_caches = (weights, caches) if cycle is None else self._network(cycle)
         cycle_until = 0 if cycle is None else self.cycle_until
         evidence, status, bounds, expiry = new_safeguard_arrays(n_arms)
+        posterior, sampled_wins, check_scores = new_check_arrays(n_arms)
         start = self._safeguard_start()
         self.state = LearnedState(rng=self.rng, wins=self.wins, caches=caches, weights=weights,
                                   opening_caches=opening_caches, opening_weights=opening_weights,
@@ -534,7 +561,9 @@ class LearnedAgent(KernelDuelingAgent):
                                   cycle_counts=np.zeros(n_arms, dtype=np.int64),
                                   deterministic=self.deterministic, evidence=evidence, status=status, bounds=bounds,
                                   expiry=expiry, safeguard_from=start,
-                                  safeguard_origin=safeguard_origin(start, self.safeguard_clock), t=0)
+                                  safeguard_origin=safeguard_origin(start, self.safeguard_clock),
+                                  check_from=0 if self.thompson_check_from is None else self.thompson_check_from,
+                                  posterior=posterior, sampled_wins=sampled_wins, check_scores=check_scores, t=0)
 
     def _network(self, weights: dict[str, np.ndarray]) -> tuple[Any, Any]:
         """Packed ``weights`` and their caches, filled for the run's (empty) win counts."""

@@ -190,14 +190,20 @@ def consistency_runs_table(rows: list[dict[str, str]], paired: list[dict[str, st
             growth = _growth_cell(row, "")
             if row["verdict"] != "logarithmic":
                 growth = f"**{growth}**"
-            lines.append(f"| {matrix} | {row['agent']} | {float(row['mean']):.1f} | {float(row['long_mean']):.1f} | "
+            agent = row["agent"] if row["agent"] != "learned" or row["variant"] == "as shipped" else \
+                f"learned, {row['variant']}"
+            lines.append(f"| {matrix} | {agent} | {float(row['mean']):.1f} | {float(row['long_mean']):.1f} | "
                          f"{growth} | {row['fast_runs']} | {float(row['pass_share']):.2f} |")
-    lines += ["", f"| matrix | learned − lowest reference at T = {short} | at T = {long} |", "|---|---|---|"]
+    variants = list(dict.fromkeys(row["variant"] for row in paired))
+    lines += ["", f"| matrix | learned{'' if len(variants) == 1 else ', setting'} − lowest reference at T = {short} "
+              f"| at T = {long} |", "|---|---|---|"]
     for matrix in dict.fromkeys(row["problems"] for row in paired):
-        cells = {row["horizon"]: row for row in paired if row["problems"] == matrix and row["variant"] == "as shipped"}
-        lines.append(f"| {matrix} | " + " | ".join(
-            f"{_plus_minus(cells[h]['difference'], cells[h]['ci95'], '+')} ({cells[h]['verdict']}; "
-            f"{cells[h]['best_classic']})" for h in (short, long)) + " |")
+        for variant in variants:
+            cells = {row["horizon"]: row for row in paired if row["problems"] == matrix and row["variant"] == variant}
+            label = matrix if len(variants) == 1 else f"{matrix}, {variant}"
+            lines.append(f"| {label} | " + " | ".join(
+                f"{_plus_minus(cells[h]['difference'], cells[h]['ci95'], '+')} ({cells[h]['verdict']}; "
+                f"{cells[h]['best_classic']})" for h in (short, long)) + " |")
     return "\n".join(lines) + (f"\n\nGrowth: mean regret at T = {long} over mean regret at T = {short}, runs with seeds "
                                f"0 to {int(runs) - 1} (the first 20 are the check's); bold: more than twofold.  Checks "
                                "that pass: the share of 10 000 samples of 20 of these runs, drawn with replacement, "

@@ -111,12 +111,17 @@ def test_the_check_on_more_runs_shows_every_row_and_the_paired_differences():
     text = tables.learned_fragments(DOCS)["learned/consistency-runs"]
     assert "```{generated} learned/consistency-runs\n```" in (DOCS / "learned.md").read_text()
     for row in rows:  # wins and losses alike, with the committed runs and the share of passing checks
-        assert (f"| {row['problems']} | {row['agent']} | {float(row['mean']):.1f} | {float(row['long_mean']):.1f} | "
+        agent = row["agent"] if row["agent"] != "learned" or row["variant"] == "as shipped" else \
+            f"learned, {row['variant']}"
+        assert (f"| {row['problems']} | {agent} | {float(row['mean']):.1f} | {float(row['long_mean']):.1f} | "
                 in text)
         assert f"| {row['fast_runs']} | {float(row['pass_share']):.2f} |" in text
     assert text.count("**") == 2 * sum(row["verdict"] != "logarithmic" for row in rows)
     shipped = [row for row in paired if row["variant"] == "as shipped"]
-    for row in shipped:
-        assert f"({row['verdict']}; {row['best_classic']})" in text
+    variants = {row["variant"] for row in paired}
+    for row in paired:  # every setting of the learned agent, paired at both horizons
+        label = row["problems"] if len(variants) == 1 else f"{row['problems']}, {row['variant']}"
+        line = next(line for line in text.splitlines() if line.startswith(f"| {label} | "))
+        assert f"({row['verdict']}; {row['best_classic']})" in line
     assert {row["problems"] for row in shipped} == {row["problems"] for row in rows}
     assert int(rows[0]["runs"]) == 100

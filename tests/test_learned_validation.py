@@ -145,13 +145,14 @@ def test_agent_files_name_what_each_phase_plays(tmp_path):
     assert learned_validation.agent_files(5) == {
         "policy": "learned_k5_average.npz", "opening": "learned_opening_k5.npz", "opening_duels": "100",
         "late": "learned_late_small.npz", "late_from": "1000", "cycle": "learned_cycle_k5.npz", "cycle_until": "1000",
-        "safeguard": "off"}
+        "safeguard": "off", "thompson_check": "off"}
     assert learned_validation.agent_files(5, {"cycle": None})["cycle"] == "none"
     assert learned_validation.agent_files(5, {"cycle_until": 500})["cycle_until"] == "500"
     assert learned_validation.agent_files(4)["cycle"] == "none"  # 5 arms only
     assert learned_validation.agent_files(16)["opening_duels"] == "1000"
     assert learned_validation.agent_files(4, {"safeguard_from": 1000, "late_from": 2000})["late_from"] == "2000"
     assert learned_validation.agent_files(4, {"safeguard_from": 1000})["safeguard"] == "on"
+    assert learned_validation.agent_files(4, {"thompson_check_from": 1000})["thompson_check"] == "1000"
     # "shipped" beside a policy file of one's own plays no opening and no late policy: the table says so.
     own = tmp_path / "own.npz"
     own.write_bytes(GENERAL_POLICY.read_bytes())

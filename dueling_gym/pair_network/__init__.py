@@ -26,6 +26,8 @@ Modules:
     the forward pass as incremental Numba kernels (the agent's act and observe).
 :mod:`~dueling_gym.pair_network.safeguard`
     the mask that keeps the policy's regret logarithmic beyond the horizons it was trained on.
+:mod:`~dueling_gym.pair_network.thompson_check`
+    the posterior check of the network's self-duels (an option of the agent, off by default).
 :mod:`~dueling_gym.pair_network.episodes`
     :func:`~dueling_gym.pair_network.episodes.policy_episode_regret`: whole runs on a batch of problems, for training.
 
@@ -61,6 +63,15 @@ from dueling_gym.pair_network.safeguard import (
     safeguard_threshold,
     safeguarded_duel,
 )
+from dueling_gym.pair_network.thompson_check import (
+    EXACT_POSTERIOR_DUELS,
+    new_check_arrays,
+    posterior_preference,
+    reset_check,
+    thompson_check_digest,
+    thompson_check_observe,
+    thompson_checked_duel,
+)
 from dueling_gym.pair_network.weights import MEAN_ONLY_NAMES, WEIGHT_NAMES, PairWeights, pack_weights, weight_shapes
 
 __all__ = [
@@ -71,4 +82,6 @@ __all__ = [
     "pair_evidence", "safeguard_threshold", "new_safeguard_arrays", "reset_safeguard", "safeguard_observe", "safeguarded_duel",
     "safeguard_rule_digest", "SAFEGUARD_CLOCKS", "check_safeguard_clock",
     "safeguard_origin",
+    "EXACT_POSTERIOR_DUELS", "posterior_preference", "new_check_arrays", "reset_check", "thompson_check_observe",
+    "thompson_checked_duel", "thompson_check_digest",
 ]

@@ -60,7 +60,7 @@ FAMILIES = ("no_condorcet_winner", "unique_copeland_winner", "utility_based")
 ALL_FAMILIES = FAMILIES + ("cyclic_copeland_winners",)
 #: The keyword arguments of the learned agent a baseline or candidate may set.
 AGENT_OPTIONS = ("policy", "opening", "opening_duels", "late", "late_from", "cycle", "cycle_until", "safeguard_from",
-                 "safeguard_clock")
+                 "safeguard_clock", "thompson_check_from")
 #: The words of the validation streams (the first is the seed of the trainers' validation draws).
 _STREAM_WORDS = (34, 0x5E1EC7)
 #: Regret notion of every comparison.
@@ -230,7 +230,8 @@ def agent_files(n_arms: int, options: Mapping[str, Any] | None = None) -> dict[s
     opening, late policy and cycle policy, each as the shipped file's name when its SHA-256 is one of
     the package's files and else as ``sha256:`` and the first 12 hex digits, or ``none``; the
     opening's length, the duel the late policy takes over after, the duel up to which the cycle
-    policy chooses, and whether the safeguard is on.
+    policy chooses, whether the safeguard is on, and the duel after which the Thompson check judges
+    the network's self-duels (``off``: never).
 
     A draw's table says what was compared only if both agents are the ones meant: ``opening="shipped"``
     beside a policy file of one's own, for instance, plays no opening (the agent's rule for "shipped").
@@ -250,7 +251,9 @@ def agent_files(n_arms: int, options: Mapping[str, Any] | None = None) -> dict[s
             "opening_duels": digests.get("opening_duels", "-"), "late": name("late_sha256"),
             "late_from": digests.get("late_from", "-"), "cycle": name("cycle_sha256"),
             "cycle_until": digests.get("cycle_until", "-"),
-            "safeguard": "on" if "safeguard_sha256" in digests else "off"}
+            "safeguard": "on" if "safeguard_sha256" in digests else "off",
+            "thompson_check": (str((options or {})["thompson_check_from"]) if "thompson_check_sha256" in digests
+                               else "off")}
 
 
 def validation_summary(rows: Sequence[dict], agents: Sequence[dict] = ()) -> str:
@@ -273,11 +276,11 @@ def validation_summary(rows: Sequence[dict], agents: Sequence[dict] = ()) -> str
     lines += ["", "Intervals: 95% Student's t half-width of the mean paired difference over the problems."]
     if agents:
         lines += ["", "| K | agent | policy | opening (duels) | late policy (after duel) | cycle policy (up to duel) "
-                  "| safeguard |", "|---|---|---|---|---|---|---|"]
+                  "| safeguard | Thompson check (after duel) |", "|---|---|---|---|---|---|---|---|"]
         for row in agents:
             lines.append(f"| {row['n_arms']} | {row['agent']} | {row['policy']} | {row['opening']} ({row['opening_duels']}) "
                          f"| {row['late']} ({row['late_from']}) | {row['cycle']} ({row['cycle_until']}) "
-                         f"| {row['safeguard']} |")
+                         f"| {row['safeguard']} | {row.get('thompson_check', 'off')} |")
     return "\n".join(lines) + "\n"
 
 

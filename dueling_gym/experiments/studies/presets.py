@@ -163,8 +163,10 @@ _KOMIYAMA_PROBLEMS = ("sushi", "arxiv", "mslr5-condorcet", "mslr5-noncondorcet",
 _LEARNED_PROBLEMS = {4: 300, 5: 300, 8: 300, 16: 20}
 #: Fresh problems per family of its second stage; none at K = 16 (the same cost).
 _LEARNED_FOLLOW_UPS = {4: 40_000, 5: 40_000, 8: 40_000, 16: 0}
-#: The learned agent as shipped, and with the safeguard from duel 1000, in the consistency check.
-_LEARNED_VARIANTS = {"as shipped": {}, "safeguard from 1000": {"safeguard_from": 1000}}
+#: The learned agent as shipped, with the safeguard from duel 1000 and with the Thompson check from
+#: duel 1000, in the consistency check.
+_LEARNED_VARIANTS = {"as shipped": {}, "safeguard from 1000": {"safeguard_from": 1000},
+                     "Thompson check from 1000": {"thompson_check_from": 1000}}
 #: Classic agents beside it, on the same runs: the two asymptotically optimal ones (RMED1 for a
 #: Condorcet winner, ECW-RMED for Copeland winners), D-TS+ (a proven O(K^2 log T) Copeland bound) and
 #: Winner Stays (strong), the best classic agent of most published rows at 10^4.
