@@ -376,7 +376,8 @@ class LearnedAgent(KernelDuelingAgent):
         "late policy) the network alone may "
         "commit to a wrong arm (linear regret), and the library's safeguard (``safeguard_from``) re-checks "
         "such commitments with RMED's divergence test so that the regret grows like ``log t``, an argument "
-        "checked by measurement, not a proof."
+        "checked by measurement, not a proof; the cheaper Thompson check (``thompson_check_from``) re-checks "
+        "its self-duels by posterior sampling, also measured, not proved."
     )
 
     act_kernel = learned_act
