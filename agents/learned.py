@@ -324,7 +324,7 @@ class LearnedAgent(KernelDuelingAgent):
         winner, else replaced by a duel of a pair on which they part (the sample draws from
         ``self.rng``).  None: never (as shipped).  The network's own choices
         are unchanged up to that duel; its price and its effect on the published matrices are in
-        ``docs/learned.md``.  With the safeguard on too, the safeguard judges the result.
+        ``docs/learned-consistency.md``.  With the safeguard on too, the safeguard judges the result.
     policy : str, optional
         Path of an exported policy file (``policy.npz`` written by ``dueling-gym train``) to run
         instead of the shipped one.
@@ -367,7 +367,7 @@ class LearnedAgent(KernelDuelingAgent):
     reads every duel up to ``cycle_until`` and decides in the top cycles among them.
     Beyond the horizons it was trained on (``agents/data/README.md``) the network extrapolates
     and may commit to a wrong arm for good; ``safeguard_from`` bounds that (its price on the
-    published matrices is in ``docs/learned.md``).
+    published matrices is in ``docs/learned-consistency.md``).
     """
 
     guarantee = (

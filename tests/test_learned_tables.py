@@ -1,4 +1,4 @@
-"""docs/learned.md's tables are the learned-vs-classic run's files, every row of them."""
+"""The learned pages' tables are the learned-vs-classic run's files, every row of them."""
 
 import csv
 
@@ -14,10 +14,15 @@ def _rows(name):
 
 
 def test_the_page_takes_in_every_table():
-    text = (DOCS / "learned.md").read_text()
+    pages = {"learned.md": ("learned/regret", "learned/paired", "learned/follow-up", "learned/scorecard",
+                            "learned/robustness"),
+             "learned-consistency.md": ("learned/consistency", "learned/classic-consistency",
+                                        "learned/consistency-runs")}
     fragments = tables.learned_fragments(DOCS)
-    for name in ("learned/regret", "learned/paired", "learned/follow-up", "learned/consistency", "learned/scorecard"):
-        assert name in fragments and f"```{{generated}} {name}\n```" in text
+    for page, names in pages.items():
+        text = (DOCS / page).read_text()
+        for name in names:
+            assert name in fragments and f"```{{generated}} {name}\n```" in text
 
 
 def test_every_problem_set_and_verdict_is_shown():
@@ -109,7 +114,7 @@ def test_the_scorecard_without_a_consistency_check():
 def test_the_check_on_more_runs_shows_every_row_and_the_paired_differences():
     rows, paired = _rows("consistency_runs.csv"), _rows("consistency_runs_paired.csv")
     text = tables.learned_fragments(DOCS)["learned/consistency-runs"]
-    assert "```{generated} learned/consistency-runs\n```" in (DOCS / "learned.md").read_text()
+    assert "```{generated} learned/consistency-runs\n```" in (DOCS / "learned-consistency.md").read_text()
     for row in rows:  # wins and losses alike, with the committed runs and the share of passing checks
         agent = row["agent"] if row["agent"] != "learned" or row["variant"] == "as shipped" else \
             f"learned, {row['variant']}"

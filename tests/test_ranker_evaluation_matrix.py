@@ -251,7 +251,8 @@ def test_bad_arguments_are_refused():
 
 # ---------------------------------------------------------------------------------- environment
 def test_environment_passes_the_checker_and_replays_for_a_seed():
-    env = RankerDuelEnv(render_mode="rgb_array")
+    env = gym.make("RankerDuel-v0", render_mode="rgb_array").unwrapped  # made, so that it has a spec
+    assert isinstance(env, RankerDuelEnv)
     check_env(env, skip_render_check=False)
     assert env.n_arms == 10 and "copeland_komiyama" in env.regret_notions
 

@@ -203,6 +203,23 @@ def test_agent_plays_as_shipped_until_the_check_then_the_same_on_every_path(name
     assert changed.min() >= 1000
 
 
+@pytest.mark.parametrize("name, n_arms", [("arxiv", 6), ("sushi", 16)])
+def test_with_the_safeguard_too_the_run_is_the_safeguards_until_the_check_then_the_same_on_every_path(
+        name, n_arms):
+    """Both options on: the safeguard's run until the check starts, then the check's duels judged by
+    the safeguard, the same fused and through act/observe."""
+    problem = load_problem(name)
+    options = {"safeguard_from": 1000, "thompson_check_from": 3000}
+    safeguarded = simulate(make_agent("learned", n_arms, seed=0, safeguard_from=1000), problem, 6000, seed=4,
+                           record_duels=True)
+    fused = simulate(make_agent("learned", n_arms, seed=0, **options), problem, 6000, seed=4, record_duels=True)
+    stepped = simulate(make_agent("learned", n_arms, seed=0, **options), problem, 6000, seed=4, record_duels=True,
+                       fused=False)
+    changed = np.flatnonzero((safeguarded.duels != fused.duels).any(axis=1))
+    assert changed.size and changed.min() >= 3000
+    assert np.array_equal(fused.duels, stepped.duels) and np.array_equal(fused.outcomes, stepped.outcomes)
+
+
 def test_a_checked_run_is_identified_by_the_rule():
     digest = thompson_check_digest()
     assert len(digest) == 64 and int(digest, 16) >= 0

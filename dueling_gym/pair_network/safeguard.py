@@ -83,7 +83,7 @@ front of ``log t`` is the network's part (and the checks' order is simple, not o
 problem whose pairs are all close to 1/2 the checks themselves are what the regret is made of),
 and a pair of arms tied exactly at 1/2 never becomes decided (it is played only while it
 matters, and in turn with the other pairs that do).  These are measured, not proved:
-``docs/learned.md`` reports the regret to ``10^6`` duels on every published matrix.
+``docs/learned-consistency.md`` reports the regret to ``10^6`` duels on every published matrix.
 """
 
 from __future__ import annotations

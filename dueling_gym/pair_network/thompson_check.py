@@ -44,7 +44,7 @@ that proposes the same wrong arm every time, the regret grows by less than half 
 ``10^5`` duels on MSLR-5 Condorcet, Cyclic-4 and MultiSol, about twofold on Gap, whose winner
 beats an arm at 0.51, and up to eightfold on ArXiv, where the arm insisted on ties another arm
 exactly and that pair stays dueled while the winner's own pairs, near ties too, leave the arm a
-chance (``tests/test_thompson_check.py``).  ``docs/learned.md`` reports what it does on the
+chance (``tests/test_thompson_check.py``).  ``docs/learned-consistency.md`` reports what it does on the
 published matrices.
 """
 
