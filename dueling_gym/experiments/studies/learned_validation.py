@@ -280,7 +280,7 @@ def validation_summary(rows: Sequence[dict], agents: Sequence[dict] = ()) -> str
         for row in agents:
             lines.append(f"| {row['n_arms']} | {row['agent']} | {row['policy']} | {row['opening']} ({row['opening_duels']}) "
                          f"| {row['late']} ({row['late_from']}) | {row['cycle']} ({row['cycle_until']}) "
-                         f"| {row['safeguard']} | {row.get('thompson_check', 'off')} |")
+                         f"| {row['safeguard']} | {row['thompson_check']} |")
     return "\n".join(lines) + "\n"
 
 
